@@ -1,0 +1,62 @@
+/// A group of slots added together, all or nothing: what a plugin contributes to a host.
+///
+/// ```swift
+/// struct GreetingModule: Module {
+///     func registerServices(in registrar: ModuleRegistrar) throws {
+///         let locator = registrar.locator
+///         try registrar.addLazyService(key: Keys.greeter) {
+///             EnglishGreeter(clock: try locator.tryService(key: Keys.clock))
+///         }
+///     }
+/// }
+/// try locator.addModule(GreetingModule())
+/// ```
+public protocol Module {
+    /// Shown as the origin of the module's slots and in errors. Defaults to the type's name.
+    var name: String { get }
+    /// Adds the module's slots through `registrar`. If this throws, none of them is kept.
+    func registerServices(in registrar: ModuleRegistrar) throws
+}
+
+extension Module {
+    public var name: String { String(reflecting: Self.self) }
+}
+
+/// What a module writes its slots through. Slots are staged here and reach the locator together,
+/// after ``Module/registerServices(in:)`` returned; a registrar kept past that refuses every add.
+public final class ModuleRegistrar: ServiceRegistry {
+    /// The locator the module is being added to. Factories may capture it to get other services when
+    /// they run; during registration the module's own slots are not in it yet.
+    public let locator: ServiceLocator
+    /// The name of the module being registered.
+    public let module: String
+    private let replace: Bool
+    private(set) var staged: [(slot: AnySlot, replace: Bool)] = []
+    private var stagedKeys: Set<String> = []
+    private var isClosed = false
+
+    init(locator: ServiceLocator, module: String, replace: Bool) {
+        self.locator = locator
+        self.module = module
+        self.replace = replace
+    }
+
+    /// Stages the slot; throws if its key is taken in the locator or in this module.
+    public func register(_ registration: ServiceRegistration, replace: Bool) throws {
+        guard !isClosed else { throw ServiceLocatorError.registrationClosed(module: module) }
+        let key = registration.key
+        if stagedKeys.contains(key) {
+            throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: module, attemptedBy: module)
+        }
+        let replace = replace || self.replace
+        if !replace, let existing = locator.existingSlot(key) {
+            throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.info.origin, attemptedBy: module)
+        }
+        staged.append((registration.build(module, locator.logger), replace))
+        stagedKeys.insert(key)
+    }
+
+    func close() {
+        isClosed = true
+    }
+}

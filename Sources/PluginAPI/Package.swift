@@ -1,0 +1,19 @@
+// swift-tools-version:6.0
+// PluginAPI is its own package so that it can ship as one dynamic library: host, plugins and tests
+// must share a single copy of its types, or casts across a plugin boundary fail (DESIGN-NOTES 1).
+import PackageDescription
+
+let package = Package(
+    name: "PluginAPI",
+    products: [
+        .library(name: "PluginAPI", type: .dynamic, targets: ["PluginAPI"]),
+    ],
+    targets: [
+        .target(
+            name: "PluginAPI",
+            path: ".",
+            exclude: ["Package.swift"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

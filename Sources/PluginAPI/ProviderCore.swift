@@ -1,0 +1,181 @@
+import Synchronization
+
+/// How a ``ServiceProvider`` hands out its service: one implementation per mode.
+protocol ProviderCore<Service>: AnyObject, Sendable {
+    associatedtype Service
+    var mode: ServiceFactoryMode { get }
+    var identity: ServiceIdentity { get }
+    func get() throws -> Service
+}
+
+/// Wraps what a factory threw so the caller sees which service failed and on what path.
+@inline(__always)
+func obtainError(_ error: any Error, making service: ServiceIdentity) -> ServiceObtainError {
+    if let inner = error as? ServiceObtainError { return inner.nested(in: service) }
+    return ServiceObtainError(service: service, error: error)
+}
+
+/// Runs a factory for `service` on the current resolution path, wrapping and logging its errors.
+/// `owned` marks a singleton being made, which other threads may wait for.
+@inline(__always)
+func runFactory<Service>(_ cell: AnyObject, _ service: ServiceIdentity, mode: ServiceFactoryMode, owned: Bool,
+                         logger: (any ServiceLogger)?,
+                         _ factory: () throws -> Service) throws(ServiceObtainError) -> Service {
+    let id = ObjectIdentifier(cell)
+    let parent = ResolutionTracker.current
+    do {
+        try ResolutionTracker.checkPath(parent, cell: id, service: service)
+        let made = try ResolutionTracker.make(cell: id, service: service, parent: parent, owned: owned, factory)
+        logger?.log(.made(service, mode: mode))
+        return made
+    } catch let error as ServiceObtainError where error.path.count == 1 && error.error is ServiceCycleError {
+        // Detected right here: already names this service.
+        throw error
+    } catch {
+        let failure = obtainError(error, making: service)
+        if !failure.isNested { logger?.log(.failed(operation: "making \(service)", error: failure.error)) }
+        throw failure
+    }
+}
+
+/// A service that exists already (an instance handed in, or an `atOne` factory that succeeded).
+final class ReadyCore<Service>: ProviderCore, @unchecked Sendable {
+    // @unchecked: the service is only ever read; sharing it across threads is what a locator is for.
+    let service: Service
+    let identity: ServiceIdentity
+    let mode: ServiceFactoryMode = .atOne
+
+    init(_ service: Service, identity: ServiceIdentity) {
+        self.service = service
+        self.identity = identity
+    }
+
+    func get() throws -> Service { service }
+}
+
+/// An `atOne` factory that failed: the failure is remembered and returned on every get.
+final class FailedCore<Service>: ProviderCore {
+    let failure: ServiceObtainError
+    let identity: ServiceIdentity
+    let mode: ServiceFactoryMode = .atOne
+
+    init(_ failure: ServiceObtainError, identity: ServiceIdentity) {
+        self.failure = failure
+        self.identity = identity
+    }
+
+    func get() throws -> Service { throw failure }
+}
+
+/// A service made anew on every get.
+final class ManyCore<Service>: ProviderCore {
+    let make: @Sendable () throws -> Service
+    let identity: ServiceIdentity
+    let logger: (any ServiceLogger)?
+    var mode: ServiceFactoryMode { .many }
+
+    init(identity: ServiceIdentity, logger: (any ServiceLogger)?, make: @escaping @Sendable () throws -> Service) {
+        self.make = make
+        self.identity = identity
+        self.logger = logger
+    }
+
+    func get() throws -> Service {
+        try runFactory(self, identity, mode: .many, owned: false, logger: logger, make)
+    }
+}
+
+/// Holds a made service behind an atomic reference, so reads after creation take no lock.
+final class ValueBox<Service>: @unchecked Sendable {
+    // @unchecked: written once, before the box is published; read-only afterwards.
+    let value: Service
+    init(_ value: Service) { self.value = value }
+}
+
+/// A singleton made on first use (`lazy`), or made again whenever no one holds it (`weak`).
+///
+/// Exactly once: makers serialize on `maker`, the lock that guards the factory, which only callers of
+/// this one service ever wait for, so a slow factory blocks nobody else. Before waiting, a caller asks
+/// the tracker whether the maker (through any chain of waits) is waiting for it: then it is a cycle,
+/// reported as an error instead of a deadlock.
+final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
+    // @unchecked: every mutable part sits behind an atomic or a mutex.
+    typealias Factory = @Sendable () throws -> Service
+    let identity: ServiceIdentity
+    let mode: ServiceFactoryMode
+    let logger: (any ServiceLogger)?
+    /// The factory; a lazy service lets go of it (and what it captured) once made.
+    private let maker: Mutex<Factory?>
+    private let made = AtomicLazyReference<ValueBox<Service>>()
+    /// The weak mode's instance; read and written only under `weakLock`.
+    private var weakInstance = WeakReference()
+    private let weakLock = Mutex(())
+
+    /// `mode` is `.lazy` or `.weak`.
+    init(mode: ServiceFactoryMode, identity: ServiceIdentity, logger: (any ServiceLogger)?, factory: @escaping Factory) {
+        self.mode = mode
+        self.identity = identity
+        self.logger = logger
+        self.maker = Mutex(factory)
+    }
+
+    func get() throws -> Service {
+        if let existing = current() { return existing }
+        return try makeOrWait()
+    }
+
+    /// The instance that exists now, if any.
+    @inline(__always)
+    private func current() -> Service? {
+        if mode == .lazy { return made.load()?.value }
+        return weakLock.withLock { _ in weakInstance.service(as: Service.self) }
+    }
+
+    private func makeOrWait() throws -> Service {
+        let parent = ResolutionTracker.current
+        let cell = ObjectIdentifier(self)
+        try ResolutionTracker.checkPath(parent, cell: cell, service: identity)
+        while true {
+            // nil: another thread holds the maker lock (or, for a lazy service, has just made it).
+            let outcome = maker.withLockIfAvailable { factory -> Result<Service, ServiceObtainError>? in
+                if let existing = current() { return .success(existing) }
+                guard let make = factory else { return nil }
+                return Result { () throws(ServiceObtainError) in
+                    let service = try runFactory(self, identity, mode: mode, owned: true, logger: logger, make)
+                    store(service, releasing: &factory)
+                    return service
+                }
+            }
+            if let outcome = outcome ?? nil { return try outcome.get() }
+            // Another thread is making it: wait for that, unless the wait would close a cycle.
+            try ResolutionTracker.beginWait(parent, cell: cell, service: identity)
+            maker.withLock { _ in }
+            ResolutionTracker.endWait(parent)
+            if let existing = current() { return existing }
+        }
+    }
+
+    /// Called with `maker` held.
+    private func store(_ service: Service, releasing factory: inout Factory?) {
+        if mode == .lazy {
+            _ = made.storeIfNil(ValueBox(service))
+            factory = nil
+        } else {
+            weakLock.withLock { _ in weakInstance.hold(service) }
+        }
+    }
+}
+
+/// A weak reference that can live in a `Mutex`.
+struct WeakReference {
+    private weak var object: AnyObject?
+
+    /// Holds `service` weakly if it is a class instance; a value cannot be held weakly.
+    mutating func hold<Service>(_ service: Service) {
+        object = type(of: service as Any) is AnyClass ? service as AnyObject : nil
+    }
+
+    func service<Service>(as type: Service.Type) -> Service? {
+        object.flatMap { $0 as? Service }
+    }
+}

@@ -1,0 +1,269 @@
+import Synchronization
+
+/// A dynamic container of services, each in a slot addressed by a string key and checked by type.
+///
+/// Fill it with the `add` calls of ``ServiceRegistry`` or with ``addModule(_:replace:)``, then call
+/// ``setReadOnly(denyClone:)``: from then on every mutation throws ``ServiceLocatorError/readOnly(operation:)``
+/// and a get takes no lock. Any number of threads may get at once, before and after.
+///
+/// ```swift
+/// let locator = ServiceLocator()
+/// try locator.addLazyService(key: Keys.greeter) { EnglishGreeter() }
+/// locator.setReadOnly()
+/// let greeter = try locator.tryService(key: Keys.greeter)
+/// ```
+public final class ServiceLocator: ServiceRegistry, Sendable {
+    private struct State: ~Copyable {
+        var slots: [String: AnySlot]
+        var isReadOnly = false
+        var denyClone = false
+    }
+
+    /// The slots once read-only: published once, then read without a lock.
+    private final class FrozenSlots: Sendable {
+        let slots: [String: AnySlot]
+        init(_ slots: [String: AnySlot]) { self.slots = slots }
+    }
+
+    private let state: Mutex<State>
+    private let frozen = AtomicLazyReference<FrozenSlots>()
+    /// Where this locator reports what it does; `nil` keeps it silent.
+    public let logger: (any ServiceLogger)?
+
+    /// An empty, mutable locator.
+    public init(logger: (any ServiceLogger)? = nil) {
+        self.logger = logger
+        state = Mutex(State(slots: [:]))
+    }
+
+    private init(slots: [String: AnySlot], logger: (any ServiceLogger)?) {
+        self.logger = logger
+        state = Mutex(State(slots: slots))
+    }
+
+    // MARK: Getting services
+
+    /// The service for `key`, or `nil` if there is none or it could not be made.
+    public func getService<Key: ServiceLocatorKey>(key: Key) -> Key.Service? {
+        try? tryService(key: key)
+    }
+
+    /// The service for `key`, or the reason there is none: a ``ServiceLocatorError`` (missing key, wrong
+    /// type or parameters) or a ``ServiceObtainError`` (its factory failed).
+    public func tryService<Key: ServiceLocatorKey>(key: Key) throws -> Key.Service {
+        do {
+            return try slot(for: key).service(as: Key.Service.self)
+        } catch {
+            throw failed("get '\(key.storeKey)'", error)
+        }
+    }
+
+    /// The service for `key`; stops the program with the full reason if there is none.
+    public func getServiceOrFatal<Key: ServiceLocatorKey>(key: Key, file: StaticString = #fileID, line: UInt = #line)
+        -> Key.Service {
+        do {
+            return try tryService(key: key)
+        } catch {
+            fatalError(failureMessage(error), file: file, line: line)
+        }
+    }
+
+    /// A service made for `params`, or `nil`.
+    public func getService<Key: ServiceLocatorParamsKey>(key: Key, params: Key.Params) -> Key.Service? {
+        try? tryService(key: key, params: params)
+    }
+
+    /// A service made for `params`, or the reason there is none.
+    public func tryService<Key: ServiceLocatorParamsKey>(key: Key, params: Key.Params) throws -> Key.Service {
+        do {
+            return try slot(for: key).service(as: Key.Service.self, params: params)
+        } catch {
+            throw failed("get '\(key.storeKey)'", error)
+        }
+    }
+
+    /// A service made for `params`; stops the program with the full reason if there is none.
+    public func getServiceOrFatal<Key: ServiceLocatorParamsKey>(
+        key: Key, params: Key.Params, file: StaticString = #fileID, line: UInt = #line
+    ) -> Key.Service {
+        do {
+            return try tryService(key: key, params: params)
+        } catch {
+            fatalError(failureMessage(error), file: file, line: line)
+        }
+    }
+
+    /// The provider behind `key`, or `nil`. Holding a provider skips the key lookup on later gets.
+    public func getServiceProvider<Key: ServiceLocatorKey>(key: Key) -> ServiceProvider<Key.Service>? {
+        try? tryServiceProvider(key: key)
+    }
+
+    /// The provider behind `key`, or the reason there is none.
+    public func tryServiceProvider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceProvider<Key.Service> {
+        try slot(for: key).provider(as: Key.Service.self)
+    }
+
+    /// The provider with parameters behind `key`, or `nil`.
+    public func getServiceProvider<Key: ServiceLocatorParamsKey>(key: Key)
+        -> ServiceParamsProvider<Key.Service, Key.Params>? {
+        try? tryServiceProvider(key: key)
+    }
+
+    /// The provider with parameters behind `key`, or the reason there is none.
+    public func tryServiceProvider<Key: ServiceLocatorParamsKey>(key: Key) throws
+        -> ServiceParamsProvider<Key.Service, Key.Params> {
+        try slot(for: key).paramsProvider(as: Key.Service.self, params: Key.Params.self)
+    }
+
+    @inline(__always)
+    private func slot<Key: ServiceLocatorKey>(for key: Key) throws -> AnySlot {
+        let storeKey = key.storeKey
+        if let found = frozen.load()?.slots[storeKey] ?? state.withLock({ $0.slots[storeKey] }) {
+            return found
+        }
+        let requested = ObjectIdentifier(Key.Service.self)
+        let similar = allSlots.values.filter { $0.serviceType == requested }.map(\.info.key).sorted()
+        throw ServiceLocatorError.serviceNotFound(
+            key: storeKey, requested: String(reflecting: Key.Service.self), closeMatches: similar)
+    }
+
+    private var allSlots: [String: AnySlot] {
+        frozen.load()?.slots ?? state.withLock { $0.slots }
+    }
+
+    private func failed(_ operation: String, _ error: any Error) -> any Error {
+        logger?.log(.failed(operation: operation, error: error))
+        return error
+    }
+
+    // MARK: Changing slots
+
+    /// Adds the slot `registration` describes (the `add` calls of ``ServiceRegistry`` end here).
+    public func register(_ registration: ServiceRegistration, replace: Bool) throws {
+        let key = registration.key
+        do {
+            try state.withLock { try Self.checkFree(key, in: $0, replace: replace, by: nil, operation: "addService") }
+            // Built outside the lock: an atOne factory runs now and may itself get services from here.
+            let slot = registration.build(nil, logger)
+            try state.withLock { state in
+                try Self.checkFree(key, in: state, replace: replace, by: nil, operation: "addService")
+                state.slots[key] = slot
+            }
+            logger?.log(.registered(slot.info))
+        } catch {
+            throw failed("add '\(key)'", error)
+        }
+    }
+
+    /// Removes the slot for `key`. Returns false if there was none.
+    @discardableResult
+    public func removeService<Key: ServiceLocatorKey>(key: Key) throws -> Bool {
+        do {
+            let removed = try state.withLock { state in
+                guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: "removeService") }
+                return state.slots.removeValue(forKey: key.storeKey) != nil
+            }
+            if removed { logger?.log(.removed(key: key.storeKey)) }
+            return removed
+        } catch {
+            throw failed("remove '\(key.storeKey)'", error)
+        }
+    }
+
+    /// Adds every slot of `module`, or none: if the module throws, or one of its keys is taken (and
+    /// `replace` is false), the locator is left as it was and ``ServiceLocatorError/moduleFailed(module:error:)``
+    /// says why. Factories of the module may capture ``ModuleRegistrar/locator`` to get other services.
+    public func addModule(_ module: some Module, replace: Bool = false) throws {
+        let name = module.name
+        do {
+            try state.withLock { state in
+                guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: "addModule") }
+            }
+            let registrar = ModuleRegistrar(locator: self, module: name, replace: replace)
+            defer { registrar.close() }
+            do {
+                try module.registerServices(in: registrar)
+            } catch {
+                throw ServiceLocatorError.moduleFailed(module: name, error: error)
+            }
+            let staged = registrar.staged
+            let slots = staged.map(\.slot)
+            try state.withLock { state in
+                for (slot, replace) in staged {
+                    do {
+                        try Self.checkFree(slot.info.key, in: state, replace: replace, by: name, operation: "addModule")
+                    } catch let error as ServiceLocatorError {
+                        if case .readOnly = error { throw error }
+                        throw ServiceLocatorError.moduleFailed(module: name, error: error)
+                    }
+                }
+                for slot in slots { state.slots[slot.info.key] = slot }
+            }
+            for slot in slots { logger?.log(.registered(slot.info)) }
+            logger?.log(.moduleAdded(module: name, keys: slots.map(\.info.key)))
+        } catch {
+            throw failed("add module '\(name)'", error)
+        }
+    }
+
+    /// Whether `key` is free for a new slot from `origin`, given the current state.
+    private static func checkFree(_ key: String, in state: borrowing State, replace: Bool, by origin: String?,
+                                  operation: String) throws {
+        guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: operation) }
+        if !replace, let existing = state.slots[key] {
+            throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.info.origin, attemptedBy: origin)
+        }
+    }
+
+    /// The slot for `key`, if any; registrars use it to refuse a taken key early.
+    func existingSlot(_ key: String) -> AnySlot? {
+        frozen.load()?.slots[key] ?? state.withLock { $0.slots[key] }
+    }
+
+    // MARK: Read-only and cloning
+
+    /// Freezes the slots: from now on every add, replace, remove or `addModule` throws
+    /// ``ServiceLocatorError/readOnly(operation:)`` and changes nothing, and gets take no lock.
+    /// With `denyClone`, ``clone()`` is refused too. Calling it again changes nothing.
+    public func setReadOnly(denyClone: Bool = true) {
+        let count: Int? = state.withLock { state in
+            guard !state.isReadOnly else { return nil }
+            state.isReadOnly = true
+            state.denyClone = denyClone
+            _ = frozen.storeIfNil(FrozenSlots(state.slots))
+            return state.slots.count
+        }
+        if let count { logger?.log(.madeReadOnly(slotCount: count)) }
+    }
+
+    /// True once ``setReadOnly(denyClone:)`` was called.
+    public var isReadOnly: Bool { frozen.load() != nil }
+
+    /// True if the locator is read-only and refuses to be cloned.
+    public var denyClone: Bool { state.withLock { $0.denyClone } }
+
+    /// A new, mutable locator with the same slots and logger.
+    ///
+    /// The clone shares each slot's provider with the original: a singleton, made before or after
+    /// cloning, is one instance for both. Adding, replacing or removing slots in one never changes the
+    /// other. This is what a host needs to load more plugins beside a live, read-only locator and swap.
+    public func clone() throws -> ServiceLocator {
+        let slots = try state.withLock { state in
+            guard !state.denyClone else { throw ServiceLocatorError.cloneDenied }
+            return state.slots
+        }
+        return ServiceLocator(slots: slots, logger: logger)
+    }
+
+    // MARK: Introspection
+
+    /// Every slot, sorted by key.
+    public var slots: [ServiceSlotInfo] {
+        allSlots.values.map(\.info).sorted { $0.key < $1.key }
+    }
+
+    /// The slot for `key`, if any.
+    public func slotInfo(forKey key: String) -> ServiceSlotInfo? {
+        existingSlot(key)?.info
+    }
+}

@@ -1,0 +1,47 @@
+/// What a ``ServiceLocator`` reports when a call cannot be done. Nothing is changed when one is thrown.
+public enum ServiceLocatorError: Error, CustomStringConvertible {
+    /// No slot has this key. `closeMatches` lists keys whose slots hold the requested type.
+    case serviceNotFound(key: String, requested: String, closeMatches: [String])
+    /// The slot exists but was made for another service type.
+    case typeMismatch(key: String, registered: String, requested: String)
+    /// The slot takes other parameters than the key says (`"none"` for no parameters).
+    case wrongParams(key: String, registered: String, requested: String)
+    /// The key is taken, and the caller did not ask to replace it.
+    case keyAlreadyRegistered(key: String, registeredBy: String?, attemptedBy: String?)
+    /// The locator is read-only; `operation` names the refused call.
+    case readOnly(operation: String)
+    /// The locator was made read-only with `denyClone: true`.
+    case cloneDenied
+    /// A module failed while registering; none of its slots were kept.
+    case moduleFailed(module: String, error: any Error)
+    /// A module tried to add a slot through its registrar after its registration had ended.
+    case registrationClosed(module: String)
+
+    public var description: String {
+        switch self {
+        case let .serviceNotFound(key, requested, closeMatches):
+            let hint = closeMatches.isEmpty
+                ? "" : "; slots with that type: \(closeMatches.map { "'\($0)'" }.joined(separator: ", "))"
+            return "no service for key '\(key)' (requested \(requested))\(hint)"
+        case let .typeMismatch(key, registered, requested):
+            return "key '\(key)' holds \(registered), but \(requested) was requested"
+        case let .wrongParams(key, registered, requested):
+            return "key '\(key)' takes parameters \(registered), but \(requested) were given"
+        case let .keyAlreadyRegistered(key, registeredBy, attemptedBy):
+            return "key '\(key)' is already registered\(Self.by(registeredBy))"
+                + "; refused the second registration\(Self.by(attemptedBy))"
+        case let .readOnly(operation):
+            return "\(operation) refused: the locator is read-only"
+        case .cloneDenied:
+            return "clone refused: the locator is read-only and denies cloning"
+        case let .moduleFailed(module, error):
+            return "module '\(module)' failed, nothing of it was registered: \(error)"
+        case let .registrationClosed(module):
+            return "module '\(module)' tried to add a slot after its registration had ended"
+        }
+    }
+
+    private static func by(_ origin: String?) -> String {
+        origin.map { " by '\($0)'" } ?? ""
+    }
+}

@@ -1,0 +1,50 @@
+/// A key that names one slot of a ``ServiceLocator`` and the type of service stored there.
+///
+/// The slot is addressed by ``storeKey``; the locator also remembers the service type the slot was
+/// made for, so a key whose string matches but whose `Service` differs gets a clear
+/// ``ServiceLocatorError/typeMismatch(key:registered:requested:)`` instead of a wrong object.
+public protocol ServiceLocatorKey: Sendable {
+    /// The type handed out for this key: a protocol (`any Greeter`) or a concrete type.
+    associatedtype Service
+    /// The unique string that addresses the slot.
+    var storeKey: String { get }
+}
+
+/// A key for a slot whose service is made from parameters on every get.
+public protocol ServiceLocatorParamsKey: ServiceLocatorKey {
+    /// The type of the parameters passed to the factory.
+    associatedtype Params
+}
+
+/// A ready-made key: the store key is the service's full type name unless you give another name,
+/// so one service type can have several slots.
+///
+/// Keep keys in constants (`static let`): the default store key is computed once, at init.
+public struct ServiceLocatorEasyKey<Service>: ServiceLocatorKey {
+    public let storeKey: String
+
+    /// A key named after the service type, such as `MyModule.Greeter`.
+    public init() {
+        storeKey = String(reflecting: Service.self)
+    }
+
+    /// A key with a name of your choice, for a second slot of the same type.
+    public init(name: String) {
+        storeKey = name
+    }
+}
+
+/// A ready-made key for a slot with parameters; see ``ServiceLocatorEasyKey``.
+public struct ServiceLocatorParamsEasyKey<Service, Params>: ServiceLocatorParamsKey {
+    public let storeKey: String
+
+    /// A key named after the service type.
+    public init() {
+        storeKey = String(reflecting: Service.self)
+    }
+
+    /// A key with a name of your choice.
+    public init(name: String) {
+        storeKey = name
+    }
+}

@@ -1,0 +1,86 @@
+/// Hands out one service and hides how it is made: an existing instance, a singleton made at once,
+/// on first use or while held, or a new instance on every get (see ``ServiceFactoryMode``).
+///
+/// Providers are values that share their state: copies hand out the same singleton. Any number of
+/// threads may get from one provider at once; a singleton is made exactly once.
+public struct ServiceProvider<Service>: Sendable {
+    let core: any ProviderCore<Service>
+
+    init(core: any ProviderCore<Service>) {
+        self.core = core
+    }
+
+    /// A provider of an instance that already exists (`atOne`).
+    public init(_ service: Service) {
+        core = ReadyCore(service, identity: ServiceIdentity(type: Service.self))
+    }
+
+    /// A provider that keeps the factory's services as its `mode` says. An `atOne` factory runs now.
+    public init<Factory: ServiceFactory>(factory: Factory) where Factory.Service == Service {
+        self.init(mode: factory.mode, identity: ServiceIdentity(type: Service.self), logger: nil, factory.makeService)
+    }
+
+    /// A provider that passes `params` to a factory with parameters, anew on every get.
+    public init<Factory: ServiceParamsFactory>(factory: Factory, params: Factory.Params)
+    where Factory.Service == Service, Factory.Params: Sendable {
+        self = ServiceParamsProvider(factory: factory).convert(params: params)
+    }
+
+    /// A provider with the given mode whose services `make` makes. For `atOne` it runs now.
+    public init(mode: ServiceFactoryMode, _ make: @escaping @Sendable () throws -> Service) {
+        self.init(mode: mode, identity: ServiceIdentity(type: Service.self), logger: nil, make)
+    }
+
+    init(mode: ServiceFactoryMode, identity: ServiceIdentity, logger: (any ServiceLogger)?,
+         _ make: @escaping @Sendable () throws -> Service) {
+        switch mode {
+        case .atOne:
+            do {
+                let service = try runFactory(AtOneCell(), identity, mode: .atOne, owned: false, logger: logger, make)
+                core = ReadyCore(service, identity: identity)
+            } catch {
+                core = FailedCore(error, identity: identity)
+            }
+        case .lazy, .weak:
+            core = SingletonCore(mode: mode, identity: identity, logger: logger, factory: make)
+        case .many:
+            core = ManyCore(identity: identity, logger: logger, make: make)
+        }
+    }
+
+    /// How this provider keeps its service.
+    public var mode: ServiceFactoryMode { core.mode }
+
+    /// The service, or a ``ServiceObtainError`` saying which service failed, why, and on what path.
+    public func getService() throws -> Service {
+        try core.get()
+    }
+
+    /// The service, or `nil` if it could not be made.
+    public func getServiceAsOptional() -> Service? {
+        try? core.get()
+    }
+
+    /// The service or the reason it could not be made.
+    public func getServiceAsResult() -> Result<Service, any Error> {
+        Result { try core.get() }
+    }
+
+    /// The service; if it cannot be made, stops the program with the full reason and the caller's
+    /// location. Use it where a missing service is a programming error, instead of `try!`.
+    public func getServiceOrFatal(file: StaticString = #fileID, line: UInt = #line) -> Service {
+        do {
+            return try core.get()
+        } catch {
+            fatalError(failureMessage(error), file: file, line: line)
+        }
+    }
+}
+
+/// A cell identity for an `atOne` factory, which runs once while its provider is built.
+private final class AtOneCell {}
+
+/// The message for a get that must not fail.
+func failureMessage(_ error: any Error) -> String {
+    (error as? ServiceObtainError)?.fatalMessage ?? "Failed to obtain service: \(error)"
+}

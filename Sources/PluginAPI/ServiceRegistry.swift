@@ -1,0 +1,106 @@
+/// A slot about to be added. It is built only after the target has accepted its key, so a refused
+/// registration runs no factory.
+public struct ServiceRegistration {
+    let key: String
+    let build: (_ origin: String?, _ logger: (any ServiceLogger)?) -> AnySlot
+}
+
+/// Something services can be added to: a ``ServiceLocator``, or the ``ModuleRegistrar`` a module
+/// writes through. All the `add` calls below are available on both.
+public protocol ServiceRegistry {
+    /// Adds the slot `registration` describes. Throws ``ServiceLocatorError/keyAlreadyRegistered(key:registeredBy:attemptedBy:)``
+    /// if its key is taken and `replace` is false; then nothing changes.
+    func register(_ registration: ServiceRegistration, replace: Bool) throws
+}
+
+extension ServiceRegistry {
+    /// Adds a slot served by `provider`.
+    public func addService<Key: ServiceLocatorKey>(
+        key: Key, provider: ServiceProvider<Key.Service>, replace: Bool = false
+    ) throws {
+        try register(ServiceRegistration(key: key.storeKey) { origin, _ in
+            ServiceSlot(key: key.storeKey, provider: provider, origin: origin)
+        }, replace: replace)
+    }
+
+    /// Adds a slot with parameters served by `provider`.
+    public func addService<Key: ServiceLocatorParamsKey>(
+        key: Key, provider: ServiceParamsProvider<Key.Service, Key.Params>, replace: Bool = false
+    ) throws {
+        try register(ServiceRegistration(key: key.storeKey) { origin, _ in
+            ParamsSlot(key: key.storeKey, provider: provider, origin: origin)
+        }, replace: replace)
+    }
+
+    /// Adds a slot whose services `factory` makes, kept as its `mode` says (`atOne` runs it now).
+    public func addService<Key: ServiceLocatorKey, Factory: ServiceFactory>(
+        key: Key, factory: Factory, replace: Bool = false
+    ) throws where Factory.Service == Key.Service {
+        try add(key: key, mode: factory.mode, replace: replace, factory.makeService)
+    }
+
+    /// Adds a slot whose services `factory` makes from parameters.
+    public func addService<Key: ServiceLocatorParamsKey, Factory: ServiceParamsFactory>(
+        key: Key, factory: Factory, replace: Bool = false
+    ) throws where Factory.Service == Key.Service, Factory.Params == Key.Params {
+        try addService(key: key, replace: replace, factory.makeService(params:))
+    }
+
+    /// Adds a slot holding an instance that already exists (`atOne`).
+    public func addService<Key: ServiceLocatorKey>(key: Key, service: Key.Service, replace: Bool = false) throws {
+        try register(ServiceRegistration(key: key.storeKey) { origin, _ in
+            let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
+            return ServiceSlot(key: key.storeKey, provider: ServiceProvider(core: ReadyCore(service, identity: identity)),
+                               origin: origin)
+        }, replace: replace)
+    }
+
+    /// Adds a singleton slot made by `make` on its first get (`lazy`).
+    public func addLazyService<Key: ServiceLocatorKey>(
+        key: Key, replace: Bool = false, _ make: @escaping @Sendable () throws -> Key.Service
+    ) throws {
+        try add(key: key, mode: .lazy, replace: replace, make)
+    }
+
+    /// Adds a slot made by `make` whenever no instance is alive (`weak`).
+    public func addWeakService<Key: ServiceLocatorKey>(
+        key: Key, replace: Bool = false, _ make: @escaping @Sendable () throws -> Key.Service
+    ) throws {
+        try add(key: key, mode: .weak, replace: replace, make)
+    }
+
+    /// Adds a slot made anew by `make` on every get (`many`).
+    public func addService<Key: ServiceLocatorKey>(
+        key: Key, replace: Bool = false, _ make: @escaping @Sendable () throws -> Key.Service
+    ) throws {
+        try add(key: key, mode: .many, replace: replace, make)
+    }
+
+    /// Adds a slot whose services `make` makes from parameters, anew on every get.
+    public func addService<Key: ServiceLocatorParamsKey>(
+        key: Key, replace: Bool = false, _ make: @escaping @Sendable (Key.Params) throws -> Key.Service
+    ) throws {
+        try register(ServiceRegistration(key: key.storeKey) { origin, logger in
+            let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
+            let provider = ServiceParamsProvider(identity: identity, logger: logger, make)
+            return ParamsSlot(key: key.storeKey, provider: provider, origin: origin)
+        }, replace: replace)
+    }
+
+    /// Adds a slot of the given mode whose services `make` makes.
+    public func addService<Key: ServiceLocatorKey>(
+        key: Key, mode: ServiceFactoryMode, replace: Bool = false, _ make: @escaping @Sendable () throws -> Key.Service
+    ) throws {
+        try add(key: key, mode: mode, replace: replace, make)
+    }
+
+    private func add<Key: ServiceLocatorKey>(
+        key: Key, mode: ServiceFactoryMode, replace: Bool, _ make: @escaping @Sendable () throws -> Key.Service
+    ) throws {
+        try register(ServiceRegistration(key: key.storeKey) { origin, logger in
+            let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
+            let provider = ServiceProvider(mode: mode, identity: identity, logger: logger, make)
+            return ServiceSlot(key: key.storeKey, provider: provider, origin: origin)
+        }, replace: replace)
+    }
+}

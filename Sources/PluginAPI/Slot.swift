@@ -1,0 +1,93 @@
+/// One slot of a locator: the types it was made for, where it came from, and its provider.
+///
+/// Gets go through generic methods that subclasses override; each compares the requested types
+/// with its own by metatype identity, so a get needs no protocol-conformance cast.
+class AnySlot: @unchecked Sendable {
+    // @unchecked: every stored property is immutable and Sendable (a subclass adds a provider).
+    let info: ServiceSlotInfo
+    let serviceType: ObjectIdentifier
+
+    init(key: String, service: Any.Type, params: Any.Type?, mode: ServiceFactoryMode, origin: String?) {
+        info = ServiceSlotInfo(key: key, serviceType: String(reflecting: service),
+                               paramsType: params.map { String(reflecting: $0) }, mode: mode, origin: origin)
+        serviceType = ObjectIdentifier(service)
+    }
+
+    /// The service, for a get without parameters.
+    func service<S>(as type: S.Type) throws -> S {
+        throw mismatch(S.self, params: nil)
+    }
+
+    /// The service made for `params`.
+    func service<S, P>(as type: S.Type, params: P) throws -> S {
+        throw mismatch(S.self, params: P.self)
+    }
+
+    /// The provider, for a key without parameters.
+    func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
+        throw mismatch(S.self, params: nil)
+    }
+
+    /// The provider, for a key with parameters.
+    func paramsProvider<S, P>(as type: S.Type, params: P.Type) throws -> ServiceParamsProvider<S, P> {
+        throw mismatch(S.self, params: P.self)
+    }
+
+    /// The error for a request whose types do not fit this slot.
+    func mismatch(_ service: Any.Type, params: Any.Type?) -> ServiceLocatorError {
+        if ObjectIdentifier(service) != serviceType {
+            return .typeMismatch(key: info.key, registered: info.serviceType, requested: String(reflecting: service))
+        }
+        return .wrongParams(key: info.key, registered: info.paramsType ?? "none",
+                            requested: params.map { String(reflecting: $0) } ?? "none")
+    }
+}
+
+/// A slot without parameters.
+final class ServiceSlot<Service>: AnySlot, @unchecked Sendable {
+    let provider: ServiceProvider<Service>
+
+    init(key: String, provider: ServiceProvider<Service>, origin: String?) {
+        self.provider = provider
+        super.init(key: key, service: Service.self, params: nil, mode: provider.mode, origin: origin)
+    }
+
+    override func service<S>(as type: S.Type) throws -> S {
+        guard S.self == Service.self else { throw mismatch(S.self, params: nil) }
+        // Same type, checked above: the cast is an identity.
+        return unsafeBitCast(try provider.getService(), to: S.self)
+    }
+
+    override func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
+        guard S.self == Service.self else { throw mismatch(S.self, params: nil) }
+        return unsafeBitCast(provider, to: ServiceProvider<S>.self)
+    }
+}
+
+/// A slot whose services are made from parameters.
+final class ParamsSlot<Service, Params>: AnySlot, @unchecked Sendable {
+    let provider: ServiceParamsProvider<Service, Params>
+
+    init(key: String, provider: ServiceParamsProvider<Service, Params>, origin: String?) {
+        self.provider = provider
+        super.init(key: key, service: Service.self, params: Params.self, mode: .many, origin: origin)
+    }
+
+    /// A get without parameters works when the parameters are optional: it passes `nil`.
+    override func service<S>(as type: S.Type) throws -> S {
+        guard S.self == Service.self,
+              let none = (Params.self as? any ExpressibleByNilLiteral.Type)?.init(nilLiteral: ()) as? Params
+        else { throw mismatch(S.self, params: nil) }
+        return unsafeBitCast(try provider.getService(params: none), to: S.self)
+    }
+
+    override func service<S, P>(as type: S.Type, params: P) throws -> S {
+        guard S.self == Service.self, P.self == Params.self else { throw mismatch(S.self, params: P.self) }
+        return unsafeBitCast(try provider.getService(params: unsafeBitCast(params, to: Params.self)), to: S.self)
+    }
+
+    override func paramsProvider<S, P>(as type: S.Type, params: P.Type) throws -> ServiceParamsProvider<S, P> {
+        guard S.self == Service.self, P.self == Params.self else { throw mismatch(S.self, params: P.self) }
+        return unsafeBitCast(provider, to: ServiceParamsProvider<S, P>.self)
+    }
+}
