@@ -1,18 +1,46 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// PluginAPI (and every library of types shared across a plugin boundary) is a nested package with a
-// dynamic product, so the process holds one copy of its types (see the README, "How it is built").
+// PluginAPI, and every library whose types cross a plugin boundary (SampleContracts), is a nested
+// package with a dynamic product: then the process holds one copy of its types and casts across
+// plugins work. A target of this package would be linked statically into each plugin instead.
 let pluginAPI = Target.Dependency.product(name: "PluginAPI", package: "PluginAPI")
+let contracts = Target.Dependency.product(name: "SampleContracts", package: "SampleContracts")
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+/// A plugin: a target built as its own shared library.
+func plugin(_ name: String, in folder: String, contracts needed: Bool = true) -> (Product, Target) {
+    (.library(name: name, type: .dynamic, targets: [name]),
+     .target(name: name, dependencies: needed ? [pluginAPI, contracts] : [pluginAPI],
+             path: "\(folder)/\(name)", swiftSettings: swift6))
+}
+
+let plugins = [
+    plugin("ClockPlugin", in: "Sources/SamplePlugins"),
+    plugin("GreeterPlugin", in: "Sources/SamplePlugins"),
+    plugin("NotesPlugin", in: "Sources/SamplePlugins"),
+    // Deliberately broken plugins the tests load next to the good ones.
+    plugin("FixtureWrongABI", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureBadMagic", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureNullEntry", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureThrowingModule", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureDuplicateKey", in: "Tests/PluginFixtures"),
+]
 
 let package = Package(
     name: "SwiftPluginHost",
-    products: [],
+    products: [
+        .library(name: "HostKit", targets: ["HostKit"]),
+        .executable(name: "host", targets: ["host"]),
+    ] + plugins.map(\.0),
     dependencies: [
         .package(path: "Sources/PluginAPI"),
+        .package(path: "Sources/SamplePlugins/SampleContracts"),
     ],
     targets: [
+        .target(name: "HostKit", dependencies: [pluginAPI], swiftSettings: swift6),
+        .executableTarget(name: "host", dependencies: ["HostKit", pluginAPI, contracts], swiftSettings: swift6),
         .testTarget(name: "PluginAPITests", dependencies: [pluginAPI], swiftSettings: swift6),
-    ]
+        .testTarget(name: "HostKitTests", dependencies: ["HostKit", pluginAPI, contracts], swiftSettings: swift6),
+    ] + plugins.map(\.1)
 )

@@ -115,6 +115,19 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         try slot(for: key).paramsProvider(as: Key.Service.self, params: Key.Params.self)
     }
 
+    /// The service in the slot `storeKey`, whatever its type: for tools that know only the string,
+    /// such as a command line that resolves a key. A slot with parameters works if they are optional.
+    public func tryAnyService(storeKey: String) throws -> Any {
+        do {
+            guard let slot = existingSlot(storeKey) else {
+                throw ServiceLocatorError.serviceNotFound(key: storeKey, requested: "Any", closeMatches: [])
+            }
+            return try slot.anyService()
+        } catch {
+            throw failed("get '\(storeKey)'", error)
+        }
+    }
+
     @inline(__always)
     private func slot<Key: ServiceLocatorKey>(for key: Key) throws -> AnySlot {
         let storeKey = key.storeKey
@@ -173,7 +186,11 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// Adds every slot of `module`, or none: if the module throws, or one of its keys is taken (and
     /// `replace` is false), the locator is left as it was and ``ServiceLocatorError/moduleFailed(module:error:)``
     /// says why. Factories of the module may capture ``ModuleRegistrar/locator`` to get other services.
-    public func addModule(_ module: some Module, replace: Bool = false) throws {
+    ///
+    /// `check` sees the module's slots before they are added; if it throws, none is added. A plugin
+    /// host uses it to hold a module to the keys its plugin declared.
+    public func addModule(_ module: some Module, replace: Bool = false,
+                          check: ([ServiceSlotInfo]) throws -> Void = { _ in }) throws {
         let name = module.name
         do {
             try state.withLock { state in
@@ -183,6 +200,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             defer { registrar.close() }
             do {
                 try module.registerServices(in: registrar)
+                try check(registrar.staged.map(\.slot.info))
             } catch {
                 throw ServiceLocatorError.moduleFailed(module: name, error: error)
             }

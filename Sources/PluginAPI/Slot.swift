@@ -23,6 +23,11 @@ class AnySlot: @unchecked Sendable {
         throw mismatch(S.self, params: P.self)
     }
 
+    /// The service as `Any`, for tools that know only the store key.
+    func anyService() throws -> Any {
+        throw ServiceLocatorError.wrongParams(key: info.key, registered: info.paramsType ?? "none", requested: "none")
+    }
+
     /// The provider, for a key without parameters.
     func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
         throw mismatch(S.self, params: nil)
@@ -58,6 +63,10 @@ final class ServiceSlot<Service>: AnySlot, @unchecked Sendable {
         return unsafeBitCast(try provider.getService(), to: S.self)
     }
 
+    override func anyService() throws -> Any {
+        try provider.getService()
+    }
+
     override func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
         guard S.self == Service.self else { throw mismatch(S.self, params: nil) }
         return unsafeBitCast(provider, to: ServiceProvider<S>.self)
@@ -79,6 +88,10 @@ final class ParamsSlot<Service, Params>: AnySlot, @unchecked Sendable {
               let none = (Params.self as? any ExpressibleByNilLiteral.Type)?.init(nilLiteral: ()) as? Params
         else { throw mismatch(S.self, params: nil) }
         return unsafeBitCast(try provider.getService(params: none), to: S.self)
+    }
+
+    override func anyService() throws -> Any {
+        try service(as: Service.self)
     }
 
     override func service<S, P>(as type: S.Type, params: P) throws -> S {

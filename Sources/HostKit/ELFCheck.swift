@@ -1,0 +1,69 @@
+import Glibc
+
+/// Checks a file's ELF headers before `dlopen` sees it.
+///
+/// The dynamic loader trusts the headers: a truncated library whose segments reach past the end of
+/// the file is mapped anyway and kills the process with SIGBUS when touched. So the segments are
+/// checked against the file size here, and a file that is not a shared library for this machine is
+/// refused with a precise reason.
+enum ELFCheck {
+    private static let elfMagic: [UInt8] = [0x7F, 0x45, 0x4C, 0x46]
+    private static let typeSharedObject: UInt16 = 3
+    private static let segmentLoad: UInt32 = 1
+    private static let headerSize = 64
+    private static let programHeaderSize = 56
+
+    #if arch(x86_64)
+    private static let machine: UInt16 = 62
+    #elseif arch(arm64)
+    private static let machine: UInt16 = 183
+    #else
+    private static let machine: UInt16 = 0
+    #endif
+
+    /// Throws why `path` cannot be a loadable shared library here, or returns if it may be.
+    static func validate(_ path: String) throws(PluginLoadError) {
+        let fail = { (reason: String) in PluginLoadError.notASharedLibrary(path: path, reason: reason) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw fail("cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw fail("cannot stat") }
+        let size = Int(info.st_size)
+        guard size >= headerSize else { throw fail("file too short (\(size) bytes) for an ELF header") }
+        let header = read(descriptor, offset: 0, count: headerSize)
+        guard header.count == headerSize, Array(header[0..<4]) == elfMagic else { throw fail("not an ELF file") }
+        guard header[4] == 2, header[5] == 1 else { throw fail("not a 64-bit little-endian ELF file") }
+        guard integer(header, 16, UInt16.self) == typeSharedObject else { throw fail("not a shared object (ELF type \(integer(header, 16, UInt16.self)))") }
+        let fileMachine = integer(header, 18, UInt16.self)
+        guard machine == 0 || fileMachine == machine else { throw fail("built for another machine (ELF machine \(fileMachine))") }
+        let tableOffset = Int(integer(header, 32, UInt64.self))
+        let entrySize = Int(integer(header, 54, UInt16.self))
+        let count = Int(integer(header, 56, UInt16.self))
+        guard entrySize >= programHeaderSize, count > 0,
+              tableOffset >= 0, tableOffset <= size, count <= (size - tableOffset) / entrySize
+        else { throw fail("truncated or damaged: program headers lie outside the file") }
+        let table = read(descriptor, offset: tableOffset, count: entrySize * count)
+        guard table.count == entrySize * count else { throw fail("truncated: cannot read the program headers") }
+        for index in 0..<count {
+            let base = index * entrySize
+            guard integer(table, base, UInt32.self) == segmentLoad else { continue }
+            let offset = integer(table, base + 8, UInt64.self)
+            let length = integer(table, base + 32, UInt64.self)
+            let (end, overflow) = offset.addingReportingOverflow(length)
+            guard !overflow, end <= UInt64(size) else {
+                throw fail("truncated: a segment ends at byte \(end) but the file has \(size) bytes")
+            }
+        }
+    }
+
+    private static func read(_ descriptor: Int32, offset: Int, count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
+        return got == count ? bytes : []
+    }
+
+    private static func integer<T: FixedWidthInteger>(_ bytes: [UInt8], _ offset: Int, _ type: T.Type) -> T {
+        bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+    }
+}

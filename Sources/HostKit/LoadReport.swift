@@ -1,0 +1,71 @@
+import Foundation
+import PluginAPI
+
+/// What happened to every plugin file of one load: loaded, or refused and why.
+public struct LoadReport: Sendable {
+    /// One plugin file's outcome.
+    public struct Entry: Sendable {
+        /// The file (its real path when it was found).
+        public let path: String
+        /// The plugin's metadata, when its header could be read.
+        public let metadata: PluginMetadata?
+        /// `nil` if the plugin was registered; otherwise why not.
+        public let error: PluginLoadError?
+
+        /// True if the plugin's services are in the locator.
+        public var isLoaded: Bool { error == nil }
+
+        /// `loaded name version (path)`, or `error: ` and the problem.
+        public var summary: String {
+            if let error { return "error: \(error)" }
+            let meta = metadata.map { "\($0.name) \($0.version)" } ?? "?"
+            return "loaded \(meta) (\(path))"
+        }
+    }
+
+    /// Every file, in discovery order, then files that could not even be read as candidates.
+    public internal(set) var entries: [Entry] = []
+
+    /// The plugins that were registered.
+    public var loaded: [Entry] { entries.filter(\.isLoaded) }
+    /// Every problem, one per refused file.
+    public var problems: [PluginLoadError] { entries.compactMap(\.error) }
+    /// True if any file was refused.
+    public var hasProblems: Bool { entries.contains { !$0.isLoaded } }
+
+    /// One line per plugin: `loaded name version (path)` or the problem.
+    public var text: String {
+        entries.map { entry in
+            if let error = entry.error { return "error: \(error)" }
+            let meta = entry.metadata.map { "\($0.name) \($0.version)" } ?? "?"
+            return "loaded \(meta) (\(entry.path))"
+        }.joined(separator: "\n")
+    }
+
+    /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "status", "error"}]}`.
+    public var json: String {
+        struct Plugin: Encodable {
+            let path: String
+            let name: String?
+            let version: String?
+            let provides: [String]?
+            let requires: [String]?
+            let status: String
+            let error: String?
+        }
+        let plugins = entries.map {
+            Plugin(path: $0.path, name: $0.metadata?.name, version: $0.metadata?.version,
+                   provides: $0.metadata?.provides, requires: $0.metadata?.requires,
+                   status: $0.isLoaded ? "loaded" : "failed", error: $0.error?.description)
+        }
+        return encodeJSON(["plugins": plugins])
+    }
+}
+
+/// Pretty, key-sorted JSON; encoding plain strings and arrays cannot fail, but say so if it does.
+func encodeJSON(_ value: some Encodable) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return #"{"error": "could not encode the report"}"# }
+    return String(decoding: data, as: UTF8.self)
+}

@@ -1,0 +1,169 @@
+import Glibc
+
+/// Where to look for plugin files.
+public enum PluginSource: Sendable, Hashable {
+    /// One plugin file.
+    case file(String)
+    /// Every `*.so` directly in a directory (not its subdirectories), in name order.
+    case directory(String)
+    /// A colon-separated list of files and directories, as in an environment variable.
+    case searchPath(String)
+
+    /// The search path in the environment variable `name`, if it is set and not empty.
+    public static func environment(_ name: String = "SWIFT_PLUGIN_PATH") -> PluginSource? {
+        guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
+        return .searchPath(value)
+    }
+}
+
+/// A file that may be a plugin: the path as the user gave it (made absolute) and the real path
+/// behind every symlink, which is what reaches `dlopen`.
+public struct PluginCandidate: Sendable, Hashable {
+    /// The path as given, made absolute.
+    public let path: String
+    /// The canonical path: absolute, with no symlink, `.` or `..`.
+    public let realPath: String
+}
+
+/// Turns sources into candidate files, each once, and says what was wrong with the rest.
+public struct PluginDiscovery: Sendable {
+    /// Accept files and folders that others than the host's user (or root) could change.
+    public var allowUntrusted: Bool
+
+    /// A discovery that refuses untrusted files unless `allowUntrusted`.
+    public init(allowUntrusted: Bool = false) {
+        self.allowUntrusted = allowUntrusted
+    }
+
+    /// The candidates in the order of the sources, without duplicates, and the problems found.
+    public func discover(_ sources: [PluginSource]) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
+        var candidates: [PluginCandidate] = []
+        var problems: [PluginLoadError] = []
+        var seen: Set<String> = []
+        func add(_ result: Result<PluginCandidate, PluginLoadError>) {
+            switch result {
+            case let .success(candidate):
+                if seen.insert(candidate.realPath).inserted { candidates.append(candidate) }
+            case let .failure(problem):
+                if !problems.contains(problem) { problems.append(problem) }
+            }
+        }
+        for source in sources {
+            switch source {
+            case let .file(path):
+                add(candidate(path))
+            case let .directory(path):
+                scan(path).forEach(add)
+            case let .searchPath(list):
+                for entry in list.split(separator: ":").map(String.init) where !entry.isEmpty {
+                    if FileStatus(absolute(entry))?.isDirectory == true {
+                        scan(entry).forEach(add)
+                    } else {
+                        add(candidate(entry))
+                    }
+                }
+            }
+        }
+        return (candidates, problems)
+    }
+
+    /// One file given by the user.
+    func candidate(_ path: String) -> Result<PluginCandidate, PluginLoadError> {
+        let path = absolute(path)
+        guard let real = realPath(path) else {
+            if errno == ELOOP { return .failure(.notARegularFile(path: path, kind: "symlink loop")) }
+            return .failure(.notFound(path: path))
+        }
+        guard let status = FileStatus(real) else { return .failure(.notFound(path: path)) }
+        guard status.isRegularFile else {
+            return .failure(.notARegularFile(path: real == path ? path : "\(path) -> \(real)", kind: status.kind))
+        }
+        if !allowUntrusted, let reason = untrustedReason(real, status) {
+            return .failure(.untrusted(path: real, reason: reason))
+        }
+        return .success(PluginCandidate(path: path, realPath: real))
+    }
+
+    /// Every `*.so` in a directory, sorted by name.
+    func scan(_ directory: String) -> [Result<PluginCandidate, PluginLoadError>] {
+        let directory = absolute(directory)
+        guard let real = realPath(directory), let status = FileStatus(real) else {
+            return [.failure(.notFound(path: directory))]
+        }
+        guard status.isDirectory else { return [.failure(.notARegularFile(path: directory, kind: "not a directory"))] }
+        if !allowUntrusted, let reason = untrustedReason(real, status) {
+            return [.failure(.untrusted(path: real, reason: reason))]
+        }
+        guard let stream = opendir(real) else { return [.failure(.notFound(path: directory))] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".so") { names.append(name) }
+        }
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        return names.sorted().map { candidate(base + $0) }
+    }
+
+    /// Why others could change `path` (or its folder), or `nil` if only its owner (us or root) can.
+    func untrustedReason(_ path: String, _ status: FileStatus) -> String? {
+        if let reason = status.untrustedReason(path: path) { return reason }
+        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        guard let parent = FileStatus(folder.isEmpty ? "/" : folder) else { return nil }
+        return parent.untrustedReason(path: folder.isEmpty ? "/" : folder)
+    }
+
+    private func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return cwd == "/" ? "/" + path : cwd + "/" + path
+    }
+
+    private func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
+
+/// The parts of `stat` that discovery looks at.
+struct FileStatus {
+    let mode: mode_t
+    let owner: uid_t
+
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        mode = info.st_mode
+        owner = info.st_uid
+    }
+
+    var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+    var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+
+    var kind: String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFIFO: "a pipe"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+    }
+
+    /// Why someone else than the owner could change this file or folder, if they could.
+    func untrustedReason(path: String) -> String? {
+        let sticky = isDirectory && mode & S_ISVTX != 0
+        if mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
+            return "\(path) is writable by \(mode & S_IWOTH != 0 ? "others" : "its group")"
+                + " (mode \(String(mode & 0o7777, radix: 8))); use --allow-untrusted to load it anyway"
+        }
+        let me = geteuid()
+        if owner != me && owner != 0 {
+            return "\(path) is owned by user \(owner), not by this user (\(me)) or root; use --allow-untrusted to load it anyway"
+        }
+        return nil
+    }
+}

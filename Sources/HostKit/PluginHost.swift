@@ -1,0 +1,103 @@
+import PluginAPI
+import Synchronization
+
+/// Loads plugins into a ``ServiceLocator`` and keeps the current, read-only locator.
+///
+/// ```swift
+/// let host = PluginHost()
+/// let report = host.load([.directory("/usr/lib/myapp/plugins")])
+/// for problem in report.problems { print(problem) }
+/// let greeter = try host.locator.tryService(key: Keys.greeter)
+/// ```
+///
+/// Each ``load(_:)`` works on a clone of the current locator and swaps it in when done, so readers of
+/// ``locator`` never see a half-loaded set, and plugins loaded before stay as they were.
+public final class PluginHost: Sendable {
+    private let current: Mutex<ServiceLocator>
+    /// How plugin files are found and which are trusted.
+    public let discovery: PluginDiscovery
+
+    /// A host whose locator starts as a read-only clone of `base` (services of the host itself).
+    public init(base: ServiceLocator = ServiceLocator(), discovery: PluginDiscovery = PluginDiscovery()) {
+        let start = (try? base.clone()) ?? ServiceLocator(logger: base.logger)
+        start.setReadOnly(denyClone: false)
+        current = Mutex(start)
+        self.discovery = discovery
+    }
+
+    /// The current locator: read-only, with the services of every plugin loaded so far.
+    public var locator: ServiceLocator { current.withLock { $0 } }
+
+    /// Finds, opens, orders and registers the plugins in `sources`, then publishes the new locator.
+    /// Good plugins load even when others fail; the report says what happened to each file.
+    @discardableResult
+    public func load(_ sources: [PluginSource]) -> LoadReport {
+        let (candidates, problems) = discovery.discover(sources)
+        var report = LoadReport()
+        var opened: [LoadedPlugin] = []
+        var outcome: [String: LoadReport.Entry] = [:]
+        for candidate in candidates {
+            switch PluginLoader.load(candidate) {
+            case let .success(plugin): opened.append(plugin)
+            case let .failure(error):
+                outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: error)
+            }
+        }
+        let next = (try? locator.clone()) ?? ServiceLocator()
+        let existing = Dictionary(next.slots.map { ($0.key, $0.origin ?? "host") }, uniquingKeysWith: { first, _ in first })
+        let plan = LoadPlan(opened, existing: existing)
+        for (plugin, error) in plan.refused {
+            outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
+        }
+        var failedKeys: [String: String] = [:]
+        for plugin in plan.order {
+            let error = register(plugin, into: next, failedKeys: failedKeys)
+            if error != nil { plugin.metadata.provides.forEach { failedKeys[$0] = plugin.metadata.name } }
+            outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
+        }
+        next.setReadOnly(denyClone: false)
+        current.withLock { $0 = next }
+        report.entries = candidates.compactMap { outcome[$0.realPath] }
+            + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
+        return report
+    }
+
+    /// Registers one plugin's module, all or nothing, holding it to the keys it declared.
+    private func register(_ plugin: LoadedPlugin, into locator: ServiceLocator,
+                          failedKeys: [String: String]) -> PluginLoadError? {
+        let meta = plugin.metadata
+        if let key = meta.requires.first(where: { failedKeys[$0] != nil }), let provider = failedKeys[key] {
+            return .missingRequirement(plugin: meta.name, key: key, reason: "its provider '\(provider)' failed to register")
+        }
+        do {
+            try locator.addModule(plugin.descriptor.makeModule()) { slots in
+                let added = Set(slots.map(\.key))
+                let declared = Set(meta.provides)
+                guard added == declared else { throw UndeclaredKeys(missing: declared.subtracting(added), extra: added.subtracting(declared)) }
+            }
+            return nil
+        } catch {
+            // Unwrap the locator's "module failed" so the reason is said once.
+            let reason = if case let ServiceLocatorError.moduleFailed(_, inner) = error { inner } else { error }
+            return .registrationFailed(plugin: meta.name, reason: String(describing: reason))
+        }
+    }
+
+    /// Reads the header and metadata of one plugin file without registering anything.
+    public static func inspect(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Result<PluginMetadata, PluginLoadError> {
+        discovery.candidate(path).flatMap(PluginLoader.load).map(\.metadata)
+    }
+}
+
+/// A module added other keys than its plugin declared.
+struct UndeclaredKeys: Error, CustomStringConvertible {
+    let missing: Set<String>
+    let extra: Set<String>
+
+    var description: String {
+        var parts: [String] = []
+        if !missing.isEmpty { parts.append("declared but not added: \(missing.sorted().joined(separator: ", "))") }
+        if !extra.isEmpty { parts.append("added but not declared: \(extra.sorted().joined(separator: ", "))") }
+        return parts.joined(separator: "; ")
+    }
+}

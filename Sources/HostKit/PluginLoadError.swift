@@ -1,0 +1,76 @@
+/// Why one plugin file was not loaded. Each case names the file (or plugin) and the cause.
+public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Nothing at this path.
+    case notFound(path: String)
+    /// The path is not a regular file (a directory, a device, a symlink loop...).
+    case notARegularFile(path: String, kind: String)
+    /// The file or its folder could be changed by someone else than the host's user or root.
+    case untrusted(path: String, reason: String)
+    /// `dlopen` refused the file; `reason` is what `dlerror` said.
+    case notASharedLibrary(path: String, reason: String)
+    /// The library has no plugin entry symbol.
+    case missingEntrySymbol(path: String, symbol: String)
+    /// The entry symbol returned a null pointer.
+    case entryReturnedNothing(path: String)
+    /// The header does not start with the plugin magic.
+    case badMagic(path: String, found: UInt64)
+    /// The plugin was built against another PluginAPI ABI version than the host.
+    case abiMismatch(path: String, plugin: UInt32, host: UInt32)
+    /// The header's Swift part is not a PluginAPI `PluginDescriptor` of this process (for example,
+    /// the plugin linked its own static copy of PluginAPI).
+    case foreignDescriptor(path: String)
+    /// Another file already provided a plugin of this name.
+    case duplicatePlugin(name: String, path: String, loadedFrom: String)
+    /// Another plugin already provides this key; the later plugin is refused whole.
+    case keyConflict(key: String, plugin: String, providedBy: String)
+    /// No loaded plugin provides a key this plugin requires.
+    case missingRequirement(plugin: String, key: String, reason: String)
+    /// Plugins require each other in a circle; `chain` starts and ends with the same plugin.
+    case requirementCycle(plugin: String, chain: [String])
+    /// The plugin's module threw, or added other keys than it declared; nothing of it was registered.
+    case registrationFailed(plugin: String, reason: String)
+    /// The plugin's child-process probe crashed, hung or failed.
+    case probeFailed(path: String, reason: String)
+
+    /// The file or plugin the error is about.
+    public var subject: String {
+        switch self {
+        case let .notFound(path), let .notARegularFile(path, _), let .untrusted(path, _),
+             let .notASharedLibrary(path, _), let .missingEntrySymbol(path, _), let .entryReturnedNothing(path),
+             let .badMagic(path, _), let .abiMismatch(path, _, _), let .foreignDescriptor(path),
+             let .duplicatePlugin(_, path, _), let .probeFailed(path, _):
+            path
+        case let .keyConflict(_, plugin, _), let .missingRequirement(plugin, _, _), let .requirementCycle(plugin, _),
+             let .registrationFailed(plugin, _):
+            plugin
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .notFound(path): "\(path): no such file"
+        case let .notARegularFile(path, kind): "\(path): not a regular file (\(kind))"
+        case let .untrusted(path, reason): "\(path): refused, \(reason)"
+        case let .notASharedLibrary(path, reason): "\(path): cannot be loaded: \(reason)"
+        case let .missingEntrySymbol(path, symbol): "\(path): not a plugin, no entry symbol '\(symbol)'"
+        case let .entryReturnedNothing(path): "\(path): the plugin entry returned nothing"
+        case let .badMagic(path, found):
+            "\(path): bad plugin header (magic 0x\(String(found, radix: 16)))"
+        case let .abiMismatch(path, plugin, host):
+            "\(path): built for PluginAPI ABI version \(plugin), this host has version \(host)"
+        case let .foreignDescriptor(path):
+            "\(path): its descriptor is not this host's PluginAPI type (is PluginAPI linked statically?)"
+        case let .duplicatePlugin(name, path, loadedFrom):
+            "\(path): a plugin named '\(name)' was already loaded from \(loadedFrom)"
+        case let .keyConflict(key, plugin, providedBy):
+            "plugin '\(plugin)': key '\(key)' is already provided by plugin '\(providedBy)'"
+        case let .missingRequirement(plugin, key, reason):
+            "plugin '\(plugin)': requires key '\(key)', \(reason)"
+        case let .requirementCycle(plugin, chain):
+            "plugin '\(plugin)': requirement cycle \(chain.joined(separator: " -> "))"
+        case let .registrationFailed(plugin, reason):
+            "plugin '\(plugin)': registration failed, nothing registered: \(reason)"
+        case let .probeFailed(path, reason): "\(path): probe failed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import HostKit
+import PluginAPI
+import SampleContracts
+
+/// Runs one command; returns the exit status.
+struct HostCommand {
+    let arguments: Arguments
+
+    static let version = "0.1.0"
+    /// The sample plugins `swift build` puts beside this executable.
+    static let samplePlugins = ["ClockPlugin", "GreeterPlugin", "NotesPlugin"]
+
+    func run() -> Int32 {
+        switch arguments.command {
+        case .inspect: return inspect(arguments.operand ?? "")
+        case .run, .list, .check, .resolve: break
+        }
+        let host = PluginHost(discovery: PluginDiscovery(allowUntrusted: arguments.allowUntrusted))
+        let report = host.load(sources())
+        for problem in report.problems { Output.problem(problem.description) }
+        switch arguments.command {
+        case .check:
+            // Problems went to stderr above; stdout gets what loaded and a count.
+            Output.line(arguments.json ? report.json : (report.loaded.map(\.summary) + [
+                "\(report.loaded.count) loaded, \(report.problems.count) problem(s)"]).joined(separator: "\n"))
+        case .list:
+            Output.line(arguments.json ? slotsJSON(host.locator) : slotTable(host.locator))
+        case .resolve:
+            return resolve(arguments.operand ?? "", in: host.locator)
+        case .run:
+            if arguments.json {
+                Output.line(report.json)
+            } else {
+                Output.line((report.loaded.map(\.summary) + ["", slotTable(host.locator)]).joined(separator: "\n"))
+                exerciseSamples(host.locator)
+            }
+        case .inspect: break
+        }
+        return report.hasProblems ? 1 : 0
+    }
+
+    /// `--plugins`, else `SWIFT_PLUGIN_PATH`, else the sample plugins beside this executable.
+    private func sources() -> [PluginSource] {
+        if !arguments.plugins.isEmpty {
+            return arguments.plugins.map { FileStatusProbe.isDirectory($0) ? .directory($0) : .file($0) }
+        }
+        if let environment = PluginSource.environment() { return [environment] }
+        let folder = Bundle.main.executableURL?.deletingLastPathComponent().path ?? "."
+        return Self.samplePlugins.map { .file("\(folder)/lib\($0).so") }
+    }
+
+    private func inspect(_ path: String) -> Int32 {
+        switch PluginHost.inspect(path, discovery: PluginDiscovery(allowUntrusted: arguments.allowUntrusted)) {
+        case let .success(meta):
+            if arguments.json {
+                Output.line(encode(["name": .string(meta.name), "version": .string(meta.version),
+                                    "provides": .list(meta.provides), "requires": .list(meta.requires),
+                                    "abiVersion": .string(String(PluginABI.version))]))
+            } else {
+                Output.line("""
+                    name:     \(meta.name)
+                    version:  \(meta.version)
+                    abi:      \(PluginABI.version)
+                    provides: \(meta.provides.joined(separator: ", "))
+                    requires: \(meta.requires.isEmpty ? "-" : meta.requires.joined(separator: ", "))
+                    """)
+            }
+            return 0
+        case let .failure(error):
+            Output.problem(error.description)
+            return 1
+        }
+    }
+
+    private func resolve(_ key: String, in locator: ServiceLocator) -> Int32 {
+        do {
+            let service = try locator.tryAnyService(storeKey: key)
+            if let info = locator.slotInfo(forKey: key) { Output.line(info.description) }
+            Output.line(String(describing: service))
+            return 0
+        } catch {
+            Output.problem("resolve '\(key)': \(error)")
+            return 1
+        }
+    }
+
+    private func slotTable(_ locator: ServiceLocator) -> String {
+        Output.table(["KEY", "TYPE", "MODE", "PLUGIN"], locator.slots.map { slot in
+            [slot.key, slot.paramsType.map { "(\($0)) -> \(slot.serviceType)" } ?? slot.serviceType,
+             slot.mode.rawValue, slot.origin ?? "-"]
+        })
+    }
+
+    private func slotsJSON(_ locator: ServiceLocator) -> String {
+        encode(["slots": .objects(locator.slots.map { slot in
+            ["key": slot.key, "type": slot.serviceType, "params": slot.paramsType ?? "",
+             "mode": slot.mode.rawValue, "plugin": slot.origin ?? ""]
+        })])
+    }
+
+    /// Uses each sample service that was loaded, the way an application would.
+    private func exerciseSamples(_ locator: ServiceLocator) {
+        Output.line("")
+        if let greeter = locator.getService(key: SampleKeys.greeter) {
+            Output.line("greeter:    \(greeter.greet("world"))")
+        }
+        if let greeting = locator.getService(key: SampleKeys.greeting, params: "Ada") {
+            Output.line("greeting:   to \(greeting.recipient): \(greeting.text)")
+        }
+        if let first = locator.getService(key: SampleKeys.requestID),
+           let second = locator.getService(key: SampleKeys.requestID) {
+            Output.line("request-id: \(first), then \(second)")
+        }
+        if let notebook = locator.getService(key: SampleKeys.notebook) {
+            notebook.add("loaded \(locator.slots.count) slots")
+            let again = locator.getService(key: SampleKeys.notebook)
+            Output.line("notebook:   \(notebook.all()) (same notebook while held: \(again === notebook))")
+        }
+    }
+}
+
+/// JSON values the host prints.
+enum JSONValue: Encodable {
+    case string(String)
+    case list([String])
+    case objects([[String: String]])
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case let .string(value): try container.encode(value)
+        case let .list(value): try container.encode(value)
+        case let .objects(value): try container.encode(value)
+        }
+    }
+}
+
+func encode(_ object: [String: JSONValue]) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(object) else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+}
+
+enum FileStatusProbe {
+    static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+}

@@ -1,0 +1,20 @@
+import Glibc
+import PluginAPI
+
+let arguments: Arguments
+do {
+    arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    Output.problem(error.description)
+    Output.standardError(Arguments.usage)
+    exit(2)
+}
+if arguments.help {
+    Output.line(Arguments.usage)
+    exit(0)
+}
+if arguments.version {
+    Output.line("host \(HostCommand.version) (PluginAPI ABI \(PluginABI.version))")
+    exit(0)
+}
+exit(HostCommand(arguments: arguments).run())
