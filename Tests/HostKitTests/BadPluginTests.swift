@@ -1,0 +1,98 @@
+import Foundation
+import HostKit
+import PluginAPI
+import SampleContracts
+import Testing
+
+@Suite struct BadPluginTests {
+    /// Every kind of bad file at once, next to the good plugins: each gets its own error, the good load.
+    @Test func eachBadFileGetsItsOwnErrorAndTheGoodOnesStillLoad() throws {
+        let folder = try TemporaryFolder()
+        let empty = try folder.write("empty.so", [])
+        let text = try folder.write("text.so", Array("just some text, not a library\n".utf8))
+        let plugin = try Data(contentsOf: URL(fileURLWithPath: BuiltPlugins.path("ClockPlugin")))
+        let truncated = try folder.write("truncated.so", Array(plugin.prefix(4096)))
+        let randomELF = try folder.write("random.so", [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0]
+            + (0..<2000).map { _ in UInt8.random(in: 0...255) })
+        try FileManager.default.createDirectory(atPath: "\(folder.path)/dir.so", withIntermediateDirectories: false)
+        var sources: [PluginSource] = BuiltPlugins.samples.map { .file(BuiltPlugins.path($0)) }
+        sources += [empty, text, truncated, randomELF, "\(folder.path)/dir.so", "\(folder.path)/missing.so"].map { .file($0) }
+        sources += ["FixtureWrongABI", "FixtureBadMagic", "FixtureNullEntry", "FixtureThrowingModule",
+                    "FixtureDuplicateKey", "SampleContracts"].map { .file(BuiltPlugins.path($0)) }
+        if let systemLibrary { sources.append(.file(systemLibrary)) }
+
+        let host = PluginHost()
+        let report = host.load(sources)
+
+        #expect(Set(report.loadedNames) == ["clock", "greeter", "notes"])
+        #expect(try host.locator.tryService(key: SampleKeys.greeter).greet("x").contains("x"))
+        #expect(report.problems.count == sources.count - 3)
+
+        func expectCase(_ suffix: String, _ matches: (PluginLoadError) -> Bool) {
+            let error = report.error(for: suffix)
+            #expect(error.map(matches) == true, "\(suffix): \(String(describing: error))")
+        }
+        expectCase("empty.so") { if case .notASharedLibrary = $0 { true } else { false } }
+        expectCase("text.so") { if case .notASharedLibrary = $0 { true } else { false } }
+        expectCase("truncated.so") {
+            if case let .notASharedLibrary(_, reason) = $0 { reason.contains("truncated") } else { false }
+        }
+        expectCase("random.so") { if case .notASharedLibrary = $0 { true } else { false } }
+        expectCase("dir.so") { if case let .notARegularFile(_, kind) = $0 { kind == "a directory" } else { false } }
+        expectCase("missing.so") { if case .notFound = $0 { true } else { false } }
+        expectCase("libFixtureWrongABI.so") {
+            if case let .abiMismatch(_, plugin, host) = $0 { plugin != host && host == PluginABI.version } else { false }
+        }
+        expectCase("libFixtureBadMagic.so") { if case let .badMagic(_, found) = $0 { found == 0xDEAD_BEEF } else { false } }
+        expectCase("libFixtureNullEntry.so") { if case .entryReturnedNothing = $0 { true } else { false } }
+        expectCase("libSampleContracts.so") {
+            if case let .missingEntrySymbol(_, symbol) = $0 { symbol == "swift_plugin_entry" } else { false }
+        }
+        expectCase("fixture-throwing") {
+            if case let .registrationFailed(_, reason) = $0 { reason.contains("fixture.conf") } else { false }
+        }
+        expectCase("fixture-duplicate-clock") {
+            if case let .keyConflict(key, _, owner) = $0 { key == "sample.clock" && owner == "clock" } else { false }
+        }
+        if let systemLibrary {
+            let name = URL(fileURLWithPath: systemLibrary).resolvingSymlinksInPath().lastPathComponent
+            expectCase(name) { if case .missingEntrySymbol = $0 { true } else { false } }
+        }
+    }
+
+    @Test func aModuleThatThrowsHalfwayLeavesNothingBehind() throws {
+        let host = PluginHost()
+        let report = host.load([.file(BuiltPlugins.path("FixtureThrowingModule"))])
+        #expect(report.loaded.isEmpty)
+        #expect(host.locator.slotInfo(forKey: "fixture.first") == nil)
+        #expect(host.locator.slots.isEmpty)
+    }
+
+    @Test func theLaterOfTwoPluginsWithOneKeyIsRefusedWhole() throws {
+        let host = PluginHost()
+        let report = host.load([.file(BuiltPlugins.path("ClockPlugin")), .file(BuiltPlugins.path("FixtureDuplicateKey"))])
+        #expect(report.loadedNames == ["clock"])
+        // The first provider's clock stays: a real clock, not the fixture's stopped one.
+        #expect(try host.locator.tryService(key: SampleKeys.clock).now() > 0)
+        let error = try #require(report.problems.first)
+        #expect(error.description.contains("sample.clock"))
+        #expect(error.description.contains("clock"))
+    }
+
+    @Test func errorMessagesNameTheFileAndTheCause() throws {
+        let report = PluginHost().load([.file(BuiltPlugins.path("FixtureWrongABI"))])
+        let message = try #require(report.problems.first).description
+        #expect(message.contains("libFixtureWrongABI.so"))
+        #expect(message.contains("ABI version \(PluginABI.version + 998)"))
+        #expect(message.contains("has version \(PluginABI.version)"))
+    }
+
+    @Test func theReportAsJSONListsEveryFile() throws {
+        let report = PluginHost().load([.file(BuiltPlugins.path("ClockPlugin")), .file(BuiltPlugins.path("FixtureNullEntry"))])
+        let object = try JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any]
+        let plugins = try #require(object?["plugins"] as? [[String: Any]])
+        #expect(plugins.compactMap { $0["status"] as? String } == ["loaded", "failed"])
+        #expect(plugins.first?["name"] as? String == "clock")
+        #expect((plugins.last?["error"] as? String)?.contains("returned nothing") == true)
+    }
+}

@@ -1,0 +1,102 @@
+import HostKit
+import PluginAPI
+import SampleContracts
+import Testing
+
+@Suite struct SamplePluginTests {
+    @Test func loadsEverySamplePluginIntoAReadOnlyLocator() throws {
+        let host = PluginHost()
+        let report = host.load(BuiltPlugins.samples.map { .file(BuiltPlugins.path($0)) })
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(Set(report.loadedNames) == ["clock", "greeter", "notes"])
+        let locator = host.locator
+        #expect(locator.isReadOnly)
+        #expect(locator.slots.map(\.key) == ["sample.clock", "sample.greeter", "sample.greeting",
+                                             "sample.notebook", "sample.request-id"])
+        #expect(locator.slotInfo(forKey: "sample.greeter")?.origin == "greeter")
+        #expect(locator.slotInfo(forKey: "sample.greeter")?.mode == .lazy)
+        #expect(locator.slotInfo(forKey: "sample.greeting")?.paramsType == "Swift.String")
+    }
+
+    @Test func contractTypesCastAcrossThePluginBoundary() throws {
+        let host = PluginHost()
+        host.load(BuiltPlugins.samples.map { .file(BuiltPlugins.path($0)) })
+        let locator = host.locator
+        // `any Greeter` made in one plugin from `any Clock` of another, handed to the host.
+        let greeter = try locator.tryService(key: SampleKeys.greeter)
+        #expect(greeter.greet("Ada").hasSuffix("Ada!"))
+        let greeting = try locator.tryService(key: SampleKeys.greeting, params: "Grace")
+        #expect(greeting.recipient == "Grace")
+        #expect(greeting.text == greeter.greet("Grace"))
+        let clock = try locator.tryService(key: SampleKeys.clock)
+        #expect(clock.now() > 1_700_000_000)
+        #expect((0..<24).contains(clock.hour()))
+    }
+
+    @Test func sampleModesBehaveAsDeclared() throws {
+        let host = PluginHost()
+        host.load(BuiltPlugins.samples.map { .file(BuiltPlugins.path($0)) })
+        let locator = host.locator
+        let first = try locator.tryService(key: SampleKeys.requestID)
+        let second = try locator.tryService(key: SampleKeys.requestID)
+        #expect(first != second)
+        #expect(first.hasPrefix("req-"))
+        let notebook = try locator.tryService(key: SampleKeys.notebook)
+        notebook.add("one")
+        #expect(try locator.tryService(key: SampleKeys.notebook) === notebook)
+        #expect(try locator.tryService(key: SampleKeys.notebook).all() == ["one"])
+    }
+
+    @Test func pluginsRegisterAfterWhatTheyRequireWhateverTheOrderGiven() throws {
+        let host = PluginHost()
+        let report = host.load([.file(BuiltPlugins.path("GreeterPlugin")), .file(BuiltPlugins.path("ClockPlugin"))])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(try host.locator.tryService(key: SampleKeys.greeter).greet("x").contains("x"))
+    }
+
+    @Test func aMissingRequirementIsReportedWithTheKey() throws {
+        let host = PluginHost()
+        let report = host.load([.file(BuiltPlugins.path("GreeterPlugin")), .file(BuiltPlugins.path("NotesPlugin"))])
+        #expect(report.loadedNames == ["notes"])
+        let error = try #require(report.problems.first)
+        guard case let .missingRequirement(plugin, key, _) = error else {
+            Issue.record("expected missingRequirement, got \(error)")
+            return
+        }
+        #expect(plugin == "greeter")
+        #expect(key == "sample.clock")
+        #expect(host.locator.slotInfo(forKey: "sample.greeter") == nil)
+    }
+
+    @Test func theLocatorRefusesChangesAfterLoading() throws {
+        let host = PluginHost()
+        host.load([.file(BuiltPlugins.path("ClockPlugin"))])
+        #expect(throws: ServiceLocatorError.self) {
+            try host.locator.addService(key: ServiceLocatorEasyKey<String>(name: "late"), service: "late")
+        }
+        #expect(host.locator.slotInfo(forKey: "late") == nil)
+    }
+
+    @Test func loadingMoreSwapsInANewLocatorAndKeepsTheOldOneIntact() throws {
+        let host = PluginHost()
+        host.load([.file(BuiltPlugins.path("ClockPlugin")), .file(BuiltPlugins.path("NotesPlugin"))])
+        let before = host.locator
+        let notebook = try before.tryService(key: SampleKeys.notebook)
+        let report = host.load([.file(BuiltPlugins.path("GreeterPlugin"))])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        let after = host.locator
+        #expect(before !== after)
+        #expect(before.slotInfo(forKey: "sample.greeter") == nil)
+        #expect(after.slotInfo(forKey: "sample.greeter") != nil)
+        // The clone shares the providers: the notebook held from before is the very same instance.
+        #expect(try after.tryService(key: SampleKeys.notebook) === notebook)
+        #expect(after.isReadOnly && before.isReadOnly)
+    }
+
+    @Test func inspectReadsMetadataWithoutRegistering() throws {
+        let meta = try PluginHost.inspect(BuiltPlugins.path("GreeterPlugin")).get()
+        #expect(meta.name == "greeter")
+        #expect(meta.provides == ["sample.greeter", "sample.greeting"])
+        #expect(meta.requires == ["sample.clock"])
+    }
+}
