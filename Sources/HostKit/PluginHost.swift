@@ -14,12 +14,26 @@ import Synchronization
 /// ``locator`` never see a half-loaded set, and plugins loaded before stay as they were.
 public final class PluginHost: Sendable {
     private let current: Mutex<ServiceLocator>
+    /// Held for a whole load, so two loads cannot each clone the same locator and lose one's plugins.
+    /// Readers of ``locator`` never wait for it.
+    private let loading = Mutex(())
     /// How plugin files are found and which are trusted.
     public let discovery: PluginDiscovery
 
-    /// A host whose locator starts as a read-only clone of `base` (services of the host itself).
-    public init(base: ServiceLocator = ServiceLocator(), discovery: PluginDiscovery = PluginDiscovery()) {
-        let start = (try? base.clone()) ?? ServiceLocator(logger: base.logger)
+    /// A host whose locator starts empty.
+    public convenience init(discovery: PluginDiscovery = PluginDiscovery()) {
+        self.init(start: ServiceLocator(), discovery: discovery)
+    }
+
+    /// A host whose locator starts as a clone of `base`, which holds services of the host itself
+    /// (configuration, say) for plugins to use. Throws ``ServiceLocatorError/cloneDenied`` if `base`
+    /// refuses to be cloned.
+    public convenience init(base: ServiceLocator, discovery: PluginDiscovery = PluginDiscovery()) throws {
+        self.init(start: try base.clone(), discovery: discovery)
+    }
+
+    private init(start: ServiceLocator, discovery: PluginDiscovery) {
+        // The host's locators never deny cloning: each load works on a clone of the current one.
         start.setReadOnly(denyClone: false)
         current = Mutex(start)
         self.discovery = discovery
@@ -32,6 +46,10 @@ public final class PluginHost: Sendable {
     /// Good plugins load even when others fail; the report says what happened to each file.
     @discardableResult
     public func load(_ sources: [PluginSource]) -> LoadReport {
+        loading.withLock { _ in loadSerially(sources) }
+    }
+
+    private func loadSerially(_ sources: [PluginSource]) -> LoadReport {
         let (candidates, problems) = discovery.discover(sources)
         var report = LoadReport()
         var opened: [LoadedPlugin] = []
@@ -43,7 +61,17 @@ public final class PluginHost: Sendable {
                 outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: error)
             }
         }
-        let next = (try? locator.clone()) ?? ServiceLocator()
+        let next: ServiceLocator
+        do {
+            next = try locator.clone()
+        } catch {
+            // Not expected: every locator this host publishes allows cloning. Nothing was registered.
+            report.entries = candidates.map {
+                LoadReport.Entry(path: $0.realPath, metadata: nil,
+                                 error: .registrationFailed(plugin: $0.realPath, reason: "the host's locator: \(error)"))
+            }
+            return report
+        }
         let existing = Dictionary(next.slots.map { ($0.key, $0.origin ?? "host") }, uniquingKeysWith: { first, _ in first })
         let plan = LoadPlan(opened, existing: existing)
         for (plugin, error) in plan.refused {
