@@ -23,14 +23,13 @@ func runFactory<Service>(_ cell: AnyObject, _ service: ServiceIdentity, mode: Se
                          _ factory: () throws -> Service) throws(ServiceObtainError) -> Service {
     let id = ObjectIdentifier(cell)
     let parent = ResolutionTracker.current
+    // A cycle detected right here already names this service. One detected deeper, inside the
+    // factory, is nested below like any other failure, so the path starts at the requested service.
+    try ResolutionTracker.checkPath(parent, cell: id, service: service)
     do {
-        try ResolutionTracker.checkPath(parent, cell: id, service: service)
         let made = try ResolutionTracker.make(cell: id, service: service, parent: parent, owned: owned, factory)
         logger?.log(.made(service, mode: mode))
         return made
-    } catch let error as ServiceObtainError where error.path.count == 1 && error.error is ServiceCycleError {
-        // Detected right here: already names this service.
-        throw error
     } catch {
         let failure = obtainError(error, making: service)
         if !failure.isNested { logger?.log(.failed(operation: "making \(service)", error: failure.error)) }

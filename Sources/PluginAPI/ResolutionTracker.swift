@@ -60,7 +60,8 @@ enum ResolutionTracker {
     private static let graph = Mutex(Graph())
 
     /// Throws if `cell` is already being made on the current path.
-    static func checkPath(_ frame: ResolutionFrame?, cell: ObjectIdentifier, service: ServiceIdentity) throws {
+    static func checkPath(_ frame: ResolutionFrame?, cell: ObjectIdentifier, service: ServiceIdentity)
+        throws(ServiceObtainError) {
         guard let frame, let path = frame.services(from: cell) else { return }
         throw ServiceObtainError(service: service, error: ServiceCycleError(cycle: path + [service], acrossThreads: false))
     }
