@@ -1,0 +1,81 @@
+import Dispatch
+import PluginAPI
+import Testing
+
+/// Singletons are made exactly once however many threads ask, and a slow one blocks nobody else.
+@Suite struct ConcurrencyTests {
+    private let threads = 8
+
+    /// Gets the widget on `threads` threads at once, each keeping what it got until all are done.
+    private func raceForWidget(in locator: ServiceLocator) throws -> [Widget] {
+        let got = Collector<Widget>()
+        let finished = runOnThreads(threads) { _ in
+            if let widget = locator.getService(key: Keys.widget) { got.append(widget) }
+        }
+        try #require(finished, "the racing gets did not finish")
+        #expect(got.all.count == threads)
+        return got.all
+    }
+
+    /// Each racer keeps what it got, so a weak instance stays held until all are done.
+    @Test(arguments: [ServiceFactoryMode.lazy, .weak])
+    func racingGetsMakeOneInstance(mode: ServiceFactoryMode) throws {
+        let locator = ServiceLocator()
+        let factory = WidgetFactory(mode: mode, delay: 0.02)
+        try locator.addService(key: Keys.widget, factory: factory)
+
+        let widgets = try raceForWidget(in: locator)
+        let first = try #require(widgets.first)
+        #expect(widgets.allSatisfy { $0 === first })
+        #expect(factory.counter.value == 1)
+    }
+
+    @Test func racingGetsOfAHeldWeakServiceReturnIt() throws {
+        let locator = ServiceLocator()
+        let factory = WidgetFactory(mode: .weak)
+        try locator.addService(key: Keys.widget, factory: factory)
+        let held = try locator.tryService(key: Keys.widget)
+
+        let widgets = try raceForWidget(in: locator)
+        #expect(widgets.allSatisfy { $0 === held })
+        #expect(factory.counter.value == 1)
+    }
+
+    @Test func racingGetsAfterAFailureRetryAndThenShareOneInstance() throws {
+        let locator = ServiceLocator()
+        let factory = WidgetFactory(mode: .lazy, failures: 1, delay: 0.02)
+        try locator.addService(key: Keys.widget, factory: factory)
+        #expect(locator.getService(key: Keys.widget) == nil)
+
+        let widgets = try raceForWidget(in: locator)
+        #expect(widgets.allSatisfy { $0.serial == 2 })
+        #expect(factory.counter.value == 2)
+    }
+
+    @Test func slowLazyFactoryDoesNotBlockAnotherService() throws {
+        let locator = ServiceLocator()
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let slowKey = Keys.widget("slow")
+        try locator.addLazyService(key: slowKey) {
+            entered.signal()
+            guard wait(release) else { throw SomeError(code: -1) }
+            return Widget(serial: 1)
+        }
+        let fast = WidgetFactory(mode: .lazy)
+        try locator.addService(key: Keys.widget("fast"), factory: fast)
+
+        let slowDone = runOnThread { _ = locator.getService(key: slowKey) }
+        try #require(wait(entered), "the slow factory never ran")
+
+        let fastGot = Collector<Int>()
+        let fastDone = runOnThread {
+            if let widget = locator.getService(key: Keys.widget("fast")) { fastGot.append(widget.serial) }
+        }
+        let fastFinished = wait(fastDone)
+        release.signal()
+        #expect(fastFinished, "the fast get waited for the slow factory")
+        #expect(fastGot.all == [1])
+        #expect(wait(slowDone))
+        #expect(try locator.tryService(key: slowKey).serial == 1)
+    }
+}

@@ -1,0 +1,143 @@
+import PluginAPI
+import Testing
+
+/// ``ServiceLocator/setReadOnly(denyClone:)`` and ``ServiceLocator/clone()``.
+@Suite struct ReadOnlyAndCloneTests {
+    /// A locator with a lazy widget (made by `factory`) and a label slot.
+    private func filledLocator(_ factory: WidgetFactory = WidgetFactory(mode: .lazy)) throws -> ServiceLocator {
+        let locator = ServiceLocator()
+        try locator.addService(key: Keys.widget, factory: factory)
+        try locator.addService(key: Keys.label, factory: LabelFactory())
+        return locator
+    }
+
+    // MARK: Read-only
+
+    @Test func everyMutationOfAReadOnlyLocatorIsRefused() throws {
+        let locator = try filledLocator()
+        locator.setReadOnly()
+        #expect(locator.isReadOnly)
+        let before = locator.slots
+        let refused = WidgetFactory(mode: .atOne)
+        let add = LocatorFailure.readOnly(operation: "addService")
+        let free = Keys.widget("free")
+
+        expectLocatorError(add) { try locator.addService(key: free, provider: ServiceProvider(Widget(serial: 0))) }
+        expectLocatorError(add) { try locator.addService(key: free, factory: refused) }
+        expectLocatorError(add) { try locator.addService(key: free, service: Widget(serial: 0)) }
+        expectLocatorError(add) { try locator.addLazyService(key: free, refused.make) }
+        expectLocatorError(add) { try locator.addWeakService(key: free, refused.make) }
+        expectLocatorError(add) { try locator.addService(key: free, refused.make) }
+        expectLocatorError(add) { try locator.addService(key: free, mode: .atOne, refused.make) }
+        expectLocatorError(add) { try locator.addService(key: Keys.label("free"), provider: LabelFactory().serviceProvider()) }
+        expectLocatorError(add) { try locator.addService(key: Keys.label("free"), factory: LabelFactory()) }
+        expectLocatorError(add) { try locator.addService(key: Keys.label("free")) { Label(text: $0, serial: 0) } }
+        expectLocatorError(add) { try locator.addService(key: Keys.widget, service: Widget(serial: 0), replace: true) }
+        expectLocatorError(add) { try locator.addLazyService(key: Keys.widget, replace: true, refused.make) }
+        expectLocatorError(.readOnly(operation: "removeService")) { try locator.removeService(key: Keys.widget) }
+        expectLocatorError(.readOnly(operation: "removeService")) { try locator.removeService(key: free) }
+        let module = ClosureModule(name: "M") { try $0.addService(key: free, factory: refused) }
+        expectLocatorError(.readOnly(operation: "addModule")) { try locator.addModule(module) }
+
+        #expect(locator.slots == before)
+        #expect(refused.counter.value == 0)
+    }
+
+    @Test func getsWorkOnAReadOnlyLocator() throws {
+        let factory = WidgetFactory(mode: .lazy)
+        let locator = try filledLocator(factory)
+        locator.setReadOnly()
+
+        let widget = try locator.tryService(key: Keys.widget)
+        #expect(try locator.tryService(key: Keys.widget) === widget)
+        #expect(try locator.tryService(key: Keys.label, params: "x").text == "x")
+        #expect(try locator.tryServiceProvider(key: Keys.widget).getService() === widget)
+        expectLocatorError(.serviceNotFound(key: "nope", requested: TypeNames.widget,
+                                            closeMatches: [Keys.widget.storeKey])) {
+            try locator.tryService(key: Keys.widget("nope"))
+        }
+        #expect(factory.counter.value == 1)
+    }
+
+    @Test func settingReadOnlyTwiceIsHarmless() throws {
+        let locator = try filledLocator()
+        locator.setReadOnly(denyClone: false)
+        locator.setReadOnly(denyClone: true)
+
+        #expect(locator.isReadOnly)
+        #expect(!locator.denyClone, "the second call changed the first one's choice")
+        #expect(try locator.tryService(key: Keys.widget).serial == 1)
+        #expect(try !locator.clone().isReadOnly)
+    }
+
+    @Test func mutableLocatorIsNotReadOnly() {
+        let locator = ServiceLocator()
+        #expect(!locator.isReadOnly)
+        #expect(!locator.denyClone)
+    }
+
+    // MARK: Cloning
+
+    @Test func cloneIsDeniedAfterSetReadOnlyByDefault() throws {
+        let locator = try filledLocator()
+        locator.setReadOnly()
+
+        #expect(locator.denyClone)
+        expectLocatorError(.cloneDenied) { try locator.clone() }
+    }
+
+    @Test func cloneOfAReadOnlyLocatorThatAllowsItIsMutable() throws {
+        let locator = try filledLocator()
+        locator.setReadOnly(denyClone: false)
+        let clone = try locator.clone()
+
+        #expect(!clone.isReadOnly)
+        #expect(clone.slots == locator.slots)
+        try clone.addService(key: Keys.widget("new"), service: Widget(serial: 5))
+        #expect(try clone.removeService(key: Keys.label))
+        #expect(try clone.tryService(key: Keys.widget("new")).serial == 5)
+        #expect(locator.slotInfo(forKey: "new") == nil)
+        #expect(try locator.tryService(key: Keys.label, params: "still").text == "still")
+    }
+
+    @Test func cloneAndOriginalChangeIndependently() throws {
+        let locator = try filledLocator()
+        let clone = try locator.clone()
+
+        try clone.addService(key: Keys.widget("inClone"), service: Widget(serial: 1))
+        try locator.addService(key: Keys.widget("inOriginal"), service: Widget(serial: 2))
+        try locator.removeService(key: Keys.label)
+        try clone.addService(key: Keys.widget, service: Widget(serial: 3), replace: true)
+
+        #expect(locator.slots.map(\.key) == [Keys.widget.storeKey, "inOriginal"])
+        #expect(clone.slots.map(\.key) == [Keys.label.storeKey, Keys.widget.storeKey, "inClone"])
+        #expect(try clone.tryService(key: Keys.widget).serial == 3)
+        #expect(try locator.tryService(key: Keys.widget).serial == 1)
+    }
+
+    @Test func singletonMadeBeforeCloningIsShared() throws {
+        let factory = WidgetFactory(mode: .lazy)
+        let locator = try filledLocator(factory)
+        let made = try locator.tryService(key: Keys.widget)
+        let clone = try locator.clone()
+
+        #expect(try clone.tryService(key: Keys.widget) === made)
+        #expect(factory.counter.value == 1)
+    }
+
+    @Test func singletonMadeAfterCloningIsShared() throws {
+        let factory = WidgetFactory(mode: .lazy)
+        let locator = try filledLocator(factory)
+        let clone = try locator.clone()
+        let made = try clone.tryService(key: Keys.widget)
+
+        #expect(try locator.tryService(key: Keys.widget) === made)
+        #expect(factory.counter.value == 1)
+    }
+
+    @Test func cloneKeepsTheLogger() throws {
+        let logger = RecordingLogger()
+        let clone = try ServiceLocator(logger: logger).clone()
+        #expect(clone.logger as? RecordingLogger === logger)
+    }
+}
