@@ -215,12 +215,6 @@ extension ServiceLocatorError {
             .registrationClosed(module: module)
         }
     }
-
-    /// The error a `moduleFailed` wraps, or nil.
-    var moduleError: (any Error)? {
-        if case let .moduleFailed(_, error) = self { return error }
-        return nil
-    }
 }
 
 /// Expects `body` to throw a ``ServiceLocatorError`` equal to `expected`; returns it.
@@ -232,6 +226,19 @@ func expectLocatorError<T>(_ expected: LocatorFailure, sourceLocation: SourceLoc
         #expect(error.failure == expected, sourceLocation: sourceLocation)
     }
     return error
+}
+
+/// Expects `body` to throw ``ServiceLocatorError/moduleFailed(module:error:)`` for `module`; returns the
+/// error it wraps.
+func expectModuleFailure<T>(_ module: String, sourceLocation: SourceLocation = #_sourceLocation,
+                            _ body: () throws -> T) -> (any Error)? {
+    let error = #expect(throws: ServiceLocatorError.self, sourceLocation: sourceLocation) { _ = try body() }
+    guard case let .moduleFailed(name, inner)? = error else {
+        if let error { Issue.record("expected moduleFailed, got \(error)", sourceLocation: sourceLocation) }
+        return nil
+    }
+    #expect(name == module, sourceLocation: sourceLocation)
+    return inner
 }
 
 /// Expects `body` to throw a ``ServiceObtainError``; returns it.

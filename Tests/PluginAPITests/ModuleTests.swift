@@ -1,0 +1,155 @@
+import PluginAPI
+import Testing
+
+/// A module named after its type, with a greeter that needs a widget from elsewhere.
+struct GreetingModule: Module {
+    func registerServices(in registrar: ModuleRegistrar) throws {
+        let locator = registrar.locator
+        try registrar.addLazyService(key: Keys.greeter) {
+            _ = try locator.tryService(key: Keys.widget)
+            return EnglishGreeter()
+        }
+        try registrar.addService(key: Keys.greeter("fr"), service: FrenchGreeter())
+    }
+}
+
+/// A module that provides the widget the greeting module needs.
+struct WidgetModule: Module {
+    let factory = WidgetFactory(mode: .lazy)
+    var name: String { "Widgets" }
+
+    func registerServices(in registrar: ModuleRegistrar) throws {
+        try registrar.addService(key: Keys.widget, factory: factory)
+    }
+}
+
+/// Modules add all their slots, or none.
+@Suite struct ModuleTests {
+    @Test func defaultNameIsTheTypeName() {
+        #expect(GreetingModule().name == String(reflecting: GreetingModule.self))
+        #expect(GreetingModule().name == "PluginAPITests.GreetingModule")
+        #expect(WidgetModule().name == "Widgets")
+    }
+
+    @Test func addModuleAddsEverySlotWithTheModuleAsOrigin() throws {
+        let locator = ServiceLocator()
+        try locator.addService(key: Keys.label) { Label(text: $0, serial: 0) }
+        try locator.addModule(GreetingModule())
+
+        #expect(locator.slots.map(\.key) == [Keys.greeter.storeKey, Keys.label.storeKey, "fr"])
+        #expect(locator.slots.map(\.origin) == ["PluginAPITests.GreetingModule", nil, "PluginAPITests.GreetingModule"])
+        #expect(try locator.tryService(key: Keys.greeter("fr")).greet("Ann") == "Bonjour, Ann")
+    }
+
+    /// The greeting module's factory gets the widget module's service when it runs, so the modules
+    /// can be added in any order.
+    @Test func moduleFactoriesGetServicesOfOtherModules() throws {
+        let locator = ServiceLocator()
+        let widgets = WidgetModule()
+        try locator.addModule(GreetingModule())
+        try locator.addModule(widgets)
+        #expect(widgets.factory.counter.value == 0)
+
+        #expect(try locator.tryService(key: Keys.greeter).greet("Bob") == "Hello, Bob")
+        #expect(widgets.factory.counter.value == 1)
+    }
+
+    @Test func registrarNamesItsModuleAndLocator() throws {
+        let locator = ServiceLocator()
+        let seen = Collector<String>()
+        try locator.addModule(ClosureModule(name: "Seen") { registrar in
+            seen.append(registrar.module)
+            #expect(registrar.locator === locator)
+        })
+        #expect(seen.all == ["Seen"])
+    }
+
+    @Test func moduleThatThrowsLeavesNothingBehind() throws {
+        let locator = ServiceLocator()
+        try locator.addService(key: Keys.label) { Label(text: $0, serial: 0) }
+        let before = locator.slots
+        let module = ClosureModule(name: "Half") { registrar in
+            try registrar.addService(key: Keys.widget("one"), service: Widget(serial: 1))
+            try registrar.addLazyService(key: Keys.widget("two")) { Widget(serial: 2) }
+            throw SomeError(code: 7)
+        }
+
+        let error = expectModuleFailure("Half") { try locator.addModule(module) }
+        #expect(error as? SomeError == SomeError(code: 7))
+        #expect(locator.slots == before)
+        #expect(locator.getService(key: Keys.widget("one")) == nil)
+    }
+
+    @Test func moduleWhoseKeyIsTakenLeavesNothingBehind() throws {
+        let locator = ServiceLocator()
+        let existing = Widget(serial: 1)
+        try locator.addService(key: Keys.widget("taken"), service: existing)
+        let before = locator.slots
+        let module = ClosureModule(name: "Clash") { registrar in
+            try registrar.addService(key: Keys.widget("free"), service: Widget(serial: 2))
+            try registrar.addService(key: Keys.widget("taken"), service: Widget(serial: 3))
+        }
+
+        let error = expectModuleFailure("Clash") { try locator.addModule(module) }
+        let inner = try #require(error as? ServiceLocatorError)
+        #expect(inner.failure == .keyAlreadyRegistered(key: "taken", registeredBy: nil, attemptedBy: "Clash"))
+        #expect(locator.slots == before)
+        #expect(try locator.tryService(key: Keys.widget("taken")) === existing)
+    }
+
+    @Test func collisionNamesTheModuleThatHoldsTheKey() throws {
+        let locator = ServiceLocator()
+        try locator.addModule(WidgetModule())
+
+        let error = expectModuleFailure("Other") {
+            try locator.addModule(ClosureModule(name: "Other") { try $0.addService(key: Keys.widget, service: Widget(serial: 0)) })
+        }
+        let inner = try #require(error as? ServiceLocatorError)
+        #expect(inner.failure == .keyAlreadyRegistered(key: Keys.widget.storeKey, registeredBy: "Widgets", attemptedBy: "Other"))
+        expectLocatorError(.keyAlreadyRegistered(key: Keys.widget.storeKey, registeredBy: "Widgets", attemptedBy: nil)) {
+            try locator.addService(key: Keys.widget, service: Widget(serial: 0))
+        }
+    }
+
+    @Test func moduleRegisteringOneKeyTwiceFailsWhole() throws {
+        let locator = ServiceLocator()
+        let module = ClosureModule(name: "Twice") { registrar in
+            try registrar.addService(key: Keys.widget("first"), service: Widget(serial: 1))
+            try registrar.addService(key: Keys.widget("dup"), service: Widget(serial: 2))
+            try registrar.addService(key: Keys.widget("dup"), service: Widget(serial: 3))
+        }
+
+        let error = expectModuleFailure("Twice") { try locator.addModule(module) }
+        let inner = try #require(error as? ServiceLocatorError)
+        #expect(inner.failure == .keyAlreadyRegistered(key: "dup", registeredBy: "Twice", attemptedBy: "Twice"))
+        #expect(locator.slots.isEmpty)
+    }
+
+    @Test func moduleWithReplaceReplacesTakenKeys() throws {
+        let locator = ServiceLocator()
+        try locator.addService(key: Keys.widget, service: Widget(serial: 1))
+        try locator.addModule(WidgetModule(), replace: true)
+
+        #expect(locator.slotInfo(forKey: Keys.widget.storeKey)?.origin == "Widgets")
+        #expect(try locator.tryService(key: Keys.widget).serial == 1)
+        #expect(locator.slotInfo(forKey: Keys.widget.storeKey)?.mode == .lazy)
+    }
+
+    @Test(arguments: [false, true])
+    func registrarKeptPastRegistrationIsClosed(moduleFails: Bool) throws {
+        final class Keeper { var registrar: ModuleRegistrar? }
+        let locator = ServiceLocator()
+        let keeper = Keeper()
+        let module = ClosureModule(name: "Keeper") { registrar in
+            keeper.registrar = registrar
+            if moduleFails { throw SomeError() }
+        }
+        _ = try? locator.addModule(module)
+        let registrar = try #require(keeper.registrar)
+
+        expectLocatorError(.registrationClosed(module: "Keeper")) {
+            try registrar.addService(key: Keys.widget, service: Widget(serial: 0))
+        }
+        #expect(locator.slots.isEmpty)
+    }
+}
