@@ -19,7 +19,12 @@ public protocol Module {
 }
 
 extension Module {
-    public var name: String { String(reflecting: Self.self) }
+    /// The type's full name; for a type without a stable full name (a `private` one, whose name
+    /// holds an address), its plain name.
+    public var name: String {
+        let full = String(reflecting: Self.self)
+        return full.contains("(unknown context") ? String(describing: Self.self) : full
+    }
 }
 
 /// What a module writes its slots through. Slots are staged here and reach the locator together,

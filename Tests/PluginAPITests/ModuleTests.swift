@@ -29,6 +29,8 @@ struct WidgetModule: Module {
         #expect(GreetingModule().name == String(reflecting: GreetingModule.self))
         #expect(GreetingModule().name == "PluginAPITests.GreetingModule")
         #expect(WidgetModule().name == "Widgets")
+        // A private type's full name holds an address; its default name must not.
+        #expect(HiddenModule().name == "HiddenModule")
     }
 
     @Test func addModuleAddsEverySlotWithTheModuleAsOrigin() throws {
@@ -152,4 +154,8 @@ struct WidgetModule: Module {
         }
         #expect(locator.slots.isEmpty)
     }
+}
+
+private struct HiddenModule: Module {
+    func registerServices(in registrar: ModuleRegistrar) throws {}
 }
