@@ -32,6 +32,8 @@ let package = Package(
     products: [
         .library(name: "HostKit", targets: ["HostKit"]),
         .executable(name: "host", targets: ["host"]),
+        // For plugins written in other packages: re-exports the nested PluginAPI product.
+        .library(name: "PluginAPI", targets: ["PluginAPIExport"]),
     ] + plugins.map(\.0),
     dependencies: [
         .package(path: "Sources/PluginAPI"),
@@ -39,6 +41,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "HostKit", dependencies: [pluginAPI], swiftSettings: swift6),
+        .target(name: "PluginAPIExport", dependencies: [pluginAPI], swiftSettings: swift6),
         .executableTarget(name: "host", dependencies: ["HostKit", pluginAPI, contracts], swiftSettings: swift6),
         .testTarget(name: "PluginAPITests", dependencies: [pluginAPI], swiftSettings: swift6),
         .testTarget(name: "HostKitTests", dependencies: ["HostKit", pluginAPI, contracts], swiftSettings: swift6),
