@@ -45,5 +45,7 @@ let package = Package(
         .executableTarget(name: "host", dependencies: ["HostKit", pluginAPI, contracts], swiftSettings: swift6),
         .testTarget(name: "PluginAPITests", dependencies: [pluginAPI], swiftSettings: swift6),
         .testTarget(name: "HostKitTests", dependencies: ["HostKit", pluginAPI, contracts], swiftSettings: swift6),
+        // Runs the built `host` executable, as a user would.
+        .testTarget(name: "HostCLITests", dependencies: [], swiftSettings: swift6),
     ] + plugins.map(\.1)
 )

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// A plugin built in another package, which depends on this repository, loads into the host built
+/// here: the plugin must link the host's `libPluginAPI.so` (not a copy of its own), or the host
+/// could not use the plugin's module or cast its service.
+@Suite struct OutOfTreePluginTests {
+    /// The repository root: this file is `<root>/Tests/HostCLITests/OutOfTreePluginTests.swift`.
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test(.timeLimit(.minutes(10)))
+    func templatePluginBuiltElsewhereLoadsIntoHost() async throws {
+        let files = FileManager.default
+        let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("out-of-tree-\(UUID().uuidString)")
+        let package = work.appendingPathComponent("PluginTemplate")
+        try files.createDirectory(at: package, withIntermediateDirectories: true)
+        defer { try? files.removeItem(at: work) }
+
+        // Only the sources and the manifest: a `.build` left in the template must not come along.
+        let template = Self.repository.appendingPathComponent("Templates/PluginTemplate")
+        try files.copyItem(at: template.appendingPathComponent("Sources"), to: package.appendingPathComponent("Sources"))
+        let manifest = try String(contentsOf: template.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let relative = #"path: "../..""#
+        try #require(manifest.contains(relative), "the template's manifest no longer has \(relative)")
+        try manifest.replacingOccurrences(of: relative, with: "path: \"\(Self.repository.path)\"")
+            .write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+
+        let build = try await run("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        try #require(build.status == 0, "swift build of the template failed (\(build.status)):\n\(build.output)")
+        let plugin = package.appendingPathComponent(".build/debug/libMotdPlugin.so").path
+        try #require(files.fileExists(atPath: plugin), "no \(plugin) after:\n\(build.output)")
+
+        let host = try hostExecutable()
+        let inspect = try await run(host, ["inspect", plugin], in: work, log: work)
+        #expect(inspect.status == 0, "\(inspect.output)")
+        #expect(inspect.output.contains("name:     motd"), "\(inspect.output)")
+        #expect(inspect.output.contains("provides: template.motd"), "\(inspect.output)")
+
+        let resolve = try await run(host, ["resolve", "template.motd", "--plugins", plugin], in: work, log: work)
+        #expect(resolve.status == 0, "\(resolve.output)")
+        #expect(resolve.output.contains("'template.motd': Swift.String [lazy] from motd"), "\(resolve.output)")
+        #expect(resolve.output.contains("Message of the day for process "), "\(resolve.output)")
+    }
+
+    /// The `host` executable `swift test` built beside this test bundle, in `.build/<triple>/<config>/`.
+    private func hostExecutable() throws -> String {
+        let bundle = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let host = URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("host").path
+        try #require(FileManager.default.isExecutableFile(atPath: host), "no host executable beside \(bundle)")
+        return host
+    }
+
+    /// Runs `executable` in `folder` with stdout and stderr in one log file under `log`; after
+    /// `timeout` it is interrupted and the result says so.
+    private func run(_ executable: String, _ arguments: [String], in folder: URL, log: URL,
+                     timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
+        let logFile = log.appendingPathComponent("\(UUID().uuidString).log")
+        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logFile.path])
+        }
+        let handle = try FileHandle(forWritingTo: logFile)
+        defer { try? handle.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        process.standardOutput = handle
+        process.standardError = handle
+        let started = ContinuousClock.now
+        try process.run()
+        while process.isRunning && ContinuousClock.now - started < timeout {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let timedOut = process.isRunning
+        if timedOut { process.interrupt() }
+        process.waitUntilExit()
+        let output = String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self)
+        let command = ([executable] + arguments).joined(separator: " ")
+        return timedOut ? (-1, "\(command): timed out after \(timeout)\n\(output)") : (process.terminationStatus, output)
+    }
+}
