@@ -65,6 +65,8 @@ import Testing
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = folder
+        // SwiftPM puts its lock files in TMPDIR; in `log` they go away with the rest.
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": log.path]) { $1 }
         process.standardOutput = handle
         process.standardError = handle
         let started = ContinuousClock.now
