@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// The `host` executable, run as a user would: exit status, stdout and stderr.
+@Suite struct HostCommandTests {
+    struct Run {
+        let status: Int32
+        let output: String
+        let errors: String
+
+        var errorLines: [String] { errors.split(separator: "\n").map(String.init) }
+    }
+
+    static let buildDirectory: String = {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().path
+    }()
+
+    func host(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "\(Self.buildDirectory)/host")
+        process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        variables["SWIFT_PLUGIN_PATH"] = nil
+        process.environment = variables.merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+                   errors: String(decoding: err, as: UTF8.self))
+    }
+
+    func plugin(_ product: String) -> String {
+        "\(Self.buildDirectory)/lib\(product).so"
+    }
+
+    @Test func theDefaultRunLoadsTheSamplesListsSlotsAndUsesThem() throws {
+        let run = try host([])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.isEmpty)
+        for name in ["loaded clock", "loaded greeter", "loaded notes"] { #expect(run.output.contains(name)) }
+        #expect(run.output.contains("KEY"))
+        #expect(run.output.contains("sample.greeting"))
+        #expect(run.output.contains("(Swift.String) -> SampleContracts.Greeting"))
+        #expect(run.output.contains("greeter:    Good "))
+        #expect(run.output.contains("request-id: req-1, then req-2"))
+        #expect(run.output.contains("same notebook while held: true"))
+    }
+
+    @Test func checkReportsEveryProblemOnStderrOneLineEachAndExitsOne() throws {
+        let fixtures = ["FixtureWrongABI", "FixtureBadMagic", "FixtureNullEntry", "FixtureThrowingModule", "FixtureDuplicateKey"]
+        let run = try host(["check"] + (["ClockPlugin", "GreeterPlugin", "NotesPlugin"] + fixtures)
+            .flatMap { ["--plugins", plugin($0)] })
+        #expect(run.status == 1)
+        #expect(run.errorLines.count == fixtures.count, "\(run.errors)")
+        #expect(run.errorLines.allSatisfy { $0.hasPrefix("host: ") })
+        #expect(run.errors.contains("libFixtureWrongABI.so: built for PluginAPI ABI version"))
+        #expect(run.errors.contains("libFixtureNullEntry.so: the plugin entry returned nothing"))
+        #expect(run.errors.contains("plugin 'fixture-duplicate-clock': key 'sample.clock' is already provided by plugin 'clock'"))
+        #expect(run.output.contains("3 loaded, 5 problem(s)"))
+    }
+
+    @Test func checkOfGoodPluginsExitsZero() throws {
+        let run = try host(["check", "--plugins", plugin("ClockPlugin"), "--json"])
+        #expect(run.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+        let plugins = try #require(object?["plugins"] as? [[String: Any]])
+        #expect(plugins.map { $0["name"] as? String } == ["clock"])
+    }
+
+    @Test func inspectPrintsTheDescriptor() throws {
+        let run = try host(["inspect", plugin("GreeterPlugin"), "--json"])
+        #expect(run.status == 0, "\(run.errors)")
+        let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+        #expect(object?["name"] as? String == "greeter")
+        #expect(object?["requires"] as? [String] == ["sample.clock"])
+    }
+
+    @Test func inspectOfAFileThatIsNoPluginFailsWithTheReason() throws {
+        let run = try host(["inspect", plugin("SampleContracts")])
+        #expect(run.status == 1)
+        #expect(run.errors.contains("libSampleContracts.so: not a plugin, no entry symbol 'swift_plugin_entry'"))
+    }
+
+    @Test func resolveGetsAServiceByItsKey() throws {
+        let run = try host(["resolve", "sample.request-id", "--plugins", plugin("NotesPlugin")])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("'sample.request-id': Swift.String [many] from notes"))
+        #expect(run.output.contains("req-1"))
+        let missing = try host(["resolve", "sample.nothing", "--plugins", plugin("NotesPlugin")])
+        #expect(missing.status == 1)
+        #expect(missing.errors.contains("no service for key 'sample.nothing'"))
+    }
+
+    @Test func listReadsTheSearchPathFromTheEnvironment() throws {
+        let run = try host(["list", "--json"], environment: ["SWIFT_PLUGIN_PATH": "\(plugin("ClockPlugin")):\(plugin("NotesPlugin"))"])
+        #expect(run.status == 0, "\(run.errors)")
+        let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+        let slots = try #require(object?["slots"] as? [[String: String]])
+        #expect(slots.map { $0["key"] } == ["sample.clock", "sample.notebook", "sample.request-id"])
+    }
+
+    @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"]])
+    func usageErrorsExitTwo(_ arguments: [String]) throws {
+        let run = try host(arguments)
+        #expect(run.status == 2)
+        #expect(run.errors.contains("usage: host"))
+    }
+
+    @Test func helpAndVersionExitZero() throws {
+        let help = try host(["--help"])
+        #expect(help.status == 0 && help.output.contains("usage: host"))
+        let version = try host(["--version"])
+        #expect(version.status == 0 && version.output.contains("PluginAPI ABI"))
+    }
+}
