@@ -1,0 +1,82 @@
+import PluginAPI
+
+/// The locator under test, filled like the floor: the same keys, the same service class.
+enum LocatorCases {
+    static func makeLocator(readOnly: Bool) -> ServiceLocator {
+        let locator = ServiceLocator()
+        do {
+            try locator.addService(key: Keys.atOne, service: Service(token: 1))
+            try locator.addLazyService(key: Keys.lazy) { Service(token: 2) }
+            try locator.addWeakService(key: Keys.weak) { Service(token: 3) }
+            try locator.addService(key: Keys.many) { Service(token: 4) }
+            try locator.addService(key: Keys.params) { (token: Int) in Service(token: token) }
+            for (index, key) in Keys.perThread.enumerated() {
+                try locator.addService(key: key, service: Service(token: 10 + index))
+            }
+            for (index, key) in Keys.filler.enumerated() {
+                try locator.addLazyService(key: key) { Service(token: 100 + index) }
+            }
+        } catch {
+            fail("locator setup: \(error)")
+        }
+        if readOnly { locator.setReadOnly() }
+        return locator
+    }
+
+    /// `locator/<state>/<mode>` for the five modes, before (`mutable`) and after `setReadOnly` (`readOnly`),
+    /// and `provider/<mode>` for a provider held directly.
+    static func cases() -> [BenchCase] {
+        let readOnly = makeLocator(readOnly: true)
+        return modeCases(makeLocator(readOnly: false), state: "mutable")
+            + modeCases(readOnly, state: "readOnly")
+            + providerCases(readOnly)
+    }
+
+    static func name(_ state: String, _ mode: String) -> String { "locator/\(state)/\(mode)" }
+
+    private static func modeCases(_ locator: ServiceLocator, state: String) -> [BenchCase] {
+        // Made before the measurement: lazy after creation, weak while held.
+        _ = locator.getService(key: Keys.lazy)
+        let heldWeak = locator.getService(key: Keys.weak)
+        return [
+            getCase(name(state, "atOne"), locator, Keys.atOne),
+            getCase(name(state, "lazy"), locator, Keys.lazy),
+            BenchCase(name: name(state, "weak")) { iterations in
+                withExtendedLifetime(heldWeak) {
+                    let locator = opaque(locator), key = opaque(Keys.weak)
+                    var sum: UInt = 0
+                    for _ in 0..<iterations { sum &+= token(locator.getService(key: key)) }
+                    return sum
+                }
+            },
+            getCase(name(state, "many"), locator, Keys.many),
+            BenchCase(name: name(state, "params")) { iterations in
+                let locator = opaque(locator), key = opaque(Keys.params), params = opaque(7)
+                var sum: UInt = 0
+                for _ in 0..<iterations { sum &+= token(locator.getService(key: key, params: params)) }
+                return sum
+            },
+        ]
+    }
+
+    private static func getCase(_ name: String, _ locator: ServiceLocator, _ key: Keys.Key) -> BenchCase {
+        BenchCase(name: name) { iterations in
+            let locator = opaque(locator), key = opaque(key)
+            var sum: UInt = 0
+            for _ in 0..<iterations { sum &+= token(locator.getService(key: key)) }
+            return sum
+        }
+    }
+
+    private static func providerCases(_ locator: ServiceLocator) -> [BenchCase] {
+        [("atOne", Keys.atOne), ("lazy", Keys.lazy)].map { mode, key in
+            guard let provider = locator.getServiceProvider(key: key) else { fail("no provider for \(key.storeKey)") }
+            return BenchCase(name: "provider/\(mode)") { iterations in
+                let provider = opaque(provider)
+                var sum: UInt = 0
+                for _ in 0..<iterations { sum &+= token(provider.getServiceAsOptional()) }
+                return sum
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Glibc
+
+/// Everything one run measured, printed as markdown.
+struct Report {
+    var gets: [Measurement] = []
+    var threads: [ThreadResult] = []
+    var registration: [RegistrationResult] = []
+    var startup: StartupCases.Result?
+
+    // MARK: Printing
+
+    func printAll(quick: Bool) {
+        print("# locator-benchmarks\n")
+        print(Machine.describe(quick: quick))
+        if !gets.isEmpty { printGets() }
+        if !threads.isEmpty { printThreads() }
+        if !registration.isEmpty { printRegistration() }
+        if let startup { printStartup(startup) }
+        let verdicts = targets()
+        if !verdicts.isEmpty {
+            print("\n## Targets\n")
+            print("| target | measured | verdict |")
+            print("|---|---|---|")
+            for target in verdicts {
+                print("| \(target.name) | \(target.measured) | \(target.pass ? "PASS" : "MISS") |")
+            }
+        }
+        print("\n(sink: \(sinkValue % 1000))")
+    }
+
+    private func printGets() {
+        let floor = median(FloorCases.unlocked)
+        print("\n## Gets (ns per get, \(gets.first?.samples.count ?? 0) repetitions)\n")
+        print("| case | median | min | max | ratio to floor | iterations |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for row in gets {
+            let ratio = floor.map { format(row.median / $0, 2) + "x" } ?? "-"
+            print("| \(row.name) | \(format(row.median, 1)) | \(format(row.min, 1)) | \(format(row.max, 1)) | \(ratio) | \(row.iterations) |")
+        }
+    }
+
+    private func printThreads() {
+        print("\n## Threads (millions of gets per second, medians of \(threads.first?.oneThread.count ?? 0) repetitions; fixed work per thread)\n")
+        print("| case | 1 thread | 2 threads | 2T/1T ratio | ratio / floor's ratio | gets per thread |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for row in threads {
+            let services = row.name.split(separator: "/").last.map(String.init) ?? ""
+            let floorRatio = threadRatio(ThreadCases.name("floor", services))
+            let relative = floorRatio.map { format(row.ratio / $0, 2) + "x" } ?? "-"
+            print("| \(row.name) | \(format(row.oneThread.median, 2)) | \(format(row.twoThreads.median, 2)) | \(format(row.ratio, 2))x | \(relative) | \(row.iterationsPerThread) |")
+        }
+    }
+
+    private func printRegistration() {
+        print("\n## Registration (fresh locator, N lazy slots, then setReadOnly; heap = mallinfo2 in-use bytes)\n")
+        print("| case | slots | ns per slot (median) | min | max | heap bytes per slot (median) |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for row in registration {
+            print("| \(row.way) | \(row.slots) | \(format(row.nanosPerSlot.median, 1)) | \(format(row.nanosPerSlot.min() ?? .nan, 1)) | \(format(row.nanosPerSlot.max() ?? .nan, 1)) | \(format(row.bytesPerSlot.median, 0)) |")
+        }
+        for way in [RegistrationCases.oneByOne, RegistrationCases.module] {
+            if let ratio = registrationRatio(way) { print("\n\(way): 100k/10k total time ratio \(format(ratio, 2))") }
+        }
+    }
+
+    private func printStartup(_ result: StartupCases.Result) {
+        let size = result.size
+        print("\n## Start-up (\(size.plugins) plugin libraries x \(size.services) services, fresh copies each time, ms, \(result.host.count) repetitions)\n")
+        print("| case | median ms | min | max | per plugin (us) | ratio to bare |")
+        print("|---|---:|---:|---:|---:|---:|")
+        let rows = [("startup/host: PluginHost().load([.directory])", result.host),
+                    ("startup/bare: dlopen(RTLD_NOW \\| RTLD_LOCAL) + dlsym", result.bare),
+                    ("startup/bare + entry(): also call the entry symbol", result.bareWithEntry)]
+        for (name, samples) in rows {
+            let perPlugin = samples.median * 1000 / Double(size.plugins)
+            print("| \(name) | \(format(samples.median, 2)) | \(format(samples.min() ?? .nan, 2)) | \(format(samples.max() ?? .nan, 2)) | \(format(perPlugin, 0)) | \(format(samples.median / result.bare.median, 2))x |")
+        }
+        let slots = Double(size.plugins * size.services)
+        print("\nhost minus bare: \(format((result.host.median - result.bare.median) * 1_000_000 / slots, 0)) ns per slot")
+    }
+
+    // MARK: Targets
+
+    struct Target {
+        let name: String
+        let measured: String
+        let pass: Bool
+    }
+
+    func targets() -> [Target] {
+        var list: [Target] = []
+        let floor = median(FloorCases.unlocked)
+        let swinject = median(SwinjectCases.containerScope)
+        for mode in ["atOne", "lazy", "weak"] {
+            if let floor, let get = median(LocatorCases.name("readOnly", mode)) {
+                list.append(Target(name: "read-only get (\(mode)) <= 1.0x unlocked floor",
+                                   measured: format(get / floor, 2) + "x", pass: get <= floor))
+            }
+        }
+        for mode in ["atOne", "lazy", "weak"] {
+            if let swinject, let get = median(LocatorCases.name("readOnly", mode)) {
+                list.append(Target(name: "read-only get (\(mode)) >= 15x faster than Swinject .container",
+                                   measured: format(swinject / get, 1) + "x faster", pass: swinject / get >= 15))
+            }
+        }
+        for mode in ["atOne", "lazy", "weak"] {
+            if let floor, let get = median(LocatorCases.name("mutable", mode)) {
+                list.append(Target(name: "mutable get (\(mode)) <= 2x unlocked floor",
+                                   measured: format(get / floor, 2) + "x", pass: get <= 2 * floor))
+            }
+        }
+        for services in ["same", "different"] {
+            if let floor = threadRatio(ThreadCases.name("floor", services)),
+               let locator = threadRatio(ThreadCases.name("locator-readOnly", services)) {
+                list.append(Target(
+                    name: "2 threads, read-only locator, \(services) service(s): 2T/1T ratio >= 0.9x the floor's",
+                    measured: "\(format(locator, 2)) vs floor \(format(floor, 2)): \(format(locator / floor, 2))x",
+                    pass: locator >= 0.9 * floor))
+            }
+        }
+        for way in [RegistrationCases.oneByOne, RegistrationCases.module] {
+            if let ratio = registrationRatio(way) {
+                list.append(Target(name: "\(way): linear, 100k/10k time ratio <= 12", measured: format(ratio, 2), pass: ratio <= 12))
+            }
+            if let bytes = registration.first(where: { $0.way == way && $0.slots == RegistrationCases.sizes.last })?.bytesPerSlot.median {
+                list.append(Target(name: "\(way): <= 256 bytes per slot (100k slots)", measured: format(bytes, 0) + " B", pass: bytes <= 256))
+            }
+        }
+        if let startup {
+            list.append(Target(name: "start-up <= 1.3x bare dlopen + dlsym (\(startup.size.plugins) x \(startup.size.services))",
+                               measured: format(startup.ratio, 2) + "x", pass: startup.ratio <= 1.3))
+        }
+        return list
+    }
+
+    private func median(_ name: String) -> Double? {
+        gets.first { $0.name == name }?.median
+    }
+
+    private func threadRatio(_ name: String) -> Double? {
+        threads.first { $0.name == name }?.ratio
+    }
+
+    /// Total time for 100k slots over total time for 10k.
+    private func registrationRatio(_ way: String) -> Double? {
+        guard let small = registration.first(where: { $0.way == way && $0.slots == 10_000 }),
+              let large = registration.first(where: { $0.way == way && $0.slots == 100_000 }) else { return nil }
+        return large.nanosPerSlot.median * 100_000 / (small.nanosPerSlot.median * 10_000)
+    }
+}
+
+/// What the machine is, for the report's header.
+enum Machine {
+    static func describe(quick: Bool) -> String {
+        let cpu = firstValue(in: "/proc/cpuinfo", key: "model name") ?? "unknown CPU"
+        let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        let load = readText("/proc/loadavg")?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        #if DEBUG
+        let build = "debug build (numbers are meaningless: use -c release)"
+        #else
+        let build = "release build"
+        #endif
+        return "\(cores) cores, \(cpu); \(build)\(quick ? ", --quick (few iterations: smoke test, not a measurement)" : ""); load average at the end: \(load)"
+    }
+
+    private static func firstValue(in path: String, key: String) -> String? {
+        guard let text = readText(path) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(key) {
+            if let colon = line.firstIndex(of: ":") {
+                return line[line.index(after: colon)...].trimmingPrefix(" ").description
+            }
+        }
+        return nil
+    }
+
+    static func readText(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// `value` with `digits` decimals.
+func format(_ value: Double, _ digits: Int) -> String {
+    guard value.isFinite else { return "-" }
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    if digits == 0 { return String(Int(rounded)) }
+    let whole = Int(rounded.magnitude)
+    let fraction = Int(((rounded.magnitude - Double(whole)) * scale).rounded())
+    let padded = String(repeating: "0", count: max(0, digits - String(fraction).count)) + String(fraction)
+    return (rounded < 0 ? "-" : "") + "\(whole).\(padded)"
+}

@@ -1,0 +1,98 @@
+import Glibc
+
+/// locator-benchmarks [--quick] [--filter NAME] [--plugins N] [--services N] [--repetitions N] [--iterations N]
+let usage = """
+    usage: locator-benchmarks [--quick] [--filter NAME] [--plugins N] [--services N]
+                              [--repetitions N] [--iterations N]
+      --quick           few iterations and a small start-up (5 x 20): a smoke test for CI
+      --filter NAME     only the cases whose name contains NAME (any case: floor, locator/readOnly/atOne,
+                        threads, registration, startup, ...)
+      --plugins N       start-up: number of plugin libraries (default 50, quick 5)
+      --services N      start-up: services per plugin (default 200, quick 20)
+      --repetitions N   repetitions of every case (default 11 for gets, 7 elsewhere; quick 5; at least 5)
+      --iterations N    fixed iterations per repetition instead of timed ones (for valgrind)
+    """
+
+/// What the command line asked for.
+struct Options {
+    var quick = false
+    var filter = CaseFilter(pattern: nil)
+    var plugins: Int?
+    var services: Int?
+    var repetitions: Int?
+    var iterations: Int?
+
+    /// Parses the arguments; exits with status 2 and the usage on a mistake.
+    static func parse(_ list: [String]) -> Options {
+        var options = Options()
+        var arguments = list[...]
+        func usageError(_ message: String) -> Never {
+            printError("\(message)\n\(usage)")
+            exit(2)
+        }
+        func number(after flag: String) -> Int {
+            guard let text = arguments.popFirst(), let value = Int(text), value > 0 else {
+                usageError("\(flag) needs a positive number")
+            }
+            return value
+        }
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--quick": options.quick = true
+            case "--filter":
+                guard let pattern = arguments.popFirst() else { usageError("--filter needs a name") }
+                options.filter = CaseFilter(pattern: pattern)
+            case "--plugins": options.plugins = number(after: argument)
+            case "--services": options.services = number(after: argument)
+            case "--repetitions": options.repetitions = max(5, number(after: argument))
+            case "--iterations": options.iterations = number(after: argument)
+            case "--help", "-h": print(usage); exit(0)
+            default: usageError("unknown argument \(argument)")
+            }
+        }
+        return options
+    }
+}
+
+let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+let quick = options.quick
+let filter = options.filter
+
+var getConfig = quick ? HarnessConfig.quick : .full
+getConfig.repetitions = options.repetitions ?? getConfig.repetitions
+getConfig.fixedIterations = options.iterations
+var otherConfig = getConfig
+otherConfig.repetitions = options.repetitions ?? (quick ? 5 : 7)
+
+func progress(_ text: String) {
+    printError(text)
+}
+
+var report = Report()
+
+let getCases = FloorCases.cases() + LocatorCases.cases() + SwinjectCases.cases()
+for benchCase in getCases where filter.admits(benchCase.name) {
+    let result = measure(benchCase, getConfig)
+    progress("\(benchCase.name): \(format(result.median, 1)) ns")
+    report.gets.append(result)
+}
+
+for scenario in ThreadCases.scenarios() where filter.admits(scenario.name) {
+    let result = ThreadCases.measure(scenario, otherConfig)
+    progress("\(scenario.name): 2T/1T \(format(result.ratio, 2))x")
+    report.threads.append(result)
+}
+
+report.registration = RegistrationCases.run(otherConfig, filter: filter)
+for row in report.registration {
+    progress("\(row.way) \(row.slots): \(format(row.nanosPerSlot.median, 0)) ns, \(format(row.bytesPerSlot.median, 0)) B per slot")
+}
+
+if filter.admits(StartupCases.name) {
+    let size = StartupCases.Size(plugins: options.plugins ?? (quick ? 5 : 50), services: options.services ?? (quick ? 20 : 200))
+    let result = StartupCases.run(size, repetitions: otherConfig.repetitions)
+    progress("startup: host \(format(result.host.median, 1)) ms, bare \(format(result.bare.median, 1)) ms")
+    report.startup = result
+}
+
+report.printAll(quick: quick)
