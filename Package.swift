@@ -25,6 +25,10 @@ let plugins = [
     plugin("FixtureNullEntry", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureThrowingModule", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureDuplicateKey", in: "Tests/PluginFixtures"),
+    plugin("FixtureLateRegistration", in: "Tests/PluginFixtures", contracts: false),
+    // These two crash or hang only when HOSTKIT_FIXTURE_MISBEHAVE is set (the isolation tests do).
+    plugin("FixtureCrash", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureHang", in: "Tests/PluginFixtures", contracts: false),
 ]
 
 let package = Package(

@@ -44,17 +44,24 @@ public final class PluginHost: Sendable {
 
     /// Finds, opens, orders and registers the plugins in `sources`, then publishes the new locator.
     /// Good plugins load even when others fail; the report says what happened to each file.
+    ///
+    /// With a `probe`, each file is first loaded in a child process; one that crashes or hangs there
+    /// is reported (``PluginLoadError/probeFailed(path:reason:)``) and never loaded into this process.
     @discardableResult
-    public func load(_ sources: [PluginSource]) -> LoadReport {
-        loading.withLock { _ in loadSerially(sources) }
+    public func load(_ sources: [PluginSource], probe: PluginProbe? = nil) -> LoadReport {
+        loading.withLock { _ in loadSerially(sources, probe: probe) }
     }
 
-    private func loadSerially(_ sources: [PluginSource]) -> LoadReport {
+    private func loadSerially(_ sources: [PluginSource], probe: PluginProbe?) -> LoadReport {
         let (candidates, problems) = discovery.discover(sources)
         var report = LoadReport()
         var opened: [LoadedPlugin] = []
         var outcome: [String: LoadReport.Entry] = [:]
         for candidate in candidates {
+            if let failure = probe?.check(candidate) {
+                outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: failure)
+                continue
+            }
             switch PluginLoader.load(candidate) {
             case let .success(plugin): opened.append(plugin)
             case let .failure(error):
@@ -79,7 +86,7 @@ public final class PluginHost: Sendable {
         }
         var failedKeys: [String: String] = [:]
         for plugin in plan.order {
-            let error = register(plugin, into: next, failedKeys: failedKeys)
+            let error = PluginRegistration.register(plugin, into: next, failedKeys: failedKeys)
             if error != nil { plugin.metadata.provides.forEach { failedKeys[$0] = plugin.metadata.name } }
             outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
         }
@@ -90,42 +97,8 @@ public final class PluginHost: Sendable {
         return report
     }
 
-    /// Registers one plugin's module, all or nothing, holding it to the keys it declared.
-    private func register(_ plugin: LoadedPlugin, into locator: ServiceLocator,
-                          failedKeys: [String: String]) -> PluginLoadError? {
-        let meta = plugin.metadata
-        if let key = meta.requires.first(where: { failedKeys[$0] != nil }), let provider = failedKeys[key] {
-            return .missingRequirement(plugin: meta.name, key: key, reason: "its provider '\(provider)' failed to register")
-        }
-        do {
-            try locator.addModule(plugin.descriptor.makeModule()) { slots in
-                let added = Set(slots.map(\.key))
-                let declared = Set(meta.provides)
-                guard added == declared else { throw UndeclaredKeys(missing: declared.subtracting(added), extra: added.subtracting(declared)) }
-            }
-            return nil
-        } catch {
-            // Unwrap the locator's "module failed" so the reason is said once.
-            let reason = if case let ServiceLocatorError.moduleFailed(_, inner) = error { inner } else { error }
-            return .registrationFailed(plugin: meta.name, reason: String(describing: reason))
-        }
-    }
-
     /// Reads the header and metadata of one plugin file without registering anything.
     public static func inspect(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Result<PluginMetadata, PluginLoadError> {
         discovery.candidate(path).flatMap(PluginLoader.load).map(\.metadata)
-    }
-}
-
-/// A module added other keys than its plugin declared.
-struct UndeclaredKeys: Error, CustomStringConvertible {
-    let missing: Set<String>
-    let extra: Set<String>
-
-    var description: String {
-        var parts: [String] = []
-        if !missing.isEmpty { parts.append("declared but not added: \(missing.sorted().joined(separator: ", "))") }
-        if !extra.isEmpty { parts.append("added but not declared: \(extra.sorted().joined(separator: ", "))") }
-        return parts.joined(separator: "; ")
     }
 }

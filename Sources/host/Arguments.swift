@@ -2,14 +2,19 @@
 struct Arguments {
     enum Command: String {
         case run, list, inspect, check, resolve
+        /// Hidden: the child of `--isolated`, which loads one plugin and exits.
+        case probe = "__probe"
     }
 
     var command: Command = .run
+
     /// The file for `inspect`, the key for `resolve`.
     var operand: String?
     var plugins: [String] = []
     var json = false
     var allowUntrusted = false
+    var isolated = false
+    var probeTimeout: Duration = .seconds(10)
     var help = false
     var version = false
 
@@ -30,18 +35,24 @@ struct Arguments {
                 plugins.append(path)
             case "--json": json = true
             case "--allow-untrusted": allowUntrusted = true
+            case "--isolated": isolated = true
+            case "--probe-timeout":
+                guard let text = rest.popFirst(), let seconds = Double(text), seconds > 0 else {
+                    throw UsageError(description: "--probe-timeout needs a number of seconds")
+                }
+                probeTimeout = .milliseconds(Int(seconds * 1000))
             case "--help", "-h": help = true
             case "--version": version = true
             default:
                 if word.hasPrefix("-") { throw UsageError(description: "unknown option '\(word)'") }
-                guard operand == nil, command == .inspect || command == .resolve else {
+                guard operand == nil, command.takesOperand else {
                     throw UsageError(description: "unexpected argument '\(word)'")
                 }
                 operand = word
             }
         }
-        if !help && !version && (command == .inspect || command == .resolve) && operand == nil {
-            throw UsageError(description: "\(command.rawValue) needs \(command == .inspect ? "a FILE" : "a KEY")")
+        if !help && !version && command.takesOperand && operand == nil {
+            throw UsageError(description: "\(command.rawValue) needs \(command == .resolve ? "a KEY" : "a FILE")")
         }
     }
 
@@ -55,7 +66,14 @@ struct Arguments {
 
         PATH is a plugin file or a directory of *.so files; repeat --plugins for more. Without it, the
         host reads SWIFT_PLUGIN_PATH (colon-separated), else loads the sample plugins built beside it.
-        --allow-untrusted  also load files others than you or root could have changed
+        --allow-untrusted     also load files others than you or root could have changed
+        --isolated            load each plugin in a child process first; one that crashes or hangs
+                              there is reported and not loaded
+        --probe-timeout SECS  how long a child may take (default 10)
         Exit status: 0 success, 1 problems, 2 usage.
         """
+}
+
+extension Arguments.Command {
+    var takesOperand: Bool { self == .inspect || self == .resolve || self == .probe }
 }

@@ -12,12 +12,14 @@ struct HostCommand {
     static let samplePlugins = ["ClockPlugin", "GreeterPlugin", "NotesPlugin"]
 
     func run() -> Int32 {
+        let discovery = PluginDiscovery(allowUntrusted: arguments.allowUntrusted)
         switch arguments.command {
         case .inspect: return inspect(arguments.operand ?? "")
+        case .probe: return PluginProbe.probe(arguments.operand ?? "", discovery: discovery)
         case .run, .list, .check, .resolve: break
         }
-        let host = PluginHost(discovery: PluginDiscovery(allowUntrusted: arguments.allowUntrusted))
-        let report = host.load(sources())
+        let host = PluginHost(discovery: discovery)
+        let report = host.load(sources(), probe: probe())
         for problem in report.problems { Output.problem(problem.description) }
         switch arguments.command {
         case .check:
@@ -35,9 +37,17 @@ struct HostCommand {
                 Output.line((report.loaded.map(\.summary) + ["", slotTable(host.locator)]).joined(separator: "\n"))
                 exerciseSamples(host.locator)
             }
-        case .inspect: break
+        case .inspect, .probe: break
         }
         return report.hasProblems ? 1 : 0
+    }
+
+    /// With `--isolated`: this very program, as `host __probe FILE`.
+    private func probe() -> PluginProbe? {
+        guard arguments.isolated, let executable = Bundle.main.executablePath else { return nil }
+        return PluginProbe(executable: executable,
+                           arguments: ["__probe"] + (arguments.allowUntrusted ? ["--allow-untrusted"] : []),
+                           timeout: arguments.probeTimeout)
     }
 
     /// `--plugins`, else `SWIFT_PLUGIN_PATH`, else the sample plugins beside this executable.

@@ -65,6 +65,17 @@ import Testing
         #expect(run.output.contains("3 loaded, 5 problem(s)"))
     }
 
+    @Test func checkIsolatedSurvivesACrashingAndAHangingPlugin() throws {
+        let run = try host(["check", "--isolated", "--probe-timeout", "2"]
+            + ["ClockPlugin", "FixtureCrash", "FixtureHang"].flatMap { ["--plugins", plugin($0)] },
+            environment: ["HOSTKIT_FIXTURE_MISBEHAVE": "1"])
+        #expect(run.status == 1)
+        #expect(run.errorLines.count == 2, "\(run.errors)")
+        #expect(run.errors.contains("libFixtureCrash.so: probe failed: crashed while loading: signal 11"))
+        #expect(run.errors.contains("libFixtureHang.so: probe failed: did not finish loading within 2"))
+        #expect(run.output.contains("1 loaded, 2 problem(s)"))
+    }
+
     @Test func checkOfGoodPluginsExitsZero() throws {
         let run = try host(["check", "--plugins", plugin("ClockPlugin"), "--json"])
         #expect(run.status == 0)

@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+import PluginAPI
+
+/// Loads each plugin in a child process before the host loads it, so a plugin that crashes or hangs
+/// while loading costs only the child: the host reports the signal or the timeout and carries on.
+///
+/// The child is a program that calls ``PluginProbe/probe(_:discovery:)`` for the path it is given
+/// (the `host` command does so for `host __probe FILE`). A plugin that fails cleanly in the child is
+/// loaded by the host anyway, to report its exact error.
+public struct PluginProbe: Sendable {
+    /// The program to run, by absolute path.
+    public var executable: String
+    /// Arguments before the plugin's path.
+    public var arguments: [String]
+    /// How long one child may take before it is killed.
+    public var timeout: Duration
+    /// Variables added to the child's environment.
+    public var environment: [String: String]
+
+    /// A probe that runs `executable arguments... PATH` for each plugin.
+    public init(executable: String, arguments: [String], timeout: Duration = .seconds(10),
+                environment: [String: String] = [:]) {
+        self.executable = executable
+        self.arguments = arguments
+        self.timeout = timeout
+        self.environment = environment
+    }
+
+    /// Runs the child for `candidate`; returns why it failed if it crashed or hung, else `nil`.
+    func check(_ candidate: PluginCandidate) -> PluginLoadError? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments + [candidate.realPath]
+        var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // A crashing child need not spend seconds printing a backtrace nobody reads.
+        variables["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = variables
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return .probeFailed(path: candidate.realPath, reason: "could not start \(executable): \(error)")
+        }
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline {
+            usleep(5_000)
+        }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return .probeFailed(path: candidate.realPath, reason: "did not finish loading within \(timeout), killed")
+        }
+        process.waitUntilExit()
+        if process.terminationReason == .uncaughtSignal {
+            let signal = process.terminationStatus
+            let name = strsignal(signal).map { String(cString: $0) } ?? "signal"
+            return .probeFailed(path: candidate.realPath, reason: "crashed while loading: signal \(signal) (\(name))")
+        }
+        return nil
+    }
+
+    /// What the child runs: loads the plugin at `path` into a scratch locator, as the host would,
+    /// and returns the exit status (0 if it loaded, 1 with the reason on stderr if not).
+    public static func probe(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
+        let outcome = discovery.candidate(path).flatMap(PluginLoader.load).flatMap { plugin in
+            PluginRegistration.register(plugin, into: ServiceLocator()).map { .failure($0) } ?? .success(plugin)
+        }
+        switch outcome {
+        case .success:
+            return 0
+        case let .failure(error):
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            return 1
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import PluginAPI
+
+/// Puts one plugin's services into a locator.
+enum PluginRegistration {
+    /// Registers one plugin's module, all or nothing, holding it to the keys it declared.
+    static func register(_ plugin: LoadedPlugin, into locator: ServiceLocator,
+                         failedKeys: [String: String] = [:]) -> PluginLoadError? {
+        let meta = plugin.metadata
+        if let key = meta.requires.first(where: { failedKeys[$0] != nil }), let provider = failedKeys[key] {
+            return .missingRequirement(plugin: meta.name, key: key, reason: "its provider '\(provider)' failed to register")
+        }
+        do {
+            try locator.addModule(plugin.descriptor.makeModule()) { slots in
+                let added = Set(slots.map(\.key))
+                let declared = Set(meta.provides)
+                guard added == declared else { throw UndeclaredKeys(missing: declared.subtracting(added), extra: added.subtracting(declared)) }
+            }
+            return nil
+        } catch {
+            // Unwrap the locator's "module failed" so the reason is said once.
+            let reason = if case let ServiceLocatorError.moduleFailed(_, inner) = error { inner } else { error }
+            return .registrationFailed(plugin: meta.name, reason: String(describing: reason))
+        }
+    }
+}
+
+/// A module added other keys than its plugin declared.
+struct UndeclaredKeys: Error, CustomStringConvertible {
+    let missing: Set<String>
+    let extra: Set<String>
+
+    var description: String {
+        var parts: [String] = []
+        if !missing.isEmpty { parts.append("declared but not added: \(missing.sorted().joined(separator: ", "))") }
+        if !extra.isEmpty { parts.append("added but not declared: \(extra.sorted().joined(separator: ", "))") }
+        return parts.joined(separator: "; ")
+    }
+}

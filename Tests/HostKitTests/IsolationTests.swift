@@ -1,0 +1,57 @@
+import HostKit
+import PluginAPI
+import SampleContracts
+import Testing
+
+/// Plugins that crash or hang while loading, probed in a child process (the built `host __probe`).
+@Suite struct IsolationTests {
+    let probe = PluginProbe(executable: "\(BuiltPlugins.directory)/host", arguments: ["__probe"],
+                            timeout: .seconds(3), environment: ["HOSTKIT_FIXTURE_MISBEHAVE": "1"])
+
+    @Test func aCrashingAndAHangingPluginAreReportedAndTheHostLoadsTheRest() throws {
+        let host = PluginHost()
+        let report = host.load(["FixtureCrash", "ClockPlugin", "FixtureHang", "GreeterPlugin"]
+            .map { .file(BuiltPlugins.path($0)) }, probe: probe)
+        #expect(Set(report.loadedNames) == ["clock", "greeter"])
+        #expect(try host.locator.tryService(key: SampleKeys.greeter).greet("x").contains("x"))
+        guard case let .probeFailed(_, crash)? = report.error(for: "libFixtureCrash.so") else {
+            Issue.record("no probe failure for the crashing plugin: \(report.problems)")
+            return
+        }
+        #expect(crash.contains("signal 11"))
+        guard case let .probeFailed(_, hang)? = report.error(for: "libFixtureHang.so") else {
+            Issue.record("no probe failure for the hanging plugin: \(report.problems)")
+            return
+        }
+        #expect(hang.contains("did not finish"))
+    }
+
+    @Test func aPluginThatFailsCleanlyInTheProbeGetsItsOwnError() throws {
+        let report = PluginHost().load([.file(BuiltPlugins.path("FixtureWrongABI"))], probe: probe)
+        guard case .abiMismatch? = report.problems.first else {
+            Issue.record("expected the plugin's own error, got \(report.problems)")
+            return
+        }
+    }
+
+    @Test func aProbeThatCannotStartIsAnError() throws {
+        let broken = PluginProbe(executable: "/nonexistent/host", arguments: [])
+        let report = PluginHost().load([.file(BuiltPlugins.path("ClockPlugin"))], probe: broken)
+        #expect(report.loaded.isEmpty)
+        guard case .probeFailed? = report.problems.first else {
+            Issue.record("expected probeFailed, got \(report.problems)")
+            return
+        }
+    }
+
+    @Test func aPluginCannotAddSlotsAfterStartUp() throws {
+        let host = PluginHost()
+        let report = host.load([.file(BuiltPlugins.path("FixtureLateRegistration"))])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        let attempts = try host.locator.tryService(key: ServiceLocatorEasyKey<[String]>(name: "fixture.late-attempts"))
+        #expect(attempts.count == 2)
+        #expect(attempts.first?.contains("read-only") == true)
+        #expect(attempts.last?.contains("after its registration had ended") == true)
+        #expect(host.locator.slotInfo(forKey: "fixture.sneaky") == nil)
+    }
+}

@@ -1,0 +1,16 @@
+import Glibc
+import PluginAPI
+
+/// A plugin whose module crashes (SIGSEGV) while registering, but only when the probe tests ask for
+/// it with HOSTKIT_FIXTURE_MISBEHAVE=1: a plain `host check` of the build folder must not die.
+struct CrashPlugin: Plugin {
+    static let metadata = PluginMetadata(name: "fixture-crash", version: "1.0.0", provides: [])
+
+    func registerServices(in registrar: ModuleRegistrar) throws {
+        guard getenv("HOSTKIT_FIXTURE_MISBEHAVE") != nil else { return }
+        raise(SIGSEGV)
+    }
+}
+
+@_cdecl("swift_plugin_entry")
+public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(CrashPlugin.self) }

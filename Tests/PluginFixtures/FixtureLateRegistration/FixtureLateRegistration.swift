@@ -1,0 +1,38 @@
+import PluginAPI
+
+/// A plugin that tries to add slots after start-up, through the locator and through a registrar it
+/// kept. Its service reports what the attempts got: both must be refused.
+struct LateRegistrationPlugin: Plugin {
+    static let attempts = ServiceLocatorEasyKey<[String]>(name: "fixture.late-attempts")
+    static let metadata = PluginMetadata(name: "fixture-late", version: "1.0.0", provides: [attempts.storeKey])
+
+    func registerServices(in registrar: ModuleRegistrar) throws {
+        let locator = registrar.locator
+        let kept = KeptRegistrar(registrar)
+        try registrar.addLazyService(key: Self.attempts) {
+            let sneaky = ServiceLocatorEasyKey<String>(name: "fixture.sneaky")
+            return [
+                Self.outcome { try locator.addService(key: sneaky, service: "through the locator") },
+                Self.outcome { try kept.registrar.addService(key: sneaky, service: "through the registrar") },
+            ]
+        }
+    }
+
+    static func outcome(_ attempt: () throws -> Void) -> String {
+        do {
+            try attempt()
+            return "added"
+        } catch {
+            return String(describing: error)
+        }
+    }
+}
+
+/// Smuggles the registrar past the end of registration, as a hostile plugin would.
+final class KeptRegistrar: @unchecked Sendable {
+    let registrar: ModuleRegistrar
+    init(_ registrar: ModuleRegistrar) { self.registrar = registrar }
+}
+
+@_cdecl("swift_plugin_entry")
+public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(LateRegistrationPlugin.self) }
