@@ -1,5 +1,5 @@
+import Foundation
 import PluginAPI
-import Synchronization
 
 /// Loads plugins into a ``ServiceLocator`` and keeps the current, read-only locator.
 ///
@@ -12,11 +12,14 @@ import Synchronization
 ///
 /// Each ``load(_:)`` works on a clone of the current locator and swaps it in when done, so readers of
 /// ``locator`` never see a half-loaded set, and plugins loaded before stay as they were.
-public final class PluginHost: Sendable {
-    private let current: Mutex<ServiceLocator>
+public final class PluginHost: @unchecked Sendable {
+    // @unchecked: `current` is read and written only under `currentLock`. NSLocks (pthread mutexes
+    // underneath) rather than Synchronization.Mutex, so that ThreadSanitizer can see them.
+    private var current: ServiceLocator
+    private let currentLock = NSLock()
     /// Held for a whole load, so two loads cannot each clone the same locator and lose one's plugins.
     /// Readers of ``locator`` never wait for it.
-    private let loading = Mutex(())
+    private let loading = NSLock()
     /// How plugin files are found and which are trusted.
     public let discovery: PluginDiscovery
 
@@ -35,12 +38,12 @@ public final class PluginHost: Sendable {
     private init(start: ServiceLocator, discovery: PluginDiscovery) {
         // The host's locators never deny cloning: each load works on a clone of the current one.
         start.setReadOnly(denyClone: false)
-        current = Mutex(start)
+        current = start
         self.discovery = discovery
     }
 
     /// The current locator: read-only, with the services of every plugin loaded so far.
-    public var locator: ServiceLocator { current.withLock { $0 } }
+    public var locator: ServiceLocator { currentLock.withLock { current } }
 
     /// Finds, opens, orders and registers the plugins in `sources`, then publishes the new locator.
     /// Good plugins load even when others fail; the report says what happened to each file.
@@ -49,7 +52,7 @@ public final class PluginHost: Sendable {
     /// is reported (``PluginLoadError/probeFailed(path:reason:)``) and never loaded into this process.
     @discardableResult
     public func load(_ sources: [PluginSource], probe: PluginProbe? = nil) -> LoadReport {
-        loading.withLock { _ in loadSerially(sources, probe: probe) }
+        loading.withLock { loadSerially(sources, probe: probe) }
     }
 
     private func loadSerially(_ sources: [PluginSource], probe: PluginProbe?) -> LoadReport {
@@ -91,7 +94,7 @@ public final class PluginHost: Sendable {
             outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
         }
         next.setReadOnly(denyClone: false)
-        current.withLock { $0 = next }
+        currentLock.withLock { current = next }
         report.entries = candidates.compactMap { outcome[$0.realPath] }
             + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
         return report

@@ -1,5 +1,5 @@
+import Foundation
 import PluginAPI
-import Synchronization
 
 /// A plugin file whose header checked out: its path and descriptor.
 public struct LoadedPlugin: Sendable {
@@ -15,13 +15,15 @@ public struct LoadedPlugin: Sendable {
 /// Each real path is opened and asked for its descriptor once per process.
 enum PluginLoader {
     private typealias Entry = @convention(c) () -> UnsafeRawPointer?
-    private static let opened = Mutex<[String: Result<LoadedPlugin, PluginLoadError>]>([:])
+    // An NSLock (pthread underneath) rather than a Synchronization.Mutex: ThreadSanitizer sees it.
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var opened: [String: Result<LoadedPlugin, PluginLoadError>] = [:]
 
     static func load(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
-        if let known = opened.withLock({ $0[candidate.realPath] }) { return known }
+        if let known = lock.withLock({ opened[candidate.realPath] }) { return known }
         // dlopen runs the library's initializers: done outside the lock, then the first result wins.
         let result = Result { () throws(PluginLoadError) in try open(candidate.realPath) }
-        return opened.withLock { opened in
+        return lock.withLock {
             if let known = opened[candidate.realPath] { return known }
             opened[candidate.realPath] = result
             return result

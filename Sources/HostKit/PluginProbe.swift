@@ -18,6 +18,10 @@ public struct PluginProbe: Sendable {
     /// Variables added to the child's environment.
     public var environment: [String: String]
 
+    /// The exit status of a child whose plugin failed cleanly (it printed the reason). Any other
+    /// status but 0 means the child died some other way: a sanitizer, `exit` in the plugin, ...
+    public static let cleanFailureStatus: Int32 = 3
+
     /// A probe that runs `executable arguments... PATH` for each plugin.
     public init(executable: String, arguments: [String], timeout: Duration = .seconds(10),
                 environment: [String: String] = [:]) {
@@ -58,11 +62,15 @@ public struct PluginProbe: Sendable {
             let name = strsignal(signal).map { String(cString: $0) } ?? "signal"
             return .probeFailed(path: candidate.realPath, reason: "crashed while loading: signal \(signal) (\(name))")
         }
+        let status = process.terminationStatus
+        guard status == 0 || status == Self.cleanFailureStatus else {
+            return .probeFailed(path: candidate.realPath, reason: "the probe exited with status \(status) while loading")
+        }
         return nil
     }
 
     /// What the child runs: loads the plugin at `path` into a scratch locator, as the host would,
-    /// and returns the exit status (0 if it loaded, 1 with the reason on stderr if not).
+    /// and returns the exit status: 0 if it loaded, ``cleanFailureStatus`` (with the reason on stderr) if not.
     public static func probe(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
         let outcome = discovery.candidate(path).flatMap(PluginLoader.load).flatMap { plugin in
             PluginRegistration.register(plugin, into: ServiceLocator()).map { .failure($0) } ?? .success(plugin)
@@ -72,7 +80,7 @@ public struct PluginProbe: Sendable {
             return 0
         case let .failure(error):
             FileHandle.standardError.write(Data("\(error)\n".utf8))
-            return 1
+            return cleanFailureStatus
         }
     }
 }

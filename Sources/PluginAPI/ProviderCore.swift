@@ -104,18 +104,17 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
     let mode: ServiceFactoryMode
     let logger: (any ServiceLogger)?
     /// The factory; a lazy service lets go of it (and what it captured) once made.
-    private let maker: Mutex<Factory?>
+    private let maker: Lock<Factory?>
     private let made = AtomicLazyReference<ValueBox<Service>>()
-    /// The weak mode's instance; read and written only under `weakLock`.
-    private var weakInstance = WeakReference()
-    private let weakLock = Mutex(())
+    /// The weak mode's instance.
+    private let weakInstance = Lock(WeakReference())
 
     /// `mode` is `.lazy` or `.weak`.
     init(mode: ServiceFactoryMode, identity: ServiceIdentity, logger: (any ServiceLogger)?, factory: @escaping Factory) {
         self.mode = mode
         self.identity = identity
         self.logger = logger
-        self.maker = Mutex(factory)
+        self.maker = Lock(factory)
     }
 
     func get() throws -> Service {
@@ -127,7 +126,7 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
     @inline(__always)
     private func current() -> Service? {
         if mode == .lazy { return made.load()?.value }
-        return weakLock.withLock { _ in weakInstance.service(as: Service.self) }
+        return weakInstance.withLock { $0.service(as: Service.self) }
     }
 
     private func makeOrWait() throws -> Service {
@@ -160,12 +159,12 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
             _ = made.storeIfNil(ValueBox(service))
             factory = nil
         } else {
-            weakLock.withLock { _ in weakInstance.hold(service) }
+            weakInstance.withLock { $0.hold(service) }
         }
     }
 }
 
-/// A weak reference that can live in a `Mutex`.
+/// A weak reference that can live in a ``Lock``.
 struct WeakReference {
     private weak var object: AnyObject?
 

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The services a thread (or task) is making right now, innermost on top.
 ///
 /// Frames form a persistent list through `parent`, so pushing one is a single allocation and a
@@ -52,12 +50,12 @@ enum ResolutionTracker {
         let top: ResolutionFrame
     }
 
-    private struct Graph: ~Copyable {
+    private struct Graph {
         var owners: [ObjectIdentifier: Owner] = [:]
         var waits: [ObjectIdentifier: Wait] = [:]
     }
 
-    private static let graph = Mutex(Graph())
+    private static let graph = Lock(Graph())
 
     /// Throws if `cell` is already being made on the current path.
     static func checkPath(_ frame: ResolutionFrame?, cell: ObjectIdentifier, service: ServiceIdentity)

@@ -13,7 +13,7 @@ import Synchronization
 /// let greeter = try locator.tryService(key: Keys.greeter)
 /// ```
 public final class ServiceLocator: ServiceRegistry, Sendable {
-    private struct State: ~Copyable {
+    private struct State {
         var slots: [String: AnySlot]
         var isReadOnly = false
         var denyClone = false
@@ -25,7 +25,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         init(_ slots: [String: AnySlot]) { self.slots = slots }
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let frozen = AtomicLazyReference<FrozenSlots>()
     /// Where this locator reports what it does; `nil` keeps it silent.
     public let logger: (any ServiceLogger)?
@@ -33,12 +33,12 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// An empty, mutable locator.
     public init(logger: (any ServiceLogger)? = nil) {
         self.logger = logger
-        state = Mutex(State(slots: [:]))
+        state = Lock(State(slots: [:]))
     }
 
     private init(slots: [String: AnySlot], logger: (any ServiceLogger)?) {
         self.logger = logger
-        state = Mutex(State(slots: slots))
+        state = Lock(State(slots: slots))
     }
 
     // MARK: Getting services
@@ -225,7 +225,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     }
 
     /// Whether `key` is free for a new slot from `origin`, given the current state.
-    private static func checkFree(_ key: String, in state: borrowing State, replace: Bool, by origin: String?,
+    private static func checkFree(_ key: String, in state: State, replace: Bool, by origin: String?,
                                   operation: String) throws {
         guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: operation) }
         if !replace, let existing = state.slots[key] {

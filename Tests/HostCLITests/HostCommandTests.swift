@@ -68,7 +68,8 @@ import Testing
     @Test func checkIsolatedSurvivesACrashingAndAHangingPlugin() throws {
         let run = try host(["check", "--isolated", "--probe-timeout", "2"]
             + ["ClockPlugin", "FixtureCrash", "FixtureHang"].flatMap { ["--plugins", plugin($0)] },
-            environment: ["HOSTKIT_FIXTURE_MISBEHAVE": "1"])
+            // A sanitizer in the child must let the crash be one.
+            environment: ["HOSTKIT_FIXTURE_MISBEHAVE": "1", "TSAN_OPTIONS": "handle_segv=0", "ASAN_OPTIONS": "handle_segv=0"])
         #expect(run.status == 1)
         #expect(run.errorLines.count == 2, "\(run.errors)")
         #expect(run.errors.contains("libFixtureCrash.so: probe failed: crashed while loading: signal 11"))

@@ -3,10 +3,13 @@ import PluginAPI
 import SampleContracts
 import Testing
 
+/// Makes the crash and hang fixtures misbehave; a sanitizer in the child must let the crash be one.
+let misbehave = ["HOSTKIT_FIXTURE_MISBEHAVE": "1", "TSAN_OPTIONS": "handle_segv=0", "ASAN_OPTIONS": "handle_segv=0"]
+
 /// Plugins that crash or hang while loading, probed in a child process (the built `host __probe`).
 @Suite struct IsolationTests {
     let probe = PluginProbe(executable: "\(BuiltPlugins.directory)/host", arguments: ["__probe"],
-                            timeout: .seconds(3), environment: ["HOSTKIT_FIXTURE_MISBEHAVE": "1"])
+                            timeout: .seconds(3), environment: misbehave)
 
     @Test func aCrashingAndAHangingPluginAreReportedAndTheHostLoadsTheRest() throws {
         let host = PluginHost()
