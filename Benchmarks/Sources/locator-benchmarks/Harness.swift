@@ -43,9 +43,11 @@ struct HarnessConfig: Sendable {
     var repetitions: Int
     /// Fixed iterations per repetition (for profiling under valgrind), instead of a timed choice.
     var fixedIterations: Int?
+    /// How often a multi-threaded run is tried again when the threads did not each have a core.
+    var threadTries: Int
 
-    static let full = HarnessConfig(warmupNanos: 20_000_000, targetNanos: 100_000_000, repetitions: 11)
-    static let quick = HarnessConfig(warmupNanos: 1_000_000, targetNanos: 3_000_000, repetitions: 5)
+    static let full = HarnessConfig(warmupNanos: 20_000_000, targetNanos: 100_000_000, repetitions: 11, threadTries: 10)
+    static let quick = HarnessConfig(warmupNanos: 1_000_000, targetNanos: 3_000_000, repetitions: 5, threadTries: 2)
 }
 
 /// The samples of one case, in nanoseconds per operation.

@@ -40,14 +40,21 @@ struct Report {
     }
 
     private func printThreads() {
-        print("\n## Threads (millions of gets per second, medians of \(threads.first?.oneThread.count ?? 0) repetitions; fixed work per thread)\n")
-        print("| case | 1 thread | 2 threads | 2T/1T ratio | ratio / floor's ratio | gets per thread |")
-        print("|---|---:|---:|---:|---:|---:|")
+        let count = threads.first?.oneThread.count ?? 0
+        print("\n## Threads (fixed work per thread; millions of gets per second, medians of \(count) repetitions)\n")
+        print("2T/1T is the median over the repetitions of (2-thread throughput / 1-thread throughput), each pair run")
+        print("back to back; \"by CPU time\" divides each thread's gets by its own CPU time instead of the wall clock,")
+        print("so another process taking a core does not count, while contention between the two threads still does.")
+        print("A run is repeated (up to \(HarnessConfig.full.threadTries) times) until each thread had a core; \"parallel\" is the median")
+        print("CPU time of both threads over the wall time of the 2-thread runs (2.00: both ran all along).\n")
+        print("| case | 1 thread | 2 threads | 2T/1T (wall) | / floor's | 2T/1T (CPU time) | / floor's | parallel | gets per thread |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for row in threads {
             let services = row.name.split(separator: "/").last.map(String.init) ?? ""
-            let floorRatio = threadRatio(ThreadCases.name("floor", services))
-            let relative = floorRatio.map { format(row.ratio / $0, 2) + "x" } ?? "-"
-            print("| \(row.name) | \(format(row.oneThread.median, 2)) | \(format(row.twoThreads.median, 2)) | \(format(row.ratio, 2))x | \(relative) | \(row.iterationsPerThread) |")
+            let floor = threads.first { $0.name == ThreadCases.name("floor", services) }
+            let relative = floor.map { format(row.ratio / $0.ratio, 2) + "x" } ?? "-"
+            let cpuRelative = floor.map { format(row.cpuRatio / $0.cpuRatio, 2) + "x" } ?? "-"
+            print("| \(row.name) | \(format(row.oneThread.median, 2)) | \(format(row.twoThreads.median, 2)) | \(format(row.ratio, 2))x | \(relative) | \(format(row.cpuRatio, 2))x | \(cpuRelative) | \(format(row.parallelism.median, 2)) | \(row.iterationsPerThread) |")
         }
     }
 

@@ -37,7 +37,7 @@ enum SwinjectCases {
     }
 
     /// Resolves `any BenchService` (registered under `name`, if given) from `resolver`.
-    private static func resolveCase<R: Resolver>(_ caseName: String, _ resolver: R, name: String? = nil) -> BenchCase {
+    private static func resolveCase(_ caseName: String, _ resolver: any Resolver, name: String? = nil) -> BenchCase {
         let box = UncheckedBox(resolver)
         return BenchCase(name: caseName) { iterations in
             let resolver = opaque(box).value, name = opaque(name)
