@@ -23,17 +23,31 @@ import Testing
         var variables = ProcessInfo.processInfo.environment
         variables["SWIFT_PLUGIN_PATH"] = nil
         process.environment = variables.merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        // Files, not pipes: a child that fills one pipe while we drain the other would never finish.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("host-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outFile = folder.appendingPathComponent("out")
+        let errFile = folder.appendingPathComponent("err")
+        try Data().write(to: outFile)
+        try Data().write(to: errFile)
+        process.standardOutput = try FileHandle(forWritingTo: outFile)
+        process.standardError = try FileHandle(forWritingTo: errFile)
         try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                   errors: String(decoding: err, as: UTF8.self))
+        return Run(status: process.terminationStatus, output: try String(contentsOf: outFile, encoding: .utf8),
+                   errors: try String(contentsOf: errFile, encoding: .utf8))
     }
+
+    /// Makes the crash and hang fixtures misbehave; a sanitizer must let the crash be one.
+    let misbehave: [String: String] = {
+        let environment = ProcessInfo.processInfo.environment
+        func adding(_ option: String, to name: String) -> String {
+            environment[name].map { "\($0):\(option)" } ?? option
+        }
+        return ["HOSTKIT_FIXTURE_MISBEHAVE": "1", "TSAN_OPTIONS": adding("handle_segv=0", to: "TSAN_OPTIONS"),
+                "ASAN_OPTIONS": adding("handle_segv=0", to: "ASAN_OPTIONS")]
+    }()
 
     func plugin(_ product: String) -> String {
         "\(Self.buildDirectory)/lib\(product).so"
@@ -68,8 +82,7 @@ import Testing
     @Test func checkIsolatedSurvivesACrashingAndAHangingPlugin() throws {
         let run = try host(["check", "--isolated", "--probe-timeout", "2"]
             + ["ClockPlugin", "FixtureCrash", "FixtureHang"].flatMap { ["--plugins", plugin($0)] },
-            // A sanitizer in the child must let the crash be one.
-            environment: ["HOSTKIT_FIXTURE_MISBEHAVE": "1", "TSAN_OPTIONS": "handle_segv=0", "ASAN_OPTIONS": "handle_segv=0"])
+            environment: misbehave)
         #expect(run.status == 1)
         #expect(run.errorLines.count == 2, "\(run.errors)")
         #expect(run.errors.contains("libFixtureCrash.so: probe failed: crashed while loading: signal 11"))
