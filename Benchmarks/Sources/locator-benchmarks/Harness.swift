@@ -46,7 +46,7 @@ struct HarnessConfig: Sendable {
     /// How often a multi-threaded run is tried again when the threads did not each have a core.
     var threadTries: Int
 
-    static let full = HarnessConfig(warmupNanos: 20_000_000, targetNanos: 100_000_000, repetitions: 11, threadTries: 10)
+    static let full = HarnessConfig(warmupNanos: 20_000_000, targetNanos: 100_000_000, repetitions: 11, threadTries: 5)
     static let quick = HarnessConfig(warmupNanos: 1_000_000, targetNanos: 3_000_000, repetitions: 5, threadTries: 2)
 }
 

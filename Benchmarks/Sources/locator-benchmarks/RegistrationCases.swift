@@ -33,7 +33,7 @@ enum RegistrationCases {
     static let module = "registration/addModule"
 
     /// For each size: a fresh locator, `size` lazy slots (keys made beforehand), then `setReadOnly`.
-    static func run(_ config: HarnessConfig, filter: CaseFilter) -> [RegistrationResult] {
+    static func run(_ config: HarnessConfig, sizes: [Int], filter: CaseFilter) -> [RegistrationResult] {
         let ways: [(String, (ServiceLocator, [Keys.Key]) throws -> Void)] = [
             (oneByOne, { locator, keys in
                 for key in keys { try locator.addLazyService(key: key) { Service(token: 0) } }

@@ -11,6 +11,7 @@ let usage = """
       --services N      start-up: services per plugin (default 200, quick 20)
       --repetitions N   repetitions of every case (default 11 for gets, 7 elsewhere; quick 5; at least 5)
       --iterations N    fixed iterations per repetition instead of timed ones (for valgrind)
+      --slots N         registration: only this many slots (default: 1000, 10000 and 100000)
     """
 
 /// What the command line asked for.
@@ -21,6 +22,7 @@ struct Options {
     var services: Int?
     var repetitions: Int?
     var iterations: Int?
+    var slots: Int?
 
     /// Parses the arguments; exits with status 2 and the usage on a mistake.
     static func parse(_ list: [String]) -> Options {
@@ -46,6 +48,7 @@ struct Options {
             case "--services": options.services = number(after: argument)
             case "--repetitions": options.repetitions = max(5, number(after: argument))
             case "--iterations": options.iterations = number(after: argument)
+            case "--slots": options.slots = number(after: argument)
             case "--help", "-h": print(usage); exit(0)
             default: usageError("unknown argument \(argument)")
             }
@@ -83,7 +86,8 @@ for scenario in ThreadCases.scenarios() where filter.admits(scenario.name) {
     report.threads.append(result)
 }
 
-report.registration = RegistrationCases.run(otherConfig, filter: filter)
+report.registration = RegistrationCases.run(otherConfig, sizes: options.slots.map { [$0] } ?? RegistrationCases.sizes,
+                                           filter: filter)
 for row in report.registration {
     progress("\(row.way) \(row.slots): \(format(row.nanosPerSlot.median, 0)) ns, \(format(row.bytesPerSlot.median, 0)) B per slot")
 }
