@@ -149,9 +149,38 @@ enum ThreadCases {
         return sum
     }
 
-    /// Measures one scenario: a warm-up on one thread picks the work per thread, then 1-thread and
-    /// 2-thread runs alternate.
-    static func measure(_ scenario: Scenario, _ config: HarnessConfig) -> ThreadResult {
+    /// Measures every scenario. A warm-up on one thread picks each one's work per thread; then each
+    /// repetition runs every scenario once on 1 and once on 2 threads, so that whatever the machine does
+    /// meanwhile (other jobs, the hypervisor moving the two virtual cores, which changes what sharing
+    /// a cache line costs) hits the floor and the contestants alike.
+    static func measureAll(_ scenarios: [Scenario], _ config: HarnessConfig) -> [ThreadResult] {
+        let iterations = scenarios.map { calibrate($0, config) }
+        var one = [[Double]](repeating: [], count: scenarios.count), two = one, ratios = one, cpuRatios = one, parallel = one
+        for repetition in 0..<config.repetitions {
+            for (index, scenario) in scenarios.enumerated() {
+                // Alternate which goes first, so a slow phase of the machine hits both alike.
+                var wall: [Int: Double] = [:], cpu: [Int: Double] = [:]
+                for threads in (repetition + index) % 2 == 0 ? [1, 2] : [2, 1] {
+                    let run = runOnFreeCores(threads, iterations: iterations[index], tries: config.threadTries, scenario.work)
+                    if threads == 2 { parallel[index].append(run.parallelism) }
+                    wall[threads] = Double(threads * iterations[index]) / Double(run.wall) * 1_000   // millions per second
+                    cpu[threads] = run.cpu.map { Double(iterations[index]) / Double(max($0, 1)) * 1_000 }.reduce(0, +)
+                }
+                one[index].append(wall[1]!)
+                two[index].append(wall[2]!)
+                ratios[index].append(wall[2]! / wall[1]!)
+                cpuRatios[index].append(cpu[2]! / cpu[1]!)
+            }
+        }
+        return scenarios.indices.map { index in
+            ThreadResult(name: scenarios[index].name, iterationsPerThread: iterations[index], oneThread: one[index],
+                         twoThreads: two[index], pairRatios: ratios[index], cpuPairRatios: cpuRatios[index],
+                         parallelism: parallel[index])
+        }
+    }
+
+    /// Warms `scenario` up on one thread; returns the gets per thread that take about twice the target time.
+    private static func calibrate(_ scenario: Scenario, _ config: HarnessConfig) -> Int {
         guard (0..<2).allSatisfy({ scenario.work($0, 1) < 1 << 32 }) else { fail("\(scenario.name): a get returned nil; the setup is wrong") }
         var batch = config.fixedIterations ?? 1024
         var elapsed: UInt64 = 0
@@ -161,23 +190,6 @@ enum ThreadCases {
             batch *= 2
         }
         let perOperation = max(Double(elapsed) / Double(batch), 0.1)
-        let iterations = config.fixedIterations ?? max(1, Int(2 * Double(config.targetNanos) / perOperation))
-        var one: [Double] = [], two: [Double] = [], ratios: [Double] = [], cpuRatios: [Double] = [], parallel: [Double] = []
-        for repetition in 0..<config.repetitions {
-            // Alternate which goes first, so a slow phase of the machine hits both alike.
-            var wall: [Int: Double] = [:], cpu: [Int: Double] = [:]
-            for threads in repetition % 2 == 0 ? [1, 2] : [2, 1] {
-                let run = runOnFreeCores(threads, iterations: iterations, tries: config.threadTries, scenario.work)
-                if threads == 2 { parallel.append(run.parallelism) }
-                wall[threads] = Double(threads * iterations) / Double(run.wall) * 1_000   // millions per second
-                cpu[threads] = run.cpu.map { Double(iterations) / Double(max($0, 1)) * 1_000 }.reduce(0, +)
-            }
-            one.append(wall[1]!)
-            two.append(wall[2]!)
-            ratios.append(wall[2]! / wall[1]!)
-            cpuRatios.append(cpu[2]! / cpu[1]!)
-        }
-        return ThreadResult(name: scenario.name, iterationsPerThread: iterations, oneThread: one, twoThreads: two,
-                            pairRatios: ratios, cpuPairRatios: cpuRatios, parallelism: parallel)
+        return config.fixedIterations ?? max(1, Int(2 * Double(config.targetNanos) / perOperation))
     }
 }

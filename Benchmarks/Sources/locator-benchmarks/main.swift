@@ -80,10 +80,9 @@ for benchCase in getCases where filter.admits(benchCase.name) {
     report.gets.append(result)
 }
 
-for scenario in ThreadCases.scenarios() where filter.admits(scenario.name) {
-    let result = ThreadCases.measure(scenario, otherConfig)
-    progress("\(scenario.name): 2T/1T \(format(result.ratio, 2))x")
-    report.threads.append(result)
+report.threads = ThreadCases.measureAll(ThreadCases.scenarios().filter { filter.admits($0.name) }, otherConfig)
+for result in report.threads {
+    progress("\(result.name): 2T/1T \(format(result.ratio, 2))x")
 }
 
 report.registration = RegistrationCases.run(otherConfig, sizes: options.slots.map { [$0] } ?? RegistrationCases.sizes,
