@@ -7,7 +7,7 @@ final class Floor: @unchecked Sendable {
     let objects: [String: AnyObject]
 
     init() {
-        objects = Dictionary(uniqueKeysWithValues: Keys.floorKeys.enumerated().map { ($1, Service(token: $0 + 1)) })
+        objects = Dictionary(uniqueKeysWithValues: Keys.floorKeys.enumerated().map { ($1, spacedService(token: $0 + 1)) })
     }
 
     @inline(__always)

@@ -5,13 +5,13 @@ enum LocatorCases {
     static func makeLocator(readOnly: Bool) -> ServiceLocator {
         let locator = ServiceLocator()
         do {
-            try locator.addService(key: Keys.atOne, service: Service(token: 1))
+            try locator.addService(key: Keys.atOne, service: spacedService(token: 1))
             try locator.addLazyService(key: Keys.lazy) { Service(token: 2) }
             try locator.addWeakService(key: Keys.weak) { Service(token: 3) }
             try locator.addService(key: Keys.many) { Service(token: 4) }
             try locator.addService(key: Keys.params) { (token: Int) in Service(token: token) }
             for (index, key) in Keys.perThread.enumerated() {
-                try locator.addService(key: key, service: Service(token: 10 + index))
+                try locator.addService(key: key, service: spacedService(token: 10 + index))
             }
             for (index, key) in Keys.filler.enumerated() {
                 try locator.addLazyService(key: key) { Service(token: 100 + index) }

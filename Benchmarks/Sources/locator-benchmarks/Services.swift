@@ -1,4 +1,5 @@
 import PluginAPI
+import Synchronization
 
 /// The one service protocol every contestant hands out (the floor casts to it, the locator's keys and
 /// Swinject's registrations name it).
@@ -11,6 +12,19 @@ protocol BenchService: Sendable {
 final class Service: BenchService {
     let token: Int
     init(token: Int) { self.token = token }
+}
+
+/// Objects that only keep the services apart (see ``spacedService(token:)``).
+private let spacers = Mutex<[Service]>([])
+
+/// A new service with room after it: objects made one after another sit next to each other, and two
+/// threads that update the reference counts of two services on one 64-byte cache line slow each other
+/// down although they share nothing (false sharing). Three more objects of the same size, kept alive,
+/// put the next service at least 96 bytes further on.
+func spacedService(token: Int) -> Service {
+    let service = Service(token: token)
+    spacers.withLock { $0 += (0..<3).map { _ in Service(token: 0) } }
+    return service
 }
 
 /// The store keys: the same strings for the floor's dictionary, the locator and Swinject's names.

@@ -12,10 +12,10 @@ final class SwinjectFixture: @unchecked Sendable {
     let synchronized: any Resolver
 
     init() {
-        containerScope.register((any BenchService).self) { _ in Service(token: 1) }.inObjectScope(.container)
+        containerScope.register((any BenchService).self) { _ in spacedService(token: 1) }.inObjectScope(.container)
         let named = [Keys.atOne] + Keys.perThread + Keys.filler
         for (index, key) in named.enumerated() {
-            containerScope.register((any BenchService).self, name: key.storeKey) { _ in Service(token: 1 + index) }
+            containerScope.register((any BenchService).self, name: key.storeKey) { _ in spacedService(token: 1 + index) }
                 .inObjectScope(.container)
         }
         transient.register((any BenchService).self) { _ in Service(token: 2) }.inObjectScope(.transient)
