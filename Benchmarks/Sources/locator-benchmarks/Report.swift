@@ -121,7 +121,7 @@ struct Report {
                let locator = threadRatio(ThreadCases.name("locator-readOnly", services)) {
                 list.append(Target(
                     name: "2 threads, read-only locator, \(services) service(s): 2T/1T ratio >= 0.9x the floor's",
-                    measured: "\(format(locator, 2)) vs floor \(format(floor, 2)): \(format(locator / floor, 2))x",
+                    measured: "\(format(locator, 2)) vs floor \(format(floor, 2)): \(format(locator / floor, 3))x",
                     pass: locator >= 0.9 * floor))
             }
         }
