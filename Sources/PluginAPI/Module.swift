@@ -55,7 +55,7 @@ public final class ModuleRegistrar: ServiceRegistry {
         }
         let replace = replace || self.replace
         if !replace, let existing = locator.existingSlot(key) {
-            throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.info.origin, attemptedBy: module)
+            throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.origin, attemptedBy: module)
         }
         staged.append((registration.build(module, locator.logger), replace))
         stagedKeys.insert(key)

@@ -87,8 +87,17 @@ final class ManyCore<Service>: ProviderCore {
 /// Holds a made service behind an atomic reference, so reads after creation take no lock.
 final class ValueBox<Service>: @unchecked Sendable {
     // @unchecked: written once, before the box is published; read-only afterwards.
-    let value: Service
-    init(_ value: Service) { self.value = value }
+    /// The value, at a stable address, so a slot that checked the type can load it with one copy.
+    let pointer: UnsafeMutablePointer<Service>
+    var value: Service { pointer.pointee }
+    init(_ value: Service) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: value)
+    }
+    deinit {
+        pointer.deinitialize(count: 1)
+        pointer.deallocate()
+    }
 }
 
 /// A singleton made on first use (`lazy`), or made again whenever no one holds it (`weak`).
@@ -105,15 +114,16 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
     let logger: (any ServiceLogger)?
     /// The factory; a lazy service lets go of it (and what it captured) once made.
     private let maker: Lock<Factory?>
-    private let made = AtomicLazyReference<ValueBox<Service>>()
-    /// The weak mode's instance.
-    private let weakInstance = Lock(WeakReference())
+    private let made = PublishedOnce<ValueBox<Service>>()
+    /// The weak mode's instance; only a weak service has one.
+    private let weakInstance: Lock<WeakReference>?
 
     /// `mode` is `.lazy` or `.weak`.
     init(mode: ServiceFactoryMode, identity: ServiceIdentity, logger: (any ServiceLogger)?, factory: @escaping Factory) {
         self.mode = mode
         self.identity = identity
         self.logger = logger
+        weakInstance = mode == .weak ? Lock(WeakReference()) : nil
         self.maker = Lock(factory)
     }
 
@@ -122,11 +132,17 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
         return try makeOrWait()
     }
 
+    /// Where the lazy instance lives once made (it stays there as long as this core), or nil.
+    @inline(__always)
+    var madePointer: UnsafeRawPointer? {
+        made.withValue { UnsafeRawPointer($0.pointer) }
+    }
+
     /// The instance that exists now, if any.
     @inline(__always)
     private func current() -> Service? {
-        if mode == .lazy { return made.load()?.value }
-        return weakInstance.withLock { $0.service(as: Service.self) }
+        if mode == .lazy { return made.withValue { $0.value } }
+        return weakInstance?.withLock { $0.service(as: Service.self) }
     }
 
     private func makeOrWait() throws -> Service {
@@ -156,10 +172,10 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
     /// Called with `maker` held.
     private func store(_ service: Service, releasing factory: inout Factory?) {
         if mode == .lazy {
-            _ = made.storeIfNil(ValueBox(service))
+            made.storeIfNil(ValueBox(service))
             factory = nil
         } else {
-            weakInstance.withLock { $0.hold(service) }
+            weakInstance?.withLock { $0.hold(service) }
         }
     }
 }

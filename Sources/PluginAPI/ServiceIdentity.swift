@@ -1,18 +1,33 @@
 /// Names one service in errors and logs: its type and, when it lives in a locator, its key.
-public struct ServiceIdentity: Sendable, Hashable, CustomStringConvertible {
+public struct ServiceIdentity: @unchecked Sendable, Hashable, CustomStringConvertible {
+    // @unchecked: a metatype is immutable. The type's name is made only when asked for: making it
+    // costs more than the rest of a registration.
     /// The store key of the locator slot, or `nil` for a provider used on its own.
     public let key: String?
+    /// The service type.
+    let type: Any.Type
+
     /// The full name of the service type, as `String(reflecting:)` writes it.
-    public let typeName: String
+    public var typeName: String { String(reflecting: type) }
 
     /// An identity for a service of type `type`, optionally stored under `key`.
     public init(key: String? = nil, type: Any.Type) {
         self.key = key
-        self.typeName = String(reflecting: type)
+        self.type = type
+    }
+
+    public static func == (lhs: ServiceIdentity, rhs: ServiceIdentity) -> Bool {
+        lhs.key == rhs.key && (lhs.type == rhs.type || lhs.typeName == rhs.typeName)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(typeName)
     }
 
     /// `key (Type)` or just `Type`.
     public var description: String {
+        let typeName = typeName
         guard let key, key != typeName else { return typeName }
         return "\(key) (\(typeName))"
     }

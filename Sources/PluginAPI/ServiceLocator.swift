@@ -20,13 +20,20 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     }
 
     /// The slots once read-only: published once, then read without a lock.
-    private final class FrozenSlots: Sendable {
+    private final class FrozenSlots: @unchecked Sendable {
+        // @unchecked: immutable; `index` points at the slots that `slots` keeps alive.
         let slots: [String: AnySlot]
-        init(_ slots: [String: AnySlot]) { self.slots = slots }
+        /// The same slots, unretained: a get borrows its slot instead of retaining it (one shared
+        /// reference count fewer for threads that get the same service).
+        let index: [String: Unmanaged<AnySlot>]
+        init(_ slots: [String: AnySlot]) {
+            self.slots = slots
+            index = slots.mapValues { Unmanaged.passUnretained($0) }
+        }
     }
 
     private let state: Lock<State>
-    private let frozen = AtomicLazyReference<FrozenSlots>()
+    private let frozen = PublishedOnce<FrozenSlots>()
     /// Where this locator reports what it does; `nil` keeps it silent.
     public let logger: (any ServiceLogger)?
 
@@ -52,6 +59,10 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// type or parameters) or a ``ServiceObtainError`` (its factory failed).
     public func tryService<Key: ServiceLocatorKey>(key: Key) throws -> Key.Service {
         do {
+            // Read-only: borrow the key's string and the slot, retaining neither.
+            if let found = key.withStoreKey({ storeKey in frozen.withValue { $0.index[storeKey] } }), let slot = found {
+                return try slot._withUnsafeGuaranteedRef { try $0.service(as: Key.Service.self) }
+            }
             return try slot(for: key).service(as: Key.Service.self)
         } catch {
             throw failed("get '\(key.storeKey)'", error)
@@ -131,17 +142,17 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     @inline(__always)
     private func slot<Key: ServiceLocatorKey>(for key: Key) throws -> AnySlot {
         let storeKey = key.storeKey
-        if let found = frozen.load()?.slots[storeKey] ?? state.withLock({ $0.slots[storeKey] }) {
+        if let found = frozen.withValue({ $0.slots[storeKey] }) ?? state.withLock({ $0.slots[storeKey] }) {
             return found
         }
         let requested = ObjectIdentifier(Key.Service.self)
-        let similar = allSlots.values.filter { $0.serviceType == requested }.map(\.info.key).sorted()
+        let similar = allSlots.values.filter { $0.serviceType == requested }.map(\.key).sorted()
         throw ServiceLocatorError.serviceNotFound(
             key: storeKey, requested: String(reflecting: Key.Service.self), closeMatches: similar)
     }
 
     private var allSlots: [String: AnySlot] {
-        frozen.load()?.slots ?? state.withLock { $0.slots }
+        frozen.withValue { $0.slots } ?? state.withLock { $0.slots }
     }
 
     private func failed(_ operation: String, _ error: any Error) -> any Error {
@@ -209,16 +220,16 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             try state.withLock { state in
                 for (slot, replace) in staged {
                     do {
-                        try Self.checkFree(slot.info.key, in: state, replace: replace, by: name, operation: "addModule")
+                        try Self.checkFree(slot.key, in: state, replace: replace, by: name, operation: "addModule")
                     } catch let error as ServiceLocatorError {
                         if case .readOnly = error { throw error }
                         throw ServiceLocatorError.moduleFailed(module: name, error: error)
                     }
                 }
-                for slot in slots { state.slots[slot.info.key] = slot }
+                for slot in slots { state.slots[slot.key] = slot }
             }
             for slot in slots { logger?.log(.registered(slot.info)) }
-            logger?.log(.moduleAdded(module: name, keys: slots.map(\.info.key)))
+            logger?.log(.moduleAdded(module: name, keys: slots.map(\.key)))
         } catch {
             throw failed("add module '\(name)'", error)
         }
@@ -229,13 +240,13 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
                                   operation: String) throws {
         guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: operation) }
         if !replace, let existing = state.slots[key] {
-            throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.info.origin, attemptedBy: origin)
+            throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.origin, attemptedBy: origin)
         }
     }
 
     /// The slot for `key`, if any; registrars use it to refuse a taken key early.
     func existingSlot(_ key: String) -> AnySlot? {
-        frozen.load()?.slots[key] ?? state.withLock { $0.slots[key] }
+        frozen.withValue({ $0.slots[key] }) ?? state.withLock { $0.slots[key] }
     }
 
     // MARK: Read-only and cloning
@@ -248,14 +259,14 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             guard !state.isReadOnly else { return nil }
             state.isReadOnly = true
             state.denyClone = denyClone
-            _ = frozen.storeIfNil(FrozenSlots(state.slots))
+            frozen.storeIfNil(FrozenSlots(state.slots))
             return state.slots.count
         }
         if let count { logger?.log(.madeReadOnly(slotCount: count)) }
     }
 
     /// True once ``setReadOnly(denyClone:)`` was called.
-    public var isReadOnly: Bool { frozen.load() != nil }
+    public var isReadOnly: Bool { frozen.isSet }
 
     /// True if the locator is read-only and refuses to be cloned.
     public var denyClone: Bool { state.withLock { $0.denyClone } }

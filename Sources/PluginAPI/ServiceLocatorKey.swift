@@ -8,6 +8,16 @@ public protocol ServiceLocatorKey: Sendable {
     associatedtype Service
     /// The unique string that addresses the slot.
     var storeKey: String { get }
+
+    /// Runs `body` with the store key, lent rather than copied where the key can: a read-only get
+    /// then touches no reference count of the key's string.
+    func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R
+}
+
+extension ServiceLocatorKey {
+    public func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R {
+        try body(storeKey)
+    }
 }
 
 /// A key for a slot whose service is made from parameters on every get.
@@ -22,6 +32,10 @@ public protocol ServiceLocatorParamsKey: ServiceLocatorKey {
 /// Keep keys in constants (`static let`): the default store key is computed once, at init.
 public struct ServiceLocatorEasyKey<Service>: ServiceLocatorKey {
     public let storeKey: String
+
+    public func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R {
+        try body(storeKey)
+    }
 
     /// A key named after the service type, such as `MyModule.Greeter`.
     public init() {

@@ -4,13 +4,26 @@
 /// with its own by metatype identity, so a get needs no protocol-conformance cast.
 class AnySlot: @unchecked Sendable {
     // @unchecked: every stored property is immutable and Sendable (a subclass adds a provider).
-    let info: ServiceSlotInfo
-    let serviceType: ObjectIdentifier
+    let key: String
+    let serviceMetatype: Any.Type
+    let paramsMetatype: Any.Type?
+    let mode: ServiceFactoryMode
+    let origin: String?
 
     init(key: String, service: Any.Type, params: Any.Type?, mode: ServiceFactoryMode, origin: String?) {
-        info = ServiceSlotInfo(key: key, serviceType: String(reflecting: service),
-                               paramsType: params.map { String(reflecting: $0) }, mode: mode, origin: origin)
-        serviceType = ObjectIdentifier(service)
+        self.key = key
+        serviceMetatype = service
+        paramsMetatype = params
+        self.mode = mode
+        self.origin = origin
+    }
+
+    var serviceType: ObjectIdentifier { ObjectIdentifier(serviceMetatype) }
+
+    /// Made when asked for (listings, errors, a module's check): type names cost a lot to make.
+    var info: ServiceSlotInfo {
+        ServiceSlotInfo(key: key, serviceType: String(reflecting: serviceMetatype),
+                        paramsType: paramsMetatype.map { String(reflecting: $0) }, mode: mode, origin: origin)
     }
 
     /// The service, for a get without parameters.
@@ -51,16 +64,35 @@ class AnySlot: @unchecked Sendable {
 /// A slot without parameters.
 final class ServiceSlot<Service>: AnySlot, @unchecked Sendable {
     let provider: ServiceProvider<Service>
+    /// The instance of an existing service (atOne), handed out without going through the provider.
+    private let ready: UnsafeMutablePointer<Service>?
+    /// The core of a lazy service, whose made instance is read without going through the provider.
+    private let lazyCore: SingletonCore<Service>?
 
     init(key: String, provider: ServiceProvider<Service>, origin: String?) {
         self.provider = provider
+        if let core = provider.core as? ReadyCore<Service> {
+            let pointer = UnsafeMutablePointer<Service>.allocate(capacity: 1)
+            pointer.initialize(to: core.service)
+            ready = pointer
+        } else {
+            ready = nil
+        }
+        lazyCore = (provider.core as? SingletonCore<Service>).flatMap { $0.mode == .lazy ? $0 : nil }
         super.init(key: key, service: Service.self, params: nil, mode: provider.mode, origin: origin)
     }
 
     override func service<S>(as type: S.Type) throws -> S {
         guard S.self == Service.self else { throw mismatch(S.self, params: nil) }
         // Same type, checked above: the cast is an identity.
+        if let ready { return UnsafeRawPointer(ready).load(as: S.self) }
+        if let lazyCore, let made = lazyCore.madePointer { return made.load(as: S.self) }
         return unsafeBitCast(try provider.getService(), to: S.self)
+    }
+
+    deinit {
+        ready?.deinitialize(count: 1)
+        ready?.deallocate()
     }
 
     override func anyService() throws -> Any {

@@ -1,0 +1,37 @@
+import Synchronization
+
+/// A reference published at most once and read without a lock and without retaining it.
+///
+/// Replaces `AtomicLazyReference`, whose `load()` is not inlined across modules and retains what it
+/// returns: on a get's hot path that was a runtime metadata lookup and a shared reference count that
+/// two threads fight over. The instance stays published (retained once) until this value is destroyed,
+/// so borrowing it while the owner lives is safe.
+struct PublishedOnce<Instance: AnyObject>: ~Copyable, @unchecked Sendable {
+    private let bits = Atomic<UInt>(0)
+
+    init() {}
+
+    /// Runs `body` on the published instance, if any, borrowing it (no retain).
+    @inline(__always)
+    func withValue<R>(_ body: (Instance) -> R) -> R? {
+        let raw = bits.load(ordering: .acquiring)
+        guard raw != 0, let pointer = UnsafeRawPointer(bitPattern: raw) else { return nil }
+        return Unmanaged<Instance>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    var isSet: Bool { bits.load(ordering: .acquiring) != 0 }
+
+    /// Publishes `instance` unless one is already there.
+    func storeIfNil(_ instance: Instance) {
+        let raw = UInt(bitPattern: Unmanaged.passRetained(instance).toOpaque())
+        if !bits.compareExchange(expected: 0, desired: raw, ordering: .acquiringAndReleasing).exchanged {
+            // Lost the race: give back the reference taken above.
+            Unmanaged.passUnretained(instance).release()
+        }
+    }
+
+    deinit {
+        let raw = bits.load(ordering: .acquiring)
+        if let pointer = UnsafeRawPointer(bitPattern: raw) { Unmanaged<Instance>.fromOpaque(pointer).release() }
+    }
+}
