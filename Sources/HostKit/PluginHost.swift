@@ -10,36 +10,46 @@ import PluginAPI
 /// let greeter = try host.locator.tryService(key: Keys.greeter)
 /// ```
 ///
-/// Each ``load(_:)`` works on a clone of the current locator and swaps it in when done, so readers of
-/// ``locator`` never see a half-loaded set, and plugins loaded before stay as they were.
+/// Each ``load(_:probe:)`` works on a clone of the current locator and swaps it in when done, so
+/// readers of ``locator`` never see a half-loaded set, and plugins loaded before stay as they were.
+///
+/// Lifecycle: once a load's plugins are registered and the locator is read-only, each plugin's
+/// ``Module/start(locator:)`` runs, in dependency order; ``shutdown(timeout:)`` (or
+/// ``ShutdownSignals``) runs their ``Module/shutdown()`` hooks in reverse order.
 public final class PluginHost: @unchecked Sendable {
-    // @unchecked: `current` is read and written only under `currentLock`. NSLocks (pthread mutexes
-    // underneath) rather than Synchronization.Mutex, so that ThreadSanitizer can see them.
+    // @unchecked: `current` and `started` are read and written only under `currentLock`. NSLocks
+    // (pthread mutexes underneath) rather than Synchronization.Mutex, so that ThreadSanitizer sees them.
     private var current: ServiceLocator
+    /// Plugins whose start hook succeeded, in start order.
+    private var started: [(name: String, module: ModuleHandle)] = []
     private let currentLock = NSLock()
     /// Held for a whole load, so two loads cannot each clone the same locator and lose one's plugins.
     /// Readers of ``locator`` never wait for it.
     private let loading = NSLock()
     /// How plugin files are found and which are trusted.
     public let discovery: PluginDiscovery
+    /// How long one plugin's start hook may take before it counts as failed.
+    public let startTimeout: Duration
 
     /// A host whose locator starts empty.
-    public convenience init(discovery: PluginDiscovery = PluginDiscovery()) {
-        self.init(start: ServiceLocator(), discovery: discovery)
+    public convenience init(discovery: PluginDiscovery = PluginDiscovery(), startTimeout: Duration = .seconds(30)) {
+        self.init(start: ServiceLocator(), discovery: discovery, startTimeout: startTimeout)
     }
 
     /// A host whose locator starts as a clone of `base`, which holds services of the host itself
     /// (configuration, say) for plugins to use. Throws ``ServiceLocatorError/cloneDenied`` if `base`
     /// refuses to be cloned.
-    public convenience init(base: ServiceLocator, discovery: PluginDiscovery = PluginDiscovery()) throws {
-        self.init(start: try base.clone(), discovery: discovery)
+    public convenience init(base: ServiceLocator, discovery: PluginDiscovery = PluginDiscovery(),
+                            startTimeout: Duration = .seconds(30)) throws {
+        self.init(start: try base.clone(), discovery: discovery, startTimeout: startTimeout)
     }
 
-    private init(start: ServiceLocator, discovery: PluginDiscovery) {
+    private init(start: ServiceLocator, discovery: PluginDiscovery, startTimeout: Duration) {
         // The host's locators never deny cloning: each load works on a clone of the current one.
         start.setReadOnly(denyClone: false)
         current = start
         self.discovery = discovery
+        self.startTimeout = startTimeout
     }
 
     /// The current locator: read-only, with the services of every plugin loaded so far.
@@ -50,6 +60,12 @@ public final class PluginHost: @unchecked Sendable {
     ///
     /// With a `probe`, each file is first loaded in a child process; one that crashes or hangs there
     /// is reported (``PluginLoadError/probeFailed(path:reason:)``) and never loaded into this process.
+    ///
+    /// Once registered, the plugins start (``Module/start(locator:)``) in dependency order, before the
+    /// new locator is published. A plugin whose start throws or outlasts ``startTimeout`` is reported
+    /// (``PluginLoadError/startFailed(plugin:reason:)``), as are the plugins that require its keys,
+    /// and the published locator holds none of their slots. This call waits for the start hooks:
+    /// call it from a thread of your own, not from a task of the cooperative pool.
     @discardableResult
     public func load(_ sources: [PluginSource], probe: PluginProbe? = nil) -> LoadReport {
         loading.withLock { loadSerially(sources, probe: probe) }
@@ -88,16 +104,89 @@ public final class PluginHost: @unchecked Sendable {
             outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
         }
         var failedKeys: [String: String] = [:]
+        var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
         for plugin in plan.order {
-            let error = PluginRegistration.register(plugin, into: next, failedKeys: failedKeys)
-            if error != nil { plugin.metadata.provides.forEach { failedKeys[$0] = plugin.metadata.name } }
-            outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
+            switch PluginRegistration.register(plugin, into: next, failedKeys: failedKeys) {
+            case let .success(module):
+                registered.append((plugin, module))
+                outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: nil)
+            case let .failure(error):
+                plugin.metadata.provides.forEach { failedKeys[$0] = plugin.metadata.name }
+                outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
+            }
         }
         next.setReadOnly(denyClone: false)
-        currentLock.withLock { current = next }
+        let (started, dropped) = start(registered, in: next)
+        for (plugin, error) in dropped {
+            outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
+        }
+        let published = without(dropped.flatMap(\.plugin.metadata.provides), next)
+        currentLock.withLock {
+            current = published
+            self.started += started
+        }
         report.entries = candidates.compactMap { outcome[$0.realPath] }
             + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
         return report
+    }
+
+    /// Runs the start hooks of `plugins` (in dependency order) with `locator`; returns the plugins that
+    /// started and the ones dropped: a failed start, or a requirement provided by a dropped plugin.
+    private func start(_ plugins: [(plugin: LoadedPlugin, module: ModuleHandle)], in locator: ServiceLocator)
+        -> (started: [(name: String, module: ModuleHandle)], dropped: [(plugin: LoadedPlugin, error: PluginLoadError)]) {
+        var started: [(name: String, module: ModuleHandle)] = []
+        var dropped: [(plugin: LoadedPlugin, error: PluginLoadError)] = []
+        var droppedKeys: [String: String] = [:]
+        for (plugin, handle) in plugins {
+            let meta = plugin.metadata
+            let error: PluginLoadError?
+            if let key = meta.requires.first(where: { droppedKeys[$0] != nil }), let provider = droppedKeys[key] {
+                error = .missingRequirement(plugin: meta.name, key: key, reason: "its provider '\(provider)' failed to start")
+            } else {
+                let outcome = HookRunner.run(timeout: startTimeout) { try await handle.module.start(locator: locator) }
+                error = outcome.isFinished ? nil : .startFailed(plugin: meta.name, reason: outcome.description)
+            }
+            if let error {
+                dropped.append((plugin, error))
+                meta.provides.forEach { droppedKeys[$0] = meta.name }
+            } else {
+                started.append((meta.name, handle))
+            }
+        }
+        return (started, dropped)
+    }
+
+    /// `locator`, or a read-only clone of it without the slots `keys`.
+    private func without(_ keys: [String], _ locator: ServiceLocator) -> ServiceLocator {
+        guard !keys.isEmpty, let pruned = try? locator.clone() else { return locator }
+        for key in keys { _ = try? pruned.removeService(storeKey: key) }
+        pruned.setReadOnly(denyClone: false)
+        return pruned
+    }
+
+    /// The plugins started and not shut down yet, in start order.
+    public var startedPlugins: [String] { currentLock.withLock { started.map(\.name) } }
+
+    /// Calls the shutdown hook of every started plugin, in reverse start order, each bounded by
+    /// `timeout`: a hook that throws or hangs is reported, and the others still run. Waits for a load
+    /// in progress first. The plugins' services stay in ``locator``; a later ``load(_:probe:)`` starts
+    /// the plugins it loads. Blocks the calling thread while hooks run.
+    @discardableResult
+    public func shutdown(timeout: Duration = .seconds(5)) -> ShutdownReport {
+        loading.withLock {
+            let stopping = currentLock.withLock {
+                defer { started = [] }
+                return started
+            }
+            var report = ShutdownReport()
+            let clock = ContinuousClock()
+            for plugin in stopping.reversed() {
+                let begin = clock.now
+                let outcome = HookRunner.run(timeout: timeout) { try await plugin.module.module.shutdown() }
+                report.entries.append(ShutdownReport.Entry(plugin: plugin.name, outcome: outcome, duration: clock.now - begin))
+            }
+            return report
+        }
     }
 
     /// Reads the header and metadata of one plugin file without registering anything.

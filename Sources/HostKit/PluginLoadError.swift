@@ -31,6 +31,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     case registrationFailed(plugin: String, reason: String)
     /// The plugin's child-process probe crashed, hung or failed.
     case probeFailed(path: String, reason: String)
+    /// The plugin's `start` hook threw or timed out; its slots were removed again.
+    case startFailed(plugin: String, reason: String)
 
     /// The file or plugin the error is about.
     public var subject: String {
@@ -41,7 +43,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
              let .duplicatePlugin(_, path, _), let .probeFailed(path, _):
             path
         case let .keyConflict(_, plugin, _), let .missingRequirement(plugin, _, _), let .requirementCycle(plugin, _),
-             let .registrationFailed(plugin, _):
+             let .registrationFailed(plugin, _), let .startFailed(plugin, _):
             plugin
         }
     }
@@ -71,6 +73,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .registrationFailed(plugin, reason):
             "plugin '\(plugin)': registration failed, nothing registered: \(reason)"
         case let .probeFailed(path, reason): "\(path): probe failed: \(reason)"
+        case let .startFailed(plugin, reason):
+            "plugin '\(plugin)': start \(reason); its services were removed"
         }
     }
 }

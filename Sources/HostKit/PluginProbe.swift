@@ -73,7 +73,7 @@ public struct PluginProbe: Sendable {
     /// and returns the exit status: 0 if it loaded, ``cleanFailureStatus`` (with the reason on stderr) if not.
     public static func probe(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
         let outcome = discovery.candidate(path).flatMap(PluginLoader.load).flatMap { plugin in
-            PluginRegistration.register(plugin, into: ServiceLocator()).map { .failure($0) } ?? .success(plugin)
+            PluginRegistration.register(plugin, into: ServiceLocator()).map { _ in plugin }
         }
         switch outcome {
         case .success:

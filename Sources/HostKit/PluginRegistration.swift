@@ -3,23 +3,26 @@ import PluginAPI
 /// Puts one plugin's services into a locator.
 enum PluginRegistration {
     /// Registers one plugin's module, all or nothing, holding it to the keys it declared.
+    /// Returns the module, whose lifecycle hooks the host calls later.
     static func register(_ plugin: LoadedPlugin, into locator: ServiceLocator,
-                         failedKeys: [String: String] = [:]) -> PluginLoadError? {
+                         failedKeys: [String: String] = [:]) -> Result<ModuleHandle, PluginLoadError> {
         let meta = plugin.metadata
         if let key = meta.requires.first(where: { failedKeys[$0] != nil }), let provider = failedKeys[key] {
-            return .missingRequirement(plugin: meta.name, key: key, reason: "its provider '\(provider)' failed to register")
+            return .failure(.missingRequirement(plugin: meta.name, key: key,
+                                                reason: "its provider '\(provider)' failed to register"))
         }
+        let module = plugin.descriptor.makeModule()
         do {
-            try locator.addModule(plugin.descriptor.makeModule()) { slots in
+            try locator.addModule(module) { slots in
                 let added = Set(slots.map(\.key))
                 let declared = Set(meta.provides)
                 guard added == declared else { throw UndeclaredKeys(missing: declared.subtracting(added), extra: added.subtracting(declared)) }
             }
-            return nil
+            return .success(ModuleHandle(module: module))
         } catch {
             // Unwrap the locator's "module failed" so the reason is said once.
             let reason = if case let ServiceLocatorError.moduleFailed(_, inner) = error { inner } else { error }
-            return .registrationFailed(plugin: meta.name, reason: String(describing: reason))
+            return .failure(.registrationFailed(plugin: meta.name, reason: String(describing: reason)))
         }
     }
 }

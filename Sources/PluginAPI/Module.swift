@@ -16,9 +16,21 @@ public protocol Module {
     var name: String { get }
     /// Adds the module's slots through `registrar`. If this throws, none of them is kept.
     func registerServices(in registrar: ModuleRegistrar) throws
+    /// Called by a host once every module of a load is registered and `locator` is read-only, in
+    /// dependency order: the modules a module requires have started before it. The module may get
+    /// services now (open files, connect). If this throws, the host reports it for this module and
+    /// drops its slots. Defaults to doing nothing.
+    func start(locator: ServiceLocator) async throws
+    /// Called by a host when it shuts down, in reverse start order, for every module whose
+    /// ``start(locator:)`` succeeded: close what `start` opened. The host bounds it with a timeout
+    /// and cancels it when that runs out. Defaults to doing nothing.
+    func shutdown() async throws
 }
 
 extension Module {
+    public func start(locator: ServiceLocator) async throws {}
+    public func shutdown() async throws {}
+
     /// The type's full name; for a type without a stable full name (a `private` one, whose name
     /// holds an address), its plain name.
     public var name: String {

@@ -77,8 +77,9 @@ public enum PluginABI {
     /// Size of the header in bytes.
     public static let headerSize: UInt32 = 24
     /// The ABI version of this PluginAPI, as compiled into whoever uses it (host or plugin).
+    /// Version 2 added the lifecycle hooks of ``Module``.
     @_alwaysEmitIntoClient
-    public static var version: UInt32 { 1 }
+    public static var version: UInt32 { 2 }
 
     /// Writes a header for `descriptor`; the result stays valid for the life of the process.
     /// `version` and `magic` are parameters only so tests can build plugins that lie.

@@ -6,6 +6,8 @@ protocol ProviderCore<Service>: AnyObject, Sendable {
     var mode: ServiceFactoryMode { get }
     var identity: ServiceIdentity { get }
     func get() throws -> Service
+    /// The instance that exists now, without making one: for closing at shutdown and for sessions.
+    var existing: Service? { get }
 }
 
 /// Wraps what a factory threw so the caller sees which service failed and on what path.
@@ -31,10 +33,16 @@ func runFactory<Service>(_ cell: AnyObject, _ service: ServiceIdentity, mode: Se
         logger?.log(.made(service, mode: mode))
         return made
     } catch {
-        let failure = obtainError(error, making: service)
-        if !failure.isNested { logger?.log(.failed(operation: "making \(service)", error: failure.error)) }
-        throw failure
+        throw factoryFailed(error, making: service, logger: logger)
     }
+}
+
+/// Wraps what a factory threw; logs it where it happened (a nested failure was logged deeper).
+func factoryFailed(_ error: any Error, making service: ServiceIdentity, logger: (any ServiceLogger)?)
+    -> ServiceObtainError {
+    let failure = obtainError(error, making: service)
+    if !failure.isNested { logger?.log(.failed(operation: "making \(service)", error: failure.error)) }
+    return failure
 }
 
 /// A service that exists already (an instance handed in, or an `atOne` factory that succeeded).
@@ -50,6 +58,7 @@ final class ReadyCore<Service>: ProviderCore, @unchecked Sendable {
     }
 
     func get() throws -> Service { service }
+    var existing: Service? { service }
 }
 
 /// An `atOne` factory that failed: the failure is remembered and returned on every get.
@@ -64,6 +73,7 @@ final class FailedCore<Service>: ProviderCore {
     }
 
     func get() throws -> Service { throw failure }
+    var existing: Service? { nil }
 }
 
 /// A service made anew on every get.
@@ -82,6 +92,8 @@ final class ManyCore<Service>: ProviderCore {
     func get() throws -> Service {
         try runFactory(self, identity, mode: .many, owned: false, logger: logger, make)
     }
+
+    var existing: Service? { nil }
 }
 
 /// Holds a made service behind an atomic reference, so reads after creation take no lock.
@@ -118,14 +130,18 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
     /// The weak mode's instance; only a weak service has one.
     private let weakInstance: Lock<WeakReference>?
 
-    /// `mode` is `.lazy` or `.weak`.
-    init(mode: ServiceFactoryMode, identity: ServiceIdentity, logger: (any ServiceLogger)?, factory: @escaping Factory) {
+    /// `mode` is `.lazy` or `.weak`. A `seed` is taken as made already (a session's service coming back).
+    init(mode: ServiceFactoryMode, identity: ServiceIdentity, logger: (any ServiceLogger)?, seed: Service? = nil,
+         factory: @escaping Factory) {
         self.mode = mode
         self.identity = identity
         self.logger = logger
         weakInstance = mode == .weak ? Lock(WeakReference()) : nil
         self.maker = Lock(factory)
+        if let seed { store(seed) }
     }
+
+    var existing: Service? { current() }
 
     func get() throws -> Service {
         if let existing = current() { return existing }
@@ -156,7 +172,8 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
                 guard let make = factory else { return nil }
                 return Result { () throws(ServiceObtainError) in
                     let service = try runFactory(self, identity, mode: mode, owned: true, logger: logger, make)
-                    store(service, releasing: &factory)
+                    store(service)
+                    if mode == .lazy { factory = nil }
                     return service
                 }
             }
@@ -169,11 +186,10 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
         }
     }
 
-    /// Called with `maker` held.
-    private func store(_ service: Service, releasing factory: inout Factory?) {
+    /// Called with `maker` held, or from `init`.
+    private func store(_ service: Service) {
         if mode == .lazy {
             made.storeIfNil(ValueBox(service))
-            factory = nil
         } else {
             weakInstance?.withLock { $0.hold(service) }
         }

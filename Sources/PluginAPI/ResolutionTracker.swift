@@ -74,6 +74,16 @@ enum ResolutionTracker {
         return try $current.withValue(frame, operation: make)
     }
 
+    /// ``make(cell:service:parent:owned:_:)`` for an async factory: the frame is the task-local path
+    /// of the factory's task, and of every task it starts.
+    static func makeAsync<T>(cell: ObjectIdentifier, service: ServiceIdentity, parent: ResolutionFrame?,
+                             owned: Bool, _ make: @Sendable () async throws -> T) async throws -> T {
+        let frame = ResolutionFrame(cell: cell, service: service, parent: parent)
+        if owned { graph.withLock { $0.owners[cell] = Owner(chain: frame.chain, service: service) } }
+        defer { if owned { _ = graph.withLock { $0.owners.removeValue(forKey: cell) } } }
+        return try await $current.withValue(frame, operation: make)
+    }
+
     /// Records that the current path is about to wait for `cell`, made by another thread, or throws
     /// the cycle that waiting would close. Call ``endWait(_:)`` after the wait.
     static func beginWait(_ frame: ResolutionFrame?, cell: ObjectIdentifier, service: ServiceIdentity) throws {

@@ -79,6 +79,28 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         }
     }
 
+    /// The service for `key`, awaited: the way to get a slot whose factory is `async` (see
+    /// ``ServiceAsyncFactory``). Waiting suspends the task, never blocks its thread. Other slots are
+    /// gotten as ``tryService(key:)`` gets them.
+    public func tryServiceAsync<Key: ServiceLocatorKey>(key: Key) async throws -> Key.Service {
+        do {
+            return try await slot(for: key).asyncService(as: Key.Service.self)
+        } catch {
+            throw failed("get '\(key.storeKey)'", error)
+        }
+    }
+
+    /// The service for `key`, awaited, or `nil` if there is none or it could not be made.
+    public func getServiceAsync<Key: ServiceLocatorKey>(key: Key) async -> Key.Service? {
+        try? await tryServiceAsync(key: key)
+    }
+
+    /// The provider of the async slot `key`, or the reason there is none.
+    public func tryServiceAsyncProvider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceAsyncProvider<Key.Service>
+    where Key.Service: Sendable {
+        try slot(for: key).asyncProvider(as: Key.Service.self)
+    }
+
     /// A service made for `params`, or `nil`.
     public func getService<Key: ServiceLocatorParamsKey>(key: Key, params: Key.Params) -> Key.Service? {
         try? tryService(key: key, params: params)
@@ -182,15 +204,21 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// Removes the slot for `key`. Returns false if there was none.
     @discardableResult
     public func removeService<Key: ServiceLocatorKey>(key: Key) throws -> Bool {
+        try removeService(storeKey: key.storeKey)
+    }
+
+    /// Removes the slot whose store key is `storeKey`, whatever its type. Returns false if there was none.
+    @discardableResult
+    public func removeService(storeKey: String) throws -> Bool {
         do {
             let removed = try state.withLock { state in
                 guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: "removeService") }
-                return state.slots.removeValue(forKey: key.storeKey) != nil
+                return state.slots.removeValue(forKey: storeKey) != nil
             }
-            if removed { logger?.log(.removed(key: key.storeKey)) }
+            if removed { logger?.log(.removed(key: storeKey)) }
             return removed
         } catch {
-            throw failed("remove '\(key.storeKey)'", error)
+            throw failed("remove '\(storeKey)'", error)
         }
     }
 
@@ -294,5 +322,12 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// The slot for `key`, if any.
     public func slotInfo(forKey key: String) -> ServiceSlotInfo? {
         existingSlot(key)?.info
+    }
+
+    /// The service in slot `key` if it exists now, without making one: the instance of an `atOne`
+    /// slot, a `lazy` one once made, a `weak` one while held. A host uses it to close services at
+    /// shutdown.
+    public func existingService(forKey key: String) -> Any? {
+        existingSlot(key)?.existingService
     }
 }

@@ -16,6 +16,8 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
     case moduleFailed(module: String, error: any Error)
     /// A module tried to add a slot through its registrar after its registration had ended.
     case registrationClosed(module: String)
+    /// The slot's factory is `async`: get it with ``ServiceLocator/tryServiceAsync(key:)``.
+    case asyncService(key: String)
 
     public var description: String {
         switch self {
@@ -38,6 +40,8 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
             return "module '\(module)' failed, nothing of it was registered: \(error)"
         case let .registrationClosed(module):
             return "module '\(module)' tried to add a slot after its registration had ended"
+        case let .asyncService(key):
+            return "key '\(key)' holds an async service: get it with `await tryServiceAsync(key:)`"
         }
     }
 

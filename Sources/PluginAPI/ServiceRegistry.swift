@@ -94,6 +94,26 @@ extension ServiceRegistry {
         try add(key: key, mode: mode, replace: replace, make)
     }
 
+    /// Adds a slot whose services an `async` factory makes, kept as its `mode` says; get it with
+    /// ``ServiceLocator/tryServiceAsync(key:)``.
+    public func addService<Key: ServiceLocatorKey, Factory: ServiceAsyncFactory>(
+        key: Key, factory: Factory, replace: Bool = false
+    ) throws where Factory.Service == Key.Service {
+        try addAsyncService(key: key, mode: factory.mode, replace: replace, factory.makeService)
+    }
+
+    /// Adds a slot of the given mode whose services the `async` closure `make` makes.
+    public func addAsyncService<Key: ServiceLocatorKey>(
+        key: Key, mode: ServiceFactoryMode, replace: Bool = false,
+        _ make: @escaping @Sendable () async throws -> Key.Service
+    ) throws where Key.Service: Sendable {
+        try register(ServiceRegistration(key: key.storeKey) { origin, logger in
+            let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
+            let provider = ServiceAsyncProvider(core: AsyncCore(mode: mode, identity: identity, logger: logger, make: make))
+            return AsyncSlot(key: key.storeKey, provider: provider, origin: origin)
+        }, replace: replace)
+    }
+
     private func add<Key: ServiceLocatorKey>(
         key: Key, mode: ServiceFactoryMode, replace: Bool, _ make: @escaping @Sendable () throws -> Key.Service
     ) throws {

@@ -10,9 +10,22 @@ public struct ServiceSlotInfo: Sendable, Hashable, CustomStringConvertible {
     public let mode: ServiceFactoryMode
     /// The module that added the slot, or `nil` if it was added directly.
     public let origin: String?
+    /// True if the slot's factory is `async`: get it with ``ServiceLocator/tryServiceAsync(key:)``.
+    public let isAsync: Bool
+
+    /// Describes one slot.
+    public init(key: String, serviceType: String, paramsType: String?, mode: ServiceFactoryMode, origin: String?,
+                isAsync: Bool = false) {
+        self.key = key
+        self.serviceType = serviceType
+        self.paramsType = paramsType
+        self.mode = mode
+        self.origin = origin
+        self.isAsync = isAsync
+    }
 
     public var description: String {
         let params = paramsType.map { "(\($0)) -> " } ?? ""
-        return "'\(key)': \(params)\(serviceType) [\(mode)]" + (origin.map { " from \($0)" } ?? "")
+        return "'\(key)': \(params)\(serviceType) [\(isAsync ? "async " : "")\(mode)]" + (origin.map { " from \($0)" } ?? "")
     }
 }

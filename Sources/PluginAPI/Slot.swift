@@ -9,13 +9,16 @@ class AnySlot: @unchecked Sendable {
     let paramsMetatype: Any.Type?
     let mode: ServiceFactoryMode
     let origin: String?
+    let isAsync: Bool
 
-    init(key: String, service: Any.Type, params: Any.Type?, mode: ServiceFactoryMode, origin: String?) {
+    init(key: String, service: Any.Type, params: Any.Type?, mode: ServiceFactoryMode, origin: String?,
+         isAsync: Bool = false) {
         self.key = key
         serviceMetatype = service
         paramsMetatype = params
         self.mode = mode
         self.origin = origin
+        self.isAsync = isAsync
     }
 
     var serviceType: ObjectIdentifier { ObjectIdentifier(serviceMetatype) }
@@ -23,13 +26,22 @@ class AnySlot: @unchecked Sendable {
     /// Made when asked for (listings, errors, a module's check): type names cost a lot to make.
     var info: ServiceSlotInfo {
         ServiceSlotInfo(key: key, serviceType: String(reflecting: serviceMetatype),
-                        paramsType: paramsMetatype.map { String(reflecting: $0) }, mode: mode, origin: origin)
+                        paramsType: paramsMetatype.map { String(reflecting: $0) }, mode: mode, origin: origin,
+                        isAsync: isAsync)
     }
 
     /// The service, for a get without parameters.
     func service<S>(as type: S.Type) throws -> S {
         throw mismatch(S.self, params: nil)
     }
+
+    /// The service, for a get with `await`: an async slot awaits its factory, the others get as usual.
+    func asyncService<S>(as type: S.Type) async throws -> S {
+        try service(as: S.self)
+    }
+
+    /// The service that exists now, if any, without making one (for closing services at shutdown).
+    var existingService: Any? { nil }
 
     /// The service made for `params`.
     func service<S, P>(as type: S.Type, params: P) throws -> S {
@@ -43,6 +55,13 @@ class AnySlot: @unchecked Sendable {
 
     /// The provider, for a key without parameters.
     func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
+        throw mismatch(S.self, params: nil)
+    }
+
+    /// The provider of an async slot.
+    func asyncProvider<S>(as type: S.Type) throws -> ServiceAsyncProvider<S> {
+        if ObjectIdentifier(S.self) == serviceType { throw ServiceLocatorError.typeMismatch(
+            key: key, registered: "\(info.serviceType) (not async)", requested: "async \(String(reflecting: S.self))") }
         throw mismatch(S.self, params: nil)
     }
 
@@ -98,6 +117,8 @@ final class ServiceSlot<Service>: AnySlot, @unchecked Sendable {
     override func anyService() throws -> Any {
         try provider.getService()
     }
+
+    override var existingService: Any? { provider.core.existing }
 
     override func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
         guard S.self == Service.self else { throw mismatch(S.self, params: nil) }

@@ -195,6 +195,7 @@ enum LocatorFailure: Equatable {
     case cloneDenied
     case moduleFailed(module: String, error: String)
     case registrationClosed(module: String)
+    case asyncService(key: String)
 }
 
 extension ServiceLocatorError {
@@ -216,6 +217,8 @@ extension ServiceLocatorError {
             .moduleFailed(module: module, error: String(describing: error))
         case let .registrationClosed(module):
             .registrationClosed(module: module)
+        case let .asyncService(key):
+            .asyncService(key: key)
         }
     }
 }

@@ -276,6 +276,7 @@ indirect enum ModelErrorCase: Equatable, CustomStringConvertible {
             case let .moduleFailed(module, inner):
                 self = .moduleFailed(module: module, cause: inner is ModelError ? nil : ModelErrorCase(inner))
             case let .registrationClosed(module): self = .registrationClosed(module: module)
+            case .asyncService: self = .unexpected(String(describing: error)) // the model adds no async slot
             }
         case let error as ServiceObtainError where error.error is ModelError && !error.isNested:
             self = .obtainFailed(key: error.service.key)

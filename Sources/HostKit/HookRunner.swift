@@ -1,0 +1,64 @@
+import Dispatch
+import Foundation
+import PluginAPI
+
+/// How one lifecycle hook ended.
+public enum HookOutcome: Sendable, CustomStringConvertible {
+    /// It returned.
+    case finished
+    /// It threw; the description of what it threw.
+    case failed(String)
+    /// It had not returned when its time ran out; it was cancelled and left behind.
+    case timedOut(Duration)
+
+    public var description: String {
+        switch self {
+        case .finished: "finished"
+        case let .failed(reason): "failed: \(reason)"
+        case let .timedOut(limit): "did not finish within \(limit)"
+        }
+    }
+
+    /// True if the hook returned.
+    public var isFinished: Bool {
+        if case .finished = self { return true }
+        return false
+    }
+}
+
+/// A module handed to a hook's task. Hooks of one module never run at the same time (the host runs
+/// them one after another), so the module does not have to be `Sendable`.
+struct ModuleHandle: @unchecked Sendable {
+    let module: any Module
+}
+
+/// Runs a plugin's `async` hook from synchronous host code, bounded by a timeout.
+enum HookRunner {
+    /// Runs `hook` in a task of its own and waits for it on this thread, at most `timeout`. A hook
+    /// still running then is cancelled and abandoned (a thread cannot be killed); the caller goes on.
+    /// Do not call it from a task of the cooperative pool: it blocks the calling thread.
+    static func run(timeout: Duration, _ hook: @escaping @Sendable () async throws -> Void) -> HookOutcome {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = NSLock()
+        nonisolated(unsafe) var result: HookOutcome?
+        let task = Task.detached {
+            let ended: HookOutcome
+            do {
+                try await hook()
+                ended = .finished
+            } catch {
+                ended = .failed(String(describing: error))
+            }
+            outcome.withLock { result = ended }
+            done.signal()
+        }
+        let (seconds, attoseconds) = timeout.components
+        // Clamped to a year: beyond that, a timeout means "wait", and the product must not overflow.
+        let nanoseconds = Int(min(max(seconds, 0), 31_536_000)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else {
+            task.cancel()
+            return .timedOut(timeout)
+        }
+        return outcome.withLock { result } ?? .finished
+    }
+}

@@ -1,0 +1,66 @@
+/// A factory of singletons bound to a session (3.0's `ServiceSessionFactory`): when the current
+/// session of its ``ServiceSessionMediator`` changes, the service is made anew for the new session,
+/// or deactivated and later activated again when its session comes back.
+///
+/// `mode` says how the service is kept within one session, as for ``ServiceFactory``: `atOne` is
+/// made at once on each change, `lazy` on the first get after it, `weak` while held, `many` on every
+/// get (never kept, so never deactivated).
+///
+/// ```swift
+/// struct ProfileFactory: ServiceSessionFactory {
+///     let mode: ServiceFactoryMode = .lazy
+///     func makeService(session: UserSession) throws -> Profile { try Profile.load(user: session.user) }
+///     // Keep the old profile and reuse it when the user signs in again.
+///     func deactivateService(_ service: Profile, session: UserSession) -> Bool { service.pause(); return true }
+///     func activateService(_ service: Profile, session: UserSession) -> Bool { service.resume(); return true }
+/// }
+/// ```
+public protocol ServiceSessionFactory: Sendable {
+    /// The type of service the factory makes.
+    associatedtype Service
+    /// The session the service is bound to.
+    associatedtype Session: ServiceSession
+    /// How the service is kept within one session.
+    var mode: ServiceFactoryMode { get }
+    /// Makes the service for `session`. A thrown error reaches the caller wrapped in a ``ServiceObtainError``.
+    func makeService(session: Session) throws -> Service
+    /// Called when `session` stops being current and `service` was made for it. Return true to keep
+    /// the service for when the session comes back, false to let it go. Defaults to false.
+    func deactivateService(_ service: Service, session: Session) -> Bool
+    /// Called when `session` becomes current again and a service kept for it exists. Return true to
+    /// use it again, false to make a new one. Defaults to true.
+    func activateService(_ service: Service, session: Session) -> Bool
+}
+
+extension ServiceSessionFactory {
+    public func deactivateService(_ service: Service, session: Session) -> Bool { false }
+    public func activateService(_ service: Service, session: Session) -> Bool { true }
+
+    /// A provider of this factory's service, bound to the sessions of `mediator`.
+    public func serviceProvider(mediator: ServiceSessionMediator<Session>) -> ServiceProvider<Service> {
+        ServiceProvider(factory: self, mediator: mediator)
+    }
+}
+
+extension ServiceProvider {
+    /// A provider of `factory`'s service, bound to the sessions of `mediator`.
+    public init<Factory: ServiceSessionFactory>(factory: Factory, mediator: ServiceSessionMediator<Factory.Session>)
+    where Factory.Service == Service {
+        self.init(core: SessionCore(factory: factory, mediator: mediator, identity: ServiceIdentity(type: Service.self),
+                                    logger: nil))
+    }
+}
+
+extension ServiceRegistry {
+    /// Adds a slot whose service `factory` makes for the current session of `mediator`, and makes
+    /// anew (or deactivates and reactivates) whenever that session changes.
+    public func addService<Key: ServiceLocatorKey, Factory: ServiceSessionFactory>(
+        key: Key, factory: Factory, mediator: ServiceSessionMediator<Factory.Session>, replace: Bool = false
+    ) throws where Factory.Service == Key.Service {
+        try register(ServiceRegistration(key: key.storeKey) { origin, logger in
+            let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
+            let core = SessionCore(factory: factory, mediator: mediator, identity: identity, logger: logger)
+            return ServiceSlot(key: key.storeKey, provider: ServiceProvider(core: core), origin: origin)
+        }, replace: replace)
+    }
+}
