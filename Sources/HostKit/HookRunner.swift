@@ -34,14 +34,16 @@ struct ModuleHandle: @unchecked Sendable {
 
 /// Runs a plugin's `async` hook from synchronous host code, bounded by a timeout.
 enum HookRunner {
-    /// Runs `hook` in a task of its own and waits for it on this thread, at most `timeout`. A hook
-    /// still running then is cancelled and abandoned (a thread cannot be killed); the caller goes on.
-    /// Do not call it from a task of the cooperative pool: it blocks the calling thread.
-    static func run(timeout: Duration, _ hook: @escaping @Sendable () async throws -> Void) -> HookOutcome {
+    /// Runs `hook` in a task on a thread of its own and waits for it on this thread, at most
+    /// `timeout`. A hook still running then is cancelled and abandoned with its thread (a thread
+    /// cannot be killed); the caller goes on. Blocks the calling thread meanwhile.
+    static func run(name: String, timeout: Duration, _ hook: @escaping @Sendable () async throws -> Void) -> HookOutcome {
         let done = DispatchSemaphore(value: 0)
         let outcome = NSLock()
         nonisolated(unsafe) var result: HookOutcome?
-        let task = Task.detached {
+        let executor = ThreadExecutor(name: name)
+        let task = Task(executorPreference: executor) {
+            defer { executor.finish() }
             let ended: HookOutcome
             do {
                 try await hook()

@@ -64,8 +64,8 @@ public final class PluginHost: @unchecked Sendable {
     /// Once registered, the plugins start (``Module/start(locator:)``) in dependency order, before the
     /// new locator is published. A plugin whose start throws or outlasts ``startTimeout`` is reported
     /// (``PluginLoadError/startFailed(plugin:reason:)``), as are the plugins that require its keys,
-    /// and the published locator holds none of their slots. This call waits for the start hooks:
-    /// call it from a thread of your own, not from a task of the cooperative pool.
+    /// and the published locator holds none of their slots. Each hook runs on a thread of its own;
+    /// this call blocks its thread until they are done.
     @discardableResult
     public func load(_ sources: [PluginSource], probe: PluginProbe? = nil) -> LoadReport {
         loading.withLock { loadSerially(sources, probe: probe) }
@@ -143,7 +143,7 @@ public final class PluginHost: @unchecked Sendable {
             if let key = meta.requires.first(where: { droppedKeys[$0] != nil }), let provider = droppedKeys[key] {
                 error = .missingRequirement(plugin: meta.name, key: key, reason: "its provider '\(provider)' failed to start")
             } else {
-                let outcome = HookRunner.run(timeout: startTimeout) { try await handle.module.start(locator: locator) }
+                let outcome = HookRunner.run(name: "start \(meta.name)", timeout: startTimeout) { try await handle.module.start(locator: locator) }
                 error = outcome.isFinished ? nil : .startFailed(plugin: meta.name, reason: outcome.description)
             }
             if let error {
@@ -182,7 +182,7 @@ public final class PluginHost: @unchecked Sendable {
             let clock = ContinuousClock()
             for plugin in stopping.reversed() {
                 let begin = clock.now
-                let outcome = HookRunner.run(timeout: timeout) { try await plugin.module.module.shutdown() }
+                let outcome = HookRunner.run(name: "shutdown \(plugin.name)", timeout: timeout) { try await plugin.module.module.shutdown() }
                 report.entries.append(ShutdownReport.Entry(plugin: plugin.name, outcome: outcome, duration: clock.now - begin))
             }
             return report
