@@ -19,6 +19,7 @@ let plugins = [
     plugin("ClockPlugin", in: "Sources/SamplePlugins"),
     plugin("GreeterPlugin", in: "Sources/SamplePlugins"),
     plugin("NotesPlugin", in: "Sources/SamplePlugins"),
+    plugin("AccountPlugin", in: "Sources/SamplePlugins"),
     // Deliberately broken plugins the tests load next to the good ones.
     plugin("FixtureWrongABI", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureBadMagic", in: "Tests/PluginFixtures", contracts: false),

@@ -1,7 +1,7 @@
 /// The parsed command line.
 struct Arguments {
     enum Command: String {
-        case run, list, inspect, check, resolve
+        case run, list, inspect, check, resolve, serve
         /// Hidden: the child of `--isolated`, which loads one plugin and exits.
         case probe = "__probe"
     }
@@ -15,6 +15,7 @@ struct Arguments {
     var allowUntrusted = false
     var isolated = false
     var probeTimeout: Duration = .seconds(10)
+    var shutdownTimeout: Duration = .seconds(5)
     var help = false
     var version = false
 
@@ -36,11 +37,8 @@ struct Arguments {
             case "--json": json = true
             case "--allow-untrusted": allowUntrusted = true
             case "--isolated": isolated = true
-            case "--probe-timeout":
-                guard let text = rest.popFirst(), let seconds = Double(text), seconds > 0 else {
-                    throw UsageError(description: "--probe-timeout needs a number of seconds")
-                }
-                probeTimeout = .milliseconds(Int(seconds * 1000))
+            case "--probe-timeout": probeTimeout = try Self.seconds(word, rest.popFirst())
+            case "--shutdown-timeout": shutdownTimeout = try Self.seconds(word, rest.popFirst())
             case "--help", "-h": help = true
             case "--version": version = true
             default:
@@ -56,12 +54,21 @@ struct Arguments {
         }
     }
 
+    /// A positive number of seconds, at most a day.
+    private static func seconds(_ option: String, _ text: String?) throws(UsageError) -> Duration {
+        guard let text, let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+            throw UsageError(description: "\(option) needs a number of seconds (at most 86400)")
+        }
+        return .milliseconds(Int(seconds * 1000))
+    }
+
     static let usage = """
         usage: host [run] [--plugins PATH]... [--json]   load plugins, list slots, use the sample services
                host list [--plugins PATH]... [--json]    load plugins and list every slot
                host check [--plugins PATH]... [--json]   report every problem; exit 1 if any
                host inspect FILE [--json]                read one plugin's descriptor, register nothing
                host resolve KEY [--plugins PATH]...      load plugins and get the service for KEY
+               host serve [--plugins PATH]...            load and start plugins, run until SIGINT/SIGTERM
                host --help | --version
 
         PATH is a plugin file or a directory of *.so files; repeat --plugins for more. Without it, the
@@ -70,6 +77,9 @@ struct Arguments {
         --isolated            load each plugin in a child process first; one that crashes or hangs
                               there is reported and not loaded
         --probe-timeout SECS  how long a child may take (default 10)
+        --shutdown-timeout SECS  how long each plugin's shutdown hook may take (default 5)
+        Every command that loads plugins starts them and, before it exits, shuts them down in
+        reverse order.
         Exit status: 0 success, 1 problems, 2 usage.
         """
 }

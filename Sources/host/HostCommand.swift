@@ -9,18 +9,33 @@ struct HostCommand {
 
     static let version = "0.1.0"
     /// The sample plugins `swift build` puts beside this executable.
-    static let samplePlugins = ["ClockPlugin", "GreeterPlugin", "NotesPlugin"]
+    static let samplePlugins = ["ClockPlugin", "GreeterPlugin", "NotesPlugin", "AccountPlugin"]
 
-    func run() -> Int32 {
+    func run() async -> Int32 {
         let discovery = PluginDiscovery(allowUntrusted: arguments.allowUntrusted)
         switch arguments.command {
         case .inspect: return inspect(arguments.operand ?? "")
         case .probe: return PluginProbe.probe(arguments.operand ?? "", discovery: discovery)
-        case .run, .list, .check, .resolve: break
+        case .run, .list, .check, .resolve, .serve: break
         }
         let host = PluginHost(discovery: discovery)
         let report = host.load(sources(), probe: probe())
         for problem in report.problems { Output.problem(problem.description) }
+        let status = await use(host, report)
+        // Normal exit: the plugins' shutdown hooks run, in reverse start order.
+        let shutdown = host.shutdown(timeout: arguments.shutdownTimeout)
+        for entry in shutdown.problems { Output.problem("plugin '\(entry.plugin)': shutdown \(entry.outcome)") }
+        if arguments.command == .run && !arguments.json {
+            Output.line("\n" + shutdown.text)
+            if let journal = host.locator.getService(key: SampleKeys.journal) {
+                Output.line("journal:    \(journal.isOpen ? "still open" : "closed") after shutdown")
+            }
+        }
+        return shutdown.problems.isEmpty ? status : 1
+    }
+
+    /// Does what the command asks with the loaded plugins; returns the exit status.
+    private func use(_ host: PluginHost, _ report: LoadReport) async -> Int32 {
         switch arguments.command {
         case .check:
             // Problems went to stderr above; stdout gets what loaded and a count.
@@ -35,11 +50,32 @@ struct HostCommand {
                 Output.line(report.json)
             } else {
                 Output.line((report.loaded.map(\.summary) + ["", slotTable(host.locator)]).joined(separator: "\n"))
-                exerciseSamples(host.locator)
+                Output.line("\nstarted:    \(host.startedPlugins.joined(separator: ", "))")
+                await exerciseSamples(host.locator)
             }
+        case .serve:
+            Output.line((report.loaded.map(\.summary)
+                + ["serving \(host.startedPlugins.count) plugin(s) (pid \(getpid())); SIGINT or SIGTERM stops"])
+                .joined(separator: "\n"))
+            await waitForSignal(host)
         case .inspect, .probe: break
         }
         return report.hasProblems ? 1 : 0
+    }
+
+    /// Waits for SIGINT or SIGTERM, then shuts the plugins down (before the caller's own shutdown,
+    /// which then has nothing left to do) and prints what happened.
+    private func waitForSignal(_ host: PluginHost) async {
+        let timeout = arguments.shutdownTimeout
+        let (signal, report) = await withCheckedContinuation { continuation in
+            let watcher = SignalWatch()
+            watcher.signals = ShutdownSignals(host: host, timeout: timeout) { report, signal in
+                watcher.signals = nil
+                continuation.resume(returning: (signal, report))
+            }
+        }
+        Output.line("signal \(signal): shutting down\n" + report.text)
+        for entry in report.problems { Output.problem("plugin '\(entry.plugin)': shutdown \(entry.outcome)") }
     }
 
     /// With `--isolated`: this very program, as `host __probe FILE`.
@@ -98,19 +134,19 @@ struct HostCommand {
     private func slotTable(_ locator: ServiceLocator) -> String {
         Output.table(["KEY", "TYPE", "MODE", "PLUGIN"], locator.slots.map { slot in
             [slot.key, slot.paramsType.map { "(\($0)) -> \(slot.serviceType)" } ?? slot.serviceType,
-             slot.mode.rawValue, slot.origin ?? "-"]
+             (slot.isAsync ? "async " : "") + slot.mode.rawValue, slot.origin ?? "-"]
         })
     }
 
     private func slotsJSON(_ locator: ServiceLocator) -> String {
         encode(["slots": .objects(locator.slots.map { slot in
             ["key": slot.key, "type": slot.serviceType, "params": slot.paramsType ?? "",
-             "mode": slot.mode.rawValue, "plugin": slot.origin ?? ""]
+             "mode": slot.mode.rawValue, "async": String(slot.isAsync), "plugin": slot.origin ?? ""]
         })])
     }
 
     /// Uses each sample service that was loaded, the way an application would.
-    private func exerciseSamples(_ locator: ServiceLocator) {
+    private func exerciseSamples(_ locator: ServiceLocator) async {
         Output.line("")
         if let greeter = locator.getService(key: SampleKeys.greeter) {
             Output.line("greeter:    \(greeter.greet("world"))")
@@ -127,7 +163,41 @@ struct HostCommand {
             let again = locator.getService(key: SampleKeys.notebook)
             Output.line("notebook:   \(notebook.all()) (same notebook while held: \(again === notebook))")
         }
+        if let journal = locator.getService(key: SampleKeys.journal) {
+            journal.write("the host ran its samples")
+            Output.line("journal:    \(journal.path) (\(journal.isOpen ? "open" : "closed"))")
+        }
+        if let sessions = locator.getService(key: SampleKeys.sessions) {
+            exerciseSessions(sessions, locator)
+        }
+        if let archive = await locator.getServiceAsync(key: SampleKeys.archive) {
+            // Eight tasks at once still connect once: the async factory runs exactly once.
+            let count = await withTaskGroup(of: Int.self) { group in
+                for index in 1...8 {
+                    group.addTask { await locator.getServiceAsync(key: SampleKeys.archive)?.store("note \(index)") ?? 0 }
+                }
+                return await group.reduce(0) { max($0, $1) }
+            }
+            Output.line("archive:    \(count) notes stored by 8 tasks, \(archive.connections) connection(s) made")
+        }
     }
+
+    /// Switches users and shows that each user has an account of their own, which comes back.
+    private func exerciseSessions(_ sessions: ServiceSessionMediator<UserSession>, _ locator: ServiceLocator) {
+        guard let guest = locator.getService(key: SampleKeys.account) else { return }
+        sessions.updateSession(UserSession(user: "ada"))
+        let ada = locator.getService(key: SampleKeys.account)
+        sessions.updateSession(UserSession(user: guest.user))
+        let back = locator.getService(key: SampleKeys.account)
+        Output.line("sessions:   \(guest.user) -> \(ada?.user ?? "?") -> \(back?.user ?? "?"): "
+            + "same account as before: \(back === guest), activations \(back?.activations ?? 0)")
+    }
+}
+
+/// Keeps the signal watcher alive until the first signal.
+private final class SignalWatch: @unchecked Sendable {
+    // @unchecked: set once before any signal can arrive, cleared once on the signal queue.
+    var signals: ShutdownSignals?
 }
 
 /// JSON values the host prints.

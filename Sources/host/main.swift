@@ -17,4 +17,4 @@ if arguments.version {
     Output.line("host \(HostCommand.version) (PluginAPI ABI \(PluginABI.version))")
     exit(0)
 }
-exit(HostCommand(arguments: arguments).run())
+exit(await HostCommand(arguments: arguments).run())

@@ -1,17 +1,35 @@
+import Glibc
 import PluginAPI
 import SampleContracts
 import Synchronization
 
-/// Provides request ids (a new one on every get) and a shared notebook that lives while it is used.
+/// Provides request ids (a new one on every get), a shared notebook that lives while it is used, a
+/// journal file opened at start and closed at shutdown, and an archive that connects asynchronously.
 struct NotesPlugin: Plugin {
     static let metadata = PluginMetadata(
-        name: "notes", version: "0.9.1",
-        provides: [SampleKeys.requestID.storeKey, SampleKeys.notebook.storeKey])
+        name: "notes", version: "1.0.0",
+        provides: [SampleKeys.requestID.storeKey, SampleKeys.notebook.storeKey, SampleKeys.journal.storeKey,
+                   SampleKeys.archive.storeKey])
+
+    /// The journal lives as long as the plugin: opened by `start`, closed by `shutdown`.
+    let journal = FileJournal(path: FileJournal.defaultPath)
 
     func registerServices(in registrar: ModuleRegistrar) throws {
         let counter = RequestCounter()
         try registrar.addService(key: SampleKeys.requestID) { "req-\(counter.next())" }
         try registrar.addWeakService(key: SampleKeys.notebook) { MemoryNotebook() }
+        try registrar.addService(key: SampleKeys.journal, service: journal)
+        try registrar.addService(key: SampleKeys.archive, factory: ArchiveFactory())
+    }
+
+    func start(locator: ServiceLocator) async throws {
+        try journal.open()
+        journal.write("notes started with \(locator.slots.count) slots")
+    }
+
+    func shutdown() async throws {
+        journal.write("notes stopped")
+        journal.close()
     }
 }
 
@@ -37,6 +55,87 @@ final class MemoryNotebook: Notebook {
 
     func all() -> [String] {
         notes.withLock { $0 }
+    }
+}
+
+/// A text file, one line per entry; open only between `open()` and `close()`.
+final class FileJournal: Journal {
+    /// `SAMPLE_JOURNAL` if set, else `swift-plugin-host-journal.log` in the temporary folder.
+    static var defaultPath: String {
+        if let path = getenv("SAMPLE_JOURNAL") { return String(cString: path) }
+        let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        return "\(folder)/swift-plugin-host-journal.log"
+    }
+
+    let path: String
+    /// The open file, as an address (a `FILE *` is not `Sendable`; it is only used under the lock).
+    private let file = Mutex<UInt?>(nil)
+
+    init(path: String) {
+        self.path = path
+    }
+
+    struct OpenError: Error, CustomStringConvertible {
+        let path: String
+        let code: Int32
+        var description: String { "cannot open journal \(path): \(String(cString: strerror(code)))" }
+    }
+
+    func open() throws {
+        try file.withLock { file in
+            guard file == nil else { return }
+            guard let opened = fopen(path, "a") else { throw OpenError(path: path, code: errno) }
+            file = UInt(bitPattern: opened)
+        }
+    }
+
+    func close() {
+        file.withLock { file in
+            if let open = file.flatMap(UnsafeMutablePointer<FILE>.init(bitPattern:)) { fclose(open) }
+            file = nil
+        }
+    }
+
+    var isOpen: Bool { file.withLock { $0 != nil } }
+
+    @discardableResult
+    func write(_ line: String) -> Bool {
+        file.withLock { file in
+            guard let open = file.flatMap(UnsafeMutablePointer<FILE>.init(bitPattern:)) else { return false }
+            fputs(line + "\n", open)
+            fflush(open)
+            return true
+        }
+    }
+}
+
+/// Connects the archive; the connection takes a moment, so the factory is async.
+struct ArchiveFactory: ServiceAsyncFactory {
+    let mode: ServiceFactoryMode = .lazy
+
+    func makeService() async throws -> any Archive {
+        try await Task.sleep(for: .milliseconds(20))
+        return NoteArchive(connection: NoteArchive.connectionCount.add(1, ordering: .relaxed).newValue)
+    }
+}
+
+/// Texts stored after connecting.
+final class NoteArchive: Archive {
+    static let connectionCount = Atomic<Int>(0)
+    let connection: Int
+    private let texts = Mutex<[String]>([])
+
+    init(connection: Int) {
+        self.connection = connection
+    }
+
+    var connections: Int { Self.connectionCount.load(ordering: .relaxed) }
+
+    func store(_ text: String) async -> Int {
+        texts.withLock { texts in
+            texts.append(text)
+            return texts.count
+        }
     }
 }
 

@@ -33,6 +33,44 @@ public protocol Notebook: AnyObject, Sendable {
     func all() -> [String]
 }
 
+/// The signed-in user: the session the account service is bound to.
+public struct UserSession: ServiceSession, Equatable {
+    public let user: String
+    public var key: AnyHashable { user }
+
+    public init(user: String) {
+        self.user = user
+    }
+}
+
+/// The signed-in user's account; made per user, kept while the user is away and reactivated when
+/// the user is back.
+public protocol Account: AnyObject, Sendable {
+    /// Whose account it is.
+    var user: String { get }
+    /// How many times this account became the current one.
+    var activations: Int { get }
+}
+
+/// Where the notes plugin writes what happened: a file opened when the plugin starts and closed
+/// when it shuts down.
+public protocol Journal: AnyObject, Sendable {
+    /// The file's path.
+    var path: String { get }
+    /// True between the plugin's start and shutdown.
+    var isOpen: Bool { get }
+    /// Appends a line; returns false if the journal is closed.
+    @discardableResult func write(_ line: String) -> Bool
+}
+
+/// An archive that must connect before use: made by an async factory.
+public protocol Archive: Sendable {
+    /// How many connections were made since the process started (one, however many asked).
+    var connections: Int { get }
+    /// Stores `text` and returns its number.
+    func store(_ text: String) async -> Int
+}
+
 /// The keys of the sample services: what host and plugins agree on.
 public enum SampleKeys {
     /// `any Clock`, `atOne`.
@@ -45,4 +83,12 @@ public enum SampleKeys {
     public static let requestID = ServiceLocatorEasyKey<String>(name: "sample.request-id")
     /// `any Notebook`, `weak`: one notebook while someone holds it.
     public static let notebook = ServiceLocatorEasyKey<any Notebook>(name: "sample.notebook")
+    /// The mediator of ``UserSession``s, `atOne`: switch users with `updateSession`.
+    public static let sessions = ServiceLocatorEasyKey<ServiceSessionMediator<UserSession>>(name: "sample.sessions")
+    /// `any Account` of the current user, `lazy`, bound to ``sessions``.
+    public static let account = ServiceLocatorEasyKey<any Account>(name: "sample.account")
+    /// `any Journal`, `atOne`, open while the notes plugin runs.
+    public static let journal = ServiceLocatorEasyKey<any Journal>(name: "sample.journal")
+    /// `any Archive`, async `lazy`: get it with `await tryServiceAsync(key:)`.
+    public static let archive = ServiceLocatorEasyKey<any Archive>(name: "sample.archive")
 }
