@@ -39,18 +39,19 @@ public struct InjectError: Error, CustomStringConvertible {
 /// names the key and the declaring file and line; `try $clock.get()` (the projected value) throws it
 /// instead, for callers that can recover.
 @propertyWrapper
-public struct Inject<Key: ServiceLocatorKey> {
-    private let box: InjectBox<Key>
+public struct Inject<Service> {
+    private let box: InjectBox<Service>
 
     /// Injects the service for `key` from `locator`, now (`.eager`) or on first access (`.lazy`).
-    public init(_ key: Key, via locator: ServiceLocator, _ mode: InjectMode = .eager,
-                file: StaticString = #fileID, line: UInt = #line) {
-        box = InjectBox(key: key, locator: locator, file: "\(file)", line: line)
+    public init<Key: ServiceLocatorKey>(_ key: Key, via locator: ServiceLocator, _ mode: InjectMode = .eager,
+                                        file: StaticString = #fileID, line: UInt = #line)
+    where Key.Service == Service {
+        box = InjectBox(key: key.storeKey, file: "\(file)", line: line) { try locator.tryService(key: key) }
         if mode == .eager { _ = try? box.get() }
     }
 
     /// The service; stops the program with an ``InjectError`` if it cannot be had.
-    public var wrappedValue: Key.Service {
+    public var wrappedValue: Service {
         do {
             return try box.get()
         } catch {
@@ -59,40 +60,40 @@ public struct Inject<Key: ServiceLocatorKey> {
     }
 
     /// The wrapper itself: `try $property.get()`.
-    public var projectedValue: Inject<Key> { self }
+    public var projectedValue: Inject<Service> { self }
 
     /// The service, or the ``InjectError`` saying which key, where, and why.
-    public func get() throws(InjectError) -> Key.Service {
+    public func get() throws(InjectError) -> Service {
         try box.get()
     }
 }
 
-extension Inject: @unchecked Sendable where Key: Sendable, Key.Service: Sendable {}
-// @unchecked: the box's state sits behind its lock.
+extension Inject: @unchecked Sendable where Service: Sendable {}
+// @unchecked: the box's state sits behind its lock; what it gets the service with is `Sendable`.
 
-/// The shared state of an ``Inject``: the outcome, once there is one that sticks.
-private final class InjectBox<Key: ServiceLocatorKey>: @unchecked Sendable {
-    // @unchecked: `outcome` is guarded by its lock; key and locator are read only.
-    let key: Key
-    let locator: ServiceLocator
+/// The shared state of an ``Inject``: the service, once one was gotten.
+private final class InjectBox<Service>: @unchecked Sendable {
+    // @unchecked: `outcome` is guarded by its lock; everything else is read only.
+    let key: String
     let file: String
     let line: UInt
-    private let outcome = Lock<Key.Service?>(nil)
+    private let resolve: @Sendable () throws -> Service
+    private let outcome = Lock<Service?>(nil)
 
-    init(key: Key, locator: ServiceLocator, file: String, line: UInt) {
+    init(key: String, file: String, line: UInt, resolve: @escaping @Sendable () throws -> Service) {
         self.key = key
-        self.locator = locator
         self.file = file
         self.line = line
+        self.resolve = resolve
     }
 
-    func get() throws(InjectError) -> Key.Service {
+    func get() throws(InjectError) -> Service {
         if let service = outcome.withLock({ $0 }) { return service }
-        let service: Key.Service
+        let service: Service
         do {
-            service = try locator.tryService(key: key)
+            service = try resolve()
         } catch {
-            throw InjectError(key: key.storeKey, file: file, line: line, error: error)
+            throw InjectError(key: key, file: file, line: line, error: error)
         }
         // Two first accesses at once both get; the first stored service wins, so all see one instance.
         return outcome.withLock { stored in

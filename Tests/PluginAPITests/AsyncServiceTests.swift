@@ -1,0 +1,390 @@
+import Foundation
+import PluginAPI
+import Testing
+
+// MARK: Bounding
+
+/// A test's `async` work did not finish in time: the code under test hangs.
+private struct TimedOut: Error, CustomStringConvertible {
+    let seconds: Double
+    var description: String { "timed out after \(seconds) s" }
+}
+
+/// Lets exactly one of two racers resume a continuation.
+private final class FirstWins: @unchecked Sendable {
+    // @unchecked: `done` is touched only under `lock`.
+    private let lock = NSLock()
+    private var done = false
+
+    func claim() -> Bool {
+        lock.withLock {
+            if done { return false }
+            done = true
+            return true
+        }
+    }
+}
+
+/// Runs `operation`, or throws ``TimedOut`` after `seconds` if it has not finished by then. The
+/// operation runs in a task of its own, so a hung one cannot hold the test: it is cancelled and left.
+private func withTimeout<T: Sendable>(seconds: Double = 5, _ operation: @escaping @Sendable () async throws -> T)
+    async throws -> T {
+    let race = FirstWins()
+    return try await withCheckedThrowingContinuation { continuation in
+        let work = Task {
+            do {
+                let value = try await operation()
+                if race.claim() { continuation.resume(returning: value) }
+            } catch {
+                if race.claim() { continuation.resume(throwing: error) }
+            }
+        }
+        Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            if race.claim() {
+                work.cancel()
+                continuation.resume(throwing: TimedOut(seconds: seconds))
+            }
+        }
+    }
+}
+
+/// Checks `condition` every few milliseconds until it holds or `seconds` pass; returns whether it held.
+private func eventually(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}
+
+/// Expects `body` to throw a ``ServiceLocatorError`` equal to `expected`.
+private func expectLocatorErrorAsync<T>(_ expected: LocatorFailure, sourceLocation: SourceLocation = #_sourceLocation,
+                                        _ body: () async throws -> T) async {
+    do {
+        _ = try await body()
+        Issue.record("expected \(expected), nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as ServiceLocatorError {
+        #expect(error.failure == expected, sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Expects `body` to throw a ``ServiceObtainError``; returns it.
+private func expectObtainErrorAsync<T>(sourceLocation: SourceLocation = #_sourceLocation,
+                                       _ body: () async throws -> T) async -> ServiceObtainError? {
+    do {
+        _ = try await body()
+        Issue.record("expected a ServiceObtainError, nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as ServiceObtainError {
+        return error
+    } catch {
+        Issue.record("expected a ServiceObtainError, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+// MARK: Fixtures
+
+/// Makes widgets numbered by call, after awaiting `delay`; the first `failures` calls throw
+/// `SomeError(code: call number)`.
+private struct AsyncWidgetFactory: ServiceAsyncFactory {
+    let mode: ServiceFactoryMode
+    var failures = 0
+    var delay: Duration = .zero
+    let counter = Counter()
+
+    func makeService() async throws -> Widget {
+        let call = counter.increment()
+        if delay > .zero { try await Task.sleep(for: delay) }
+        if call <= failures { throw SomeError(code: call) }
+        return Widget(serial: call)
+    }
+}
+
+// MARK: Tests
+
+/// Slots and providers whose factories are `async`.
+@Suite struct AsyncServiceTests {
+    private let key = Keys.widget("async.widget")
+
+    private func locator(with factory: AsyncWidgetFactory) throws -> ServiceLocator {
+        let locator = ServiceLocator()
+        try locator.addService(key: key, factory: factory)
+        return locator
+    }
+
+    @Test func lazyIsMadeOnceFor200ConcurrentTasks() async throws {
+        let factory = AsyncWidgetFactory(mode: .lazy, delay: .milliseconds(20))
+        let locator = try locator(with: factory)
+        locator.setReadOnly()
+        #expect(factory.counter.value == 0)
+
+        let key = key
+        let widgets = try await withTimeout {
+            await withTaskGroup(of: Widget?.self) { group in
+                for _ in 0..<200 {
+                    group.addTask { try? await locator.tryServiceAsync(key: key) }
+                }
+                var got: [Widget] = []
+                for await widget in group {
+                    if let widget { got.append(widget) }
+                }
+                return got
+            }
+        }
+        #expect(widgets.count == 200)
+        let first = try #require(widgets.first)
+        #expect(widgets.allSatisfy { $0 === first })
+        #expect(factory.counter.value == 1)
+        #expect(try await locator.tryServiceAsync(key: key) === first)
+        #expect(factory.counter.value == 1)
+    }
+
+    @Test func lazyFailureIsReportedThenRetried() async throws {
+        let factory = AsyncWidgetFactory(mode: .lazy, failures: 1)
+        let locator = try locator(with: factory)
+        let key = key
+
+        let error = try #require(await expectObtainErrorAsync { try await withTimeout { try await locator.tryServiceAsync(key: key) } })
+        #expect(error.error as? SomeError == SomeError(code: 1))
+        #expect(error.service.key == key.storeKey)
+        #expect(!error.isNested)
+        #expect(locator.existingService(forKey: key.storeKey) == nil)
+
+        let made = try await withTimeout { try await locator.tryServiceAsync(key: key) }
+        #expect(made.serial == 2)
+        #expect(try await withTimeout { try await locator.tryServiceAsync(key: key) } === made)
+        #expect(factory.counter.value == 2)
+    }
+
+    @Test func providerOnItsOwnRetriesAndReportsEachWay() async throws {
+        let factory = AsyncWidgetFactory(mode: .lazy, failures: 2)
+        let provider = factory.serviceProvider()
+        #expect(provider.mode == .lazy)
+
+        let missing = try await withTimeout { await provider.getServiceAsOptional() }
+        #expect(missing == nil)
+        let result = try await withTimeout { await provider.getServiceAsResult() }
+        let failure = try #require(result.failureError as? ServiceObtainError)
+        #expect(failure.error as? SomeError == SomeError(code: 2))
+        #expect(failure.service.key == nil)
+
+        let made = try await withTimeout { try await provider.getService() }
+        #expect(made.serial == 3)
+        #expect(try await withTimeout { try await provider.getService() } === made)
+        #expect(factory.counter.value == 3)
+    }
+
+    @Test func atOneStartsAtOnceWithoutAnyGet() async throws {
+        let factory = AsyncWidgetFactory(mode: .atOne, delay: .milliseconds(5))
+        let locator = try locator(with: factory)
+        let key = key
+
+        let made = await eventually { locator.existingService(forKey: key.storeKey) != nil }
+        #expect(made, "the atOne factory did not finish without a get")
+        #expect(factory.counter.value == 1)
+        let existing = try #require(locator.existingService(forKey: key.storeKey) as? Widget)
+
+        let got = try await withTimeout { try await locator.tryServiceAsync(key: key) }
+        #expect(got === existing)
+        #expect(got.serial == 1)
+        #expect(factory.counter.value == 1)
+    }
+
+    @Test func atOneFailureIsRemembered() async throws {
+        let factory = AsyncWidgetFactory(mode: .atOne, failures: 1)
+        let locator = try locator(with: factory)
+        let key = key
+        let ran = await eventually { factory.counter.value == 1 }
+        #expect(ran, "the atOne factory did not run without a get")
+
+        for _ in 0..<3 {
+            let error = try #require(await expectObtainErrorAsync {
+                try await withTimeout { try await locator.tryServiceAsync(key: key) }
+            })
+            #expect(error.error as? SomeError == SomeError(code: 1))
+        }
+        #expect(await locator.getServiceAsync(key: key) == nil)
+        #expect(factory.counter.value == 1, "an atOne failure is not retried")
+        #expect(locator.existingService(forKey: key.storeKey) == nil)
+    }
+
+    @Test func weakIsKeptWhileHeldAndMadeAgainAfterRelease() async throws {
+        let factory = AsyncWidgetFactory(mode: .weak)
+        let locator = try locator(with: factory)
+        let key = key
+
+        var held: Widget? = try await withTimeout { try await locator.tryServiceAsync(key: key) }
+        let firstSerial = try #require(held).serial
+        #expect(try await withTimeout { try await locator.tryServiceAsync(key: key) } === held)
+        #expect(locator.existingService(forKey: key.storeKey) as? Widget === held)
+        #expect(factory.counter.value == 1)
+
+        weak let released = held
+        held = nil
+        // The task that made it may let go of it a moment after handing it over.
+        let gone = await eventually { released == nil }
+        #expect(gone, "the weak service outlived its last holder")
+        #expect(locator.existingService(forKey: key.storeKey) == nil)
+
+        let remade = try await withTimeout { try await locator.tryServiceAsync(key: key) }
+        #expect(remade.serial != firstSerial)
+        #expect(factory.counter.value == 2)
+    }
+
+    @Test func manyMakesOnEveryGet() async throws {
+        let factory = AsyncWidgetFactory(mode: .many)
+        let locator = try locator(with: factory)
+        let key = key
+
+        var serials: [Int] = []
+        for _ in 0..<3 {
+            serials.append(try await withTimeout { try await locator.tryServiceAsync(key: key) }.serial)
+        }
+        #expect(serials == [1, 2, 3])
+        #expect(factory.counter.value == 3)
+        #expect(locator.existingService(forKey: key.storeKey) == nil)
+    }
+
+    @Test(arguments: [ServiceFactoryMode.lazy, .weak, .many])
+    func selfCycleFailsInsteadOfHanging(mode: ServiceFactoryMode) async throws {
+        let locator = ServiceLocator()
+        let keyA = Keys.widget("A")
+        let calls = Counter()
+        try locator.addAsyncService(key: keyA, mode: mode) {
+            calls.increment()
+            return try await locator.tryServiceAsync(key: keyA)
+        }
+
+        let error = try #require(await expectObtainErrorAsync {
+            try await withTimeout { try await locator.tryServiceAsync(key: keyA) }
+        })
+        let cycle = try #require(error.error as? ServiceCycleError, "\(error)")
+        #expect(cycle.keys == ["A", "A"])
+        #expect(calls.value == 1, "the factory recursed")
+    }
+
+    @Test(arguments: [ServiceFactoryMode.lazy, .weak, .many])
+    func twoServiceCycleFailsInsteadOfHanging(mode: ServiceFactoryMode) async throws {
+        let locator = ServiceLocator()
+        let keyA = Keys.widget("A"), keyB = Keys.widget("B")
+        try locator.addAsyncService(key: keyA, mode: mode) { try await locator.tryServiceAsync(key: keyB) }
+        try locator.addAsyncService(key: keyB, mode: mode) { try await locator.tryServiceAsync(key: keyA) }
+        locator.setReadOnly()
+
+        let error = try #require(await expectObtainErrorAsync {
+            try await withTimeout { try await locator.tryServiceAsync(key: keyA) }
+        })
+        let cycle = try #require(error.error as? ServiceCycleError, "\(error)")
+        #expect(cycle.keys == ["A", "B", "A"])
+        #expect(error.pathKeys == ["A", "B", "A"])
+
+        let fromB = try #require(await expectObtainErrorAsync {
+            try await withTimeout { try await locator.tryServiceAsync(key: keyB) }
+        })
+        #expect((fromB.error as? ServiceCycleError)?.keys == ["B", "A", "B"])
+    }
+
+    @Test func syncGetOfAnAsyncSlotIsRefused() throws {
+        let factory = AsyncWidgetFactory(mode: .lazy)
+        let locator = try locator(with: factory)
+
+        expectLocatorError(.asyncService(key: key.storeKey)) { try locator.tryService(key: key) }
+        expectLocatorError(.asyncService(key: key.storeKey)) { try locator.tryAnyService(storeKey: key.storeKey) }
+        #expect(locator.getService(key: key) == nil)
+        locator.setReadOnly()
+        expectLocatorError(.asyncService(key: key.storeKey)) { try locator.tryService(key: key) }
+        expectLocatorError(.typeMismatch(key: key.storeKey, registered: TypeNames.widget,
+                                         requested: String(reflecting: Point.self))) {
+            try locator.tryService(key: ServiceLocatorEasyKey<Point>(name: key.storeKey))
+        }
+        #expect(factory.counter.value == 0, "a refused get made the service")
+    }
+
+    @Test func asyncGetOfASyncSlotReturnsItsService() async throws {
+        let locator = ServiceLocator()
+        let factory = WidgetFactory(mode: .lazy)
+        try locator.addService(key: key, factory: factory)
+        let key = key
+
+        let got = try await withTimeout { try await locator.tryServiceAsync(key: key) }
+        #expect(try locator.tryService(key: key) === got)
+        #expect(await locator.getServiceAsync(key: key) === got)
+        #expect(factory.counter.value == 1)
+
+        // A sync slot has no async provider, even for the right type.
+        expectLocatorError(.typeMismatch(key: key.storeKey, registered: TypeNames.widget + " (not async)",
+                                         requested: "async " + TypeNames.widget)) {
+            try locator.tryServiceAsyncProvider(key: key)
+        }
+    }
+
+    @Test func asyncGetWithTheWrongTypeIsATypeMismatch() async throws {
+        let factory = AsyncWidgetFactory(mode: .lazy)
+        let locator = try locator(with: factory)
+        let wrongKey = ServiceLocatorEasyKey<Point>(name: key.storeKey)
+        let expected = LocatorFailure.typeMismatch(key: key.storeKey, registered: TypeNames.widget,
+                                                   requested: String(reflecting: Point.self))
+
+        await expectLocatorErrorAsync(expected) { try await withTimeout { try await locator.tryServiceAsync(key: wrongKey) } }
+        expectLocatorError(expected) { try locator.tryServiceAsyncProvider(key: wrongKey) }
+        await expectLocatorErrorAsync(.serviceNotFound(key: "nowhere", requested: TypeNames.widget,
+                                                       closeMatches: [key.storeKey])) {
+            try await withTimeout { try await locator.tryServiceAsync(key: Keys.widget("nowhere")) }
+        }
+        #expect(factory.counter.value == 0)
+    }
+
+    @Test func asyncProviderFromTheLocatorSharesTheSlotsService() async throws {
+        let factory = AsyncWidgetFactory(mode: .lazy)
+        let locator = try locator(with: factory)
+        let key = key
+
+        let provider = try locator.tryServiceAsyncProvider(key: key)
+        #expect(provider.mode == .lazy)
+        let viaProvider = try await withTimeout { try await provider.getService() }
+        #expect(try await withTimeout { try await locator.tryServiceAsync(key: key) } === viaProvider)
+        #expect(factory.counter.value == 1)
+    }
+
+    @Test func slotInfoSaysAsync() throws {
+        let locator = try locator(with: AsyncWidgetFactory(mode: .lazy))
+        try locator.addService(key: Keys.widget("sync"), factory: WidgetFactory(mode: .lazy))
+
+        let info = try #require(locator.slotInfo(forKey: key.storeKey))
+        #expect(info.isAsync)
+        #expect(info.mode == .lazy)
+        #expect(info.serviceType == TypeNames.widget)
+        #expect(info.description.contains("async"))
+        #expect(info.description.contains("[async lazy]"), "\(info.description)")
+
+        let sync = try #require(locator.slotInfo(forKey: "sync"))
+        #expect(!sync.isAsync)
+        #expect(!sync.description.contains("async"))
+        #expect(locator.slots.map(\.isAsync) == [true, false])
+    }
+
+    @Test func existingServiceAppearsAfterTheFirstGet() async throws {
+        let factory = AsyncWidgetFactory(mode: .lazy, delay: .milliseconds(2))
+        let locator = try locator(with: factory)
+        let key = key
+
+        #expect(locator.existingService(forKey: key.storeKey) == nil)
+        #expect(factory.counter.value == 0)
+        let got = try await withTimeout { try await locator.tryServiceAsync(key: key) }
+        let existing = try #require(locator.existingService(forKey: key.storeKey) as? Widget)
+        #expect(existing === got)
+        #expect(factory.counter.value == 1, "looking at the existing service made one")
+    }
+}
+
+extension Result {
+    /// The error of a failure, or `nil`.
+    fileprivate var failureError: Failure? {
+        if case let .failure(error) = self { return error }
+        return nil
+    }
+}
