@@ -2,6 +2,9 @@ import PluginAPI
 
 /// The order in which plugins register, and the plugins refused before any registration:
 /// duplicate names, key conflicts, unmet requirements and requirement cycles.
+///
+/// Each provided key is hashed once, into `providerOf`; start-up with many services per plugin
+/// spends its time on keys, so no step rebuilds a set of them.
 struct LoadPlan {
     /// Plugins to register, each after the providers of the keys it requires.
     private(set) var order: [LoadedPlugin] = []
@@ -10,51 +13,80 @@ struct LoadPlan {
 
     /// Plans `plugins` (in discovery order) for a locator whose keys are `existing` (key to origin).
     init(_ plugins: [LoadedPlugin], existing: [String: String]) {
+        self.init(plugins) { existing[$0] }
+    }
+
+    /// Plans `plugins` (in discovery order); `existing` gives the origin of a key the locator has
+    /// already, or nil.
+    init(_ plugins: [LoadedPlugin], existing: (String) -> String?) {
         var accepted: [LoadedPlugin] = []
         var names: [String: String] = [:]
-        var providers = existing
+        // Key to the index in `accepted` of the plugin providing it.
+        var providerOf: [String: Int] = [:]
         // The first plugin of a name, and the first provider of a key, wins; the later one is refused whole.
         for plugin in plugins {
             let meta = plugin.metadata
             if let first = names[meta.name] {
                 refuse(plugin, .duplicatePlugin(name: meta.name, path: plugin.path, loadedFrom: first))
-            } else if let key = meta.provides.first(where: { providers[$0] != nil }), let owner = providers[key] {
-                refuse(plugin, .keyConflict(key: key, plugin: meta.name, providedBy: owner))
+                continue
+            }
+            var claimed: [String] = []
+            var conflict: (key: String, owner: String)?
+            for key in meta.provides {
+                if let index = providerOf[key] {
+                    // A key the plugin lists twice is its own: the registration's key check handles that.
+                    if index == accepted.count { continue }
+                    conflict = (key, accepted[index].metadata.name)
+                } else if let owner = existing(key) {
+                    conflict = (key, owner)
+                } else {
+                    providerOf[key] = accepted.count
+                    claimed.append(key)
+                    continue
+                }
+                break
+            }
+            if let conflict {
+                claimed.forEach { providerOf[$0] = nil }
+                refuse(plugin, .keyConflict(key: conflict.key, plugin: meta.name, providedBy: conflict.owner))
             } else {
                 names[meta.name] = plugin.path
-                meta.provides.forEach { providers[$0] = meta.name }
                 accepted.append(plugin)
             }
         }
-        accepted = withRequirementsMet(accepted, existing: existing)
-        order = ordered(accepted)
+        let kept = withRequirementsMet(accepted, providerOf: providerOf, existing: existing)
+        order = ordered(kept.map { accepted[$0] }, providerOf: providerOf, kept: kept)
     }
 
-    /// Drops, until none is left to drop, the plugins that require a key nobody accepted provides.
-    private mutating func withRequirementsMet(_ plugins: [LoadedPlugin], existing: [String: String]) -> [LoadedPlugin] {
-        var remaining = plugins
-        while true {
-            let provided = Set(existing.keys).union(remaining.flatMap(\.metadata.provides))
-            guard let index = remaining.firstIndex(where: { !$0.metadata.requires.allSatisfy(provided.contains) }) else {
-                return remaining
-            }
-            let plugin = remaining.remove(at: index)
-            let key = plugin.metadata.requires.first { !provided.contains($0) } ?? ""
+    /// The indices of `plugins` left after dropping, until none is left to drop, those that require
+    /// a key no remaining plugin and no existing slot provides.
+    private mutating func withRequirementsMet(_ plugins: [LoadedPlugin], providerOf: [String: Int],
+                                              existing: (String) -> String?) -> [Int] {
+        var dropped: Set<Int> = []
+        func isMet(_ key: String) -> Bool {
+            if let index = providerOf[key] { return !dropped.contains(index) }
+            return existing(key) != nil
+        }
+        while let index = plugins.indices.first(where: { index in
+            !dropped.contains(index) && !plugins[index].metadata.requires.allSatisfy(isMet)
+        }) {
+            dropped.insert(index)
+            let plugin = plugins[index]
+            let key = plugin.metadata.requires.first { !isMet($0) } ?? ""
             let refusedProvider = refused.first { $0.plugin.metadata.provides.contains(key) }?.plugin.metadata.name
             let reason = refusedProvider.map { "its provider '\($0)' was refused" } ?? "no loaded plugin provides it"
             refuse(plugin, .missingRequirement(plugin: plugin.metadata.name, key: key, reason: reason))
         }
+        return plugins.indices.filter { !dropped.contains($0) }
     }
 
     /// Providers before the plugins that require them; discovery order where there is a choice.
-    private mutating func ordered(_ plugins: [LoadedPlugin]) -> [LoadedPlugin] {
-        var providerOf: [String: Int] = [:]
-        for (index, plugin) in plugins.enumerated() {
-            plugin.metadata.provides.forEach { providerOf[$0] = index }
-        }
-        // Indices each plugin waits for (providers within this batch only; older keys are there already).
+    /// `kept[i]` is the index in `providerOf` of `plugins[i]`.
+    private mutating func ordered(_ plugins: [LoadedPlugin], providerOf: [String: Int], kept: [Int]) -> [LoadedPlugin] {
+        let position = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1, $0) })
+        // Positions each plugin waits for (providers within this batch only; older keys are there already).
         let needs = plugins.enumerated().map { index, plugin in
-            Set(plugin.metadata.requires.compactMap { providerOf[$0] }.filter { $0 != index })
+            Set(plugin.metadata.requires.compactMap { providerOf[$0].flatMap { position[$0] } }.filter { $0 != index })
         }
         var done: Set<Int> = []
         var result: [LoadedPlugin] = []

@@ -98,8 +98,8 @@ public final class PluginHost: @unchecked Sendable {
             }
             return report
         }
-        let existing = Dictionary(next.slots.map { ($0.key, $0.origin ?? "host") }, uniquingKeysWith: { first, _ in first })
-        let plan = LoadPlan(opened, existing: existing)
+        // Only the keys the new plugins name are looked up, not every slot the locator has.
+        let plan = LoadPlan(opened) { key in next.slotInfo(forKey: key).map { $0.origin ?? "host" } }
         for (plugin, error) in plan.refused {
             outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
         }

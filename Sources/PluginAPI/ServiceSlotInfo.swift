@@ -1,31 +1,74 @@
 /// What one slot of a ``ServiceLocator`` holds, for listings and tooling.
-public struct ServiceSlotInfo: Sendable, Hashable, CustomStringConvertible {
+///
+/// Type names are made when read: making them costs more than registering the slot did, and a host
+/// that only compares keys never reads them.
+public struct ServiceSlotInfo: @unchecked Sendable, Hashable, CustomStringConvertible {
+    // @unchecked: besides Sendable values it holds metatypes, which are immutable.
     /// The store key.
     public let key: String
-    /// The full name of the service type the slot was made for.
-    public let serviceType: String
-    /// The full name of the parameters type, for slots with parameters.
-    public let paramsType: String?
     /// How the slot's provider keeps its service (`many` for slots with parameters).
     public let mode: ServiceFactoryMode
     /// The module that added the slot, or `nil` if it was added directly.
     public let origin: String?
     /// True if the slot's factory is `async`: get it with ``ServiceLocator/tryServiceAsync(key:)``.
     public let isAsync: Bool
+    private let service: TypeName
+    private let params: TypeName?
+
+    /// The full name of the service type the slot was made for.
+    public var serviceType: String { service.name }
+    /// The full name of the parameters type, for slots with parameters.
+    public var paramsType: String? { params?.name }
 
     /// Describes one slot.
     public init(key: String, serviceType: String, paramsType: String?, mode: ServiceFactoryMode, origin: String?,
                 isAsync: Bool = false) {
+        self.init(key: key, service: .named(serviceType), params: paramsType.map(TypeName.named), mode: mode,
+                  origin: origin, isAsync: isAsync)
+    }
+
+    init(key: String, service: Any.Type, params: Any.Type?, mode: ServiceFactoryMode, origin: String?, isAsync: Bool) {
+        self.init(key: key, service: .type(service), params: params.map(TypeName.type), mode: mode, origin: origin,
+                  isAsync: isAsync)
+    }
+
+    private init(key: String, service: TypeName, params: TypeName?, mode: ServiceFactoryMode, origin: String?,
+                 isAsync: Bool) {
         self.key = key
-        self.serviceType = serviceType
-        self.paramsType = paramsType
+        self.service = service
+        self.params = params
         self.mode = mode
         self.origin = origin
         self.isAsync = isAsync
     }
 
+    public static func == (lhs: ServiceSlotInfo, rhs: ServiceSlotInfo) -> Bool {
+        lhs.key == rhs.key && lhs.mode == rhs.mode && lhs.origin == rhs.origin && lhs.isAsync == rhs.isAsync
+            && lhs.serviceType == rhs.serviceType && lhs.paramsType == rhs.paramsType
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(mode)
+        hasher.combine(origin)
+        hasher.combine(serviceType)
+    }
+
     public var description: String {
         let params = paramsType.map { "(\($0)) -> " } ?? ""
         return "'\(key)': \(params)\(serviceType) [\(isAsync ? "async " : "")\(mode)]" + (origin.map { " from \($0)" } ?? "")
+    }
+}
+
+/// A type's full name, or the type to make it from when asked.
+private enum TypeName {
+    case named(String)
+    case type(Any.Type)
+
+    var name: String {
+        switch self {
+        case let .named(name): name
+        case let .type(type): String(reflecting: type)
+        }
     }
 }

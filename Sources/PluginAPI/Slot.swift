@@ -23,10 +23,9 @@ class AnySlot: @unchecked Sendable {
 
     var serviceType: ObjectIdentifier { ObjectIdentifier(serviceMetatype) }
 
-    /// Made when asked for (listings, errors, a module's check): type names cost a lot to make.
+    /// Cheap to make: the type names inside are made only when read.
     var info: ServiceSlotInfo {
-        ServiceSlotInfo(key: key, serviceType: String(reflecting: serviceMetatype),
-                        paramsType: paramsMetatype.map { String(reflecting: $0) }, mode: mode, origin: origin,
+        ServiceSlotInfo(key: key, service: serviceMetatype, params: paramsMetatype, mode: mode, origin: origin,
                         isAsync: isAsync)
     }
 

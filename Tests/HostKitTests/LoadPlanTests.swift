@@ -51,4 +51,13 @@ import Testing
         #expect(plan.order.count == 1)
         #expect(plan.refused.count == 1)
     }
+
+    /// A plugin listing one key twice conflicts with nobody, itself included; a refused plugin's keys
+    /// stay free for a later one.
+    @Test func aKeyListedTwiceIsNotAConflictAndARefusedPluginFreesItsKeys() {
+        let plan = LoadPlan([plugin("twice", provides: ["k", "k"]), plugin("late", provides: ["free", "k"]),
+                             plugin("after", provides: ["free"])], existing: [:])
+        #expect(plan.order.map(\.metadata.name) == ["twice", "after"])
+        #expect(plan.refused.map(\.error) == [.keyConflict(key: "k", plugin: "late", providedBy: "twice")])
+    }
 }
