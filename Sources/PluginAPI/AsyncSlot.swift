@@ -4,8 +4,10 @@ final class AsyncSlot<Service: Sendable>: AnySlot, @unchecked Sendable {
 
     init(key: String, provider: ServiceAsyncProvider<Service>, origin: String?) {
         self.provider = provider
-        super.init(key: key, service: Service.self, params: nil, mode: provider.mode, origin: origin, isAsync: true)
+        super.init(key: key, service: Service.self, mode: provider.mode, origin: origin)
     }
+
+    override var isAsync: Bool { true }
 
     override func service<S>(as type: S.Type) throws -> S {
         guard S.self == Service.self else { throw mismatch(S.self, params: nil) }

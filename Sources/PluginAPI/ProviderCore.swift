@@ -114,18 +114,25 @@ final class ValueBox<Service>: @unchecked Sendable {
 
 /// A singleton made on first use (`lazy`), or made again whenever no one holds it (`weak`).
 ///
-/// Exactly once: makers serialize on `maker`, the lock that guards the factory, which only callers of
-/// this one service ever wait for, so a slow factory blocks nobody else. Before waiting, a caller asks
-/// the tracker whether the maker (through any chain of waits) is waiting for it: then it is a cycle,
-/// reported as an error instead of a deadlock.
+/// Exactly once: a caller that moves `phase` from idle to making is the one maker; others sleep in
+/// ``WaitStripes`` until the phase changes, so only callers of this one service ever wait for it,
+/// and a slow factory blocks nobody else. Before waiting, a caller asks the tracker whether the maker
+/// (through any chain of waits) is waiting for it: then it is a cycle, reported as an error instead of
+/// a deadlock. The core holds no lock of its own: an atomic phase and the factory, about 100 bytes
+/// less per slot than a mutex.
 final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
-    // @unchecked: every mutable part sits behind an atomic or a mutex.
+    // @unchecked: `factory` is touched only by the one maker (the phase's compare-exchange hands it
+    // over); the rest is atomic, published once, or behind a lock.
     typealias Factory = @Sendable () throws -> Service
+    // Field order matters for size: the two one-byte fields sit together.
     let identity: ServiceIdentity
     let mode: ServiceFactoryMode
-    let logger: (any ServiceLogger)?
+    private let phase = Atomic<UInt8>(Phase.idle)
+    /// Boxed: most locators have no logger, and a bare optional existential costs 41 bytes per core.
+    private let loggerBox: LoggerBox?
+    var logger: (any ServiceLogger)? { loggerBox?.logger }
     /// The factory; a lazy service lets go of it (and what it captured) once made.
-    private let maker: Lock<Factory?>
+    private var factory: Factory?
     private let made = PublishedOnce<ValueBox<Service>>()
     /// The weak mode's instance; only a weak service has one.
     private let weakInstance: Lock<WeakReference>?
@@ -135,18 +142,21 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
          factory: @escaping Factory) {
         self.mode = mode
         self.identity = identity
-        self.logger = logger
+        loggerBox = logger.map(LoggerBox.init)
         weakInstance = mode == .weak ? Lock(WeakReference()) : nil
-        self.maker = Lock(factory)
-        if let seed { store(seed) }
+        self.factory = factory
+        if let seed {
+            store(seed)
+            if mode == .lazy { phase.store(Phase.made, ordering: .releasing) }
+        }
     }
-
-    var existing: Service? { current() }
 
     func get() throws -> Service {
         if let existing = current() { return existing }
         return try makeOrWait()
     }
+
+    var existing: Service? { current() }
 
     /// Where the lazy instance lives once made (it stays there as long as this core), or nil.
     @inline(__always)
@@ -166,27 +176,47 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
         let cell = ObjectIdentifier(self)
         try ResolutionTracker.checkPath(parent, cell: cell, service: identity)
         while true {
-            // nil: another thread holds the maker lock (or, for a lazy service, has just made it).
-            let outcome = maker.withLockIfAvailable { factory -> Result<Service, ServiceObtainError>? in
-                if let existing = current() { return .success(existing) }
-                guard let make = factory else { return nil }
-                return Result { () throws(ServiceObtainError) in
-                    let service = try runFactory(self, identity, mode: mode, owned: true, logger: logger, make)
-                    store(service)
-                    if mode == .lazy { factory = nil }
-                    return service
-                }
+            if phase.compareExchange(expected: Phase.idle, desired: Phase.making, ordering: .acquiringAndReleasing).exchanged {
+                return try make(parent: parent)
             }
-            if let outcome = outcome ?? nil { return try outcome.get() }
+            if let existing = current() { return existing }
             // Another thread is making it: wait for that, unless the wait would close a cycle.
             try ResolutionTracker.beginWait(parent, cell: cell, service: identity)
-            maker.withLock { _ in }
+            WaitStripes.wait(for: self) { phase.load(ordering: .acquiring) != Phase.making }
             ResolutionTracker.endWait(parent)
             if let existing = current() { return existing }
         }
     }
 
-    /// Called with `maker` held, or from `init`.
+    /// Runs the factory as the one maker, then hands the phase back (or marks a lazy service made).
+    private func make(parent: ResolutionFrame?) throws -> Service {
+        defer { WaitStripes.wake(self) }
+        // A maker that finished between this caller's look and its compare-exchange left an instance.
+        if let existing = current(), mode == .weak {
+            phase.store(Phase.idle, ordering: .releasing)
+            return existing
+        }
+        guard let make = factory else {
+            // Unreachable: only a made lazy service drops its factory, and it never goes back to idle.
+            phase.store(Phase.idle, ordering: .releasing)
+            throw ServiceObtainError(service: identity, error: MissingFactory())
+        }
+        do {
+            let service = try runFactory(self, identity, mode: mode, owned: true, logger: logger, make)
+            store(service)
+            if mode == .lazy {
+                factory = nil
+                phase.store(Phase.made, ordering: .releasing)
+            } else {
+                phase.store(Phase.idle, ordering: .releasing)
+            }
+            return service
+        } catch {
+            phase.store(Phase.idle, ordering: .releasing)
+            throw error
+        }
+    }
+
     private func store(_ service: Service) {
         if mode == .lazy {
             made.storeIfNil(ValueBox(service))
@@ -194,6 +224,27 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
             weakInstance?.withLock { $0.hold(service) }
         }
     }
+}
+
+/// The phases of a ``SingletonCore``.
+private enum Phase {
+    static let idle: UInt8 = 0
+    static let making: UInt8 = 1
+    /// Lazy only: made, for good.
+    static let made: UInt8 = 2
+}
+
+/// A logger behind one reference.
+final class LoggerBox: Sendable {
+    let logger: any ServiceLogger
+    init(_ logger: any ServiceLogger) {
+        self.logger = logger
+    }
+}
+
+/// What a lazy core without its factory would report; it cannot happen (see `make`).
+private struct MissingFactory: Error, CustomStringConvertible {
+    var description: String { "the factory is gone" }
 }
 
 /// A weak reference that can live in a ``Lock``.

@@ -19,20 +19,9 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         var denyClone = false
     }
 
-    /// The slots once read-only: published once, then read without a lock.
-    private final class FrozenSlots: @unchecked Sendable {
-        // @unchecked: immutable; `index` points at the slots that `slots` keeps alive.
-        let slots: [String: AnySlot]
-        /// The same slots, unretained: a get borrows its slot instead of retaining it (one shared
-        /// reference count fewer for threads that get the same service).
-        let index: [String: Unmanaged<AnySlot>]
-        init(_ slots: [String: AnySlot]) {
-            self.slots = slots
-            index = slots.mapValues { Unmanaged.passUnretained($0) }
-        }
-    }
-
     private let state: Lock<State>
+    /// The slots once read-only: published once, then read without a lock. They move there from
+    /// `state` (which is emptied), so a read-only locator keeps one table, not two.
     private let frozen = PublishedOnce<FrozenSlots>()
     /// Where this locator reports what it does; `nil` keeps it silent.
     public let logger: (any ServiceLogger)?
@@ -60,7 +49,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     public func tryService<Key: ServiceLocatorKey>(key: Key) throws -> Key.Service {
         do {
             // Read-only: borrow the key's string and the slot, retaining neither.
-            if let found = key.withStoreKey({ storeKey in frozen.withValue { $0.index[storeKey] } }), let slot = found {
+            if let found = key.withStoreKey({ storeKey in frozen.withValue { $0.lookup(storeKey) } }), let slot = found {
                 return try slot._withUnsafeGuaranteedRef { try $0.service(as: Key.Service.self) }
             }
             return try slot(for: key).service(as: Key.Service.self)
@@ -164,17 +153,17 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     @inline(__always)
     private func slot<Key: ServiceLocatorKey>(for key: Key) throws -> AnySlot {
         let storeKey = key.storeKey
-        if let found = frozen.withValue({ $0.slots[storeKey] }) ?? state.withLock({ $0.slots[storeKey] }) {
+        if let found = existingSlot(storeKey) {
             return found
         }
         let requested = ObjectIdentifier(Key.Service.self)
-        let similar = allSlots.values.filter { $0.serviceType == requested }.map(\.key).sorted()
+        let similar = allSlots.filter { $0.serviceType == requested }.map(\.key).sorted()
         throw ServiceLocatorError.serviceNotFound(
             key: storeKey, requested: String(reflecting: Key.Service.self), closeMatches: similar)
     }
 
-    private var allSlots: [String: AnySlot] {
-        frozen.withValue { $0.slots } ?? state.withLock { $0.slots }
+    private var allSlots: [AnySlot] {
+        frozen.withValue { $0.all } ?? state.withLock { Array($0.slots.values) }
     }
 
     private func failed(_ operation: String, _ error: any Error) -> any Error {
@@ -274,7 +263,9 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
 
     /// The slot for `key`, if any; registrars use it to refuse a taken key early.
     func existingSlot(_ key: String) -> AnySlot? {
-        frozen.withValue({ $0.slots[key] }) ?? state.withLock { $0.slots[key] }
+        // Once read-only, `state` is empty: the slots are in `frozen`.
+        if let found = frozen.withValue({ $0[key] }) { return found }
+        return state.withLock { $0.slots[key] }
     }
 
     // MARK: Read-only and cloning
@@ -287,8 +278,10 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             guard !state.isReadOnly else { return nil }
             state.isReadOnly = true
             state.denyClone = denyClone
+            let count = state.slots.count
             frozen.storeIfNil(FrozenSlots(state.slots))
-            return state.slots.count
+            state.slots = [:]
+            return count
         }
         if let count { logger?.log(.madeReadOnly(slotCount: count)) }
     }
@@ -305,10 +298,12 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// cloning, is one instance for both. Adding, replacing or removing slots in one never changes the
     /// other. This is what a host needs to load more plugins beside a live, read-only locator and swap.
     public func clone() throws -> ServiceLocator {
-        let slots = try state.withLock { state in
+        let mutable: [String: AnySlot]? = try state.withLock { state in
             guard !state.denyClone else { throw ServiceLocatorError.cloneDenied }
-            return state.slots
+            return state.isReadOnly ? nil : state.slots
         }
+        // Read-only: the slots moved to `frozen` (published before `isReadOnly` was set).
+        let slots = mutable ?? frozen.withValue { $0.dictionary } ?? [:]
         return ServiceLocator(slots: slots, logger: logger)
     }
 
@@ -316,7 +311,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
 
     /// Every slot, sorted by key.
     public var slots: [ServiceSlotInfo] {
-        allSlots.values.map(\.info).sorted { $0.key < $1.key }
+        allSlots.map(\.info).sorted { $0.key < $1.key }
     }
 
     /// The slot for `key`, if any.

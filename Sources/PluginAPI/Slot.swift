@@ -6,20 +6,20 @@ class AnySlot: @unchecked Sendable {
     // @unchecked: every stored property is immutable and Sendable (a subclass adds a provider).
     let key: String
     let serviceMetatype: Any.Type
-    let paramsMetatype: Any.Type?
-    let mode: ServiceFactoryMode
     let origin: String?
-    let isAsync: Bool
+    let mode: ServiceFactoryMode
 
-    init(key: String, service: Any.Type, params: Any.Type?, mode: ServiceFactoryMode, origin: String?,
-         isAsync: Bool = false) {
+    init(key: String, service: Any.Type, mode: ServiceFactoryMode, origin: String?) {
         self.key = key
         serviceMetatype = service
-        paramsMetatype = params
         self.mode = mode
         self.origin = origin
-        self.isAsync = isAsync
     }
+
+    /// The parameters type of a slot with parameters (computed: a stored field would cost every slot).
+    var paramsMetatype: Any.Type? { nil }
+    /// True for a slot whose factory is `async`.
+    var isAsync: Bool { false }
 
     var serviceType: ObjectIdentifier { ObjectIdentifier(serviceMetatype) }
 
@@ -97,7 +97,7 @@ final class ServiceSlot<Service>: AnySlot, @unchecked Sendable {
             ready = nil
         }
         lazyCore = (provider.core as? SingletonCore<Service>).flatMap { $0.mode == .lazy ? $0 : nil }
-        super.init(key: key, service: Service.self, params: nil, mode: provider.mode, origin: origin)
+        super.init(key: key, service: Service.self, mode: provider.mode, origin: origin)
     }
 
     override func service<S>(as type: S.Type) throws -> S {
@@ -131,8 +131,10 @@ final class ParamsSlot<Service, Params>: AnySlot, @unchecked Sendable {
 
     init(key: String, provider: ServiceParamsProvider<Service, Params>, origin: String?) {
         self.provider = provider
-        super.init(key: key, service: Service.self, params: Params.self, mode: .many, origin: origin)
+        super.init(key: key, service: Service.self, mode: .many, origin: origin)
     }
+
+    override var paramsMetatype: Any.Type? { Params.self }
 
     /// A get without parameters works when the parameters are optional: it passes `nil`.
     override func service<S>(as type: S.Type) throws -> S {

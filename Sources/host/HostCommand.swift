@@ -57,6 +57,7 @@ struct HostCommand {
             Output.line((report.loaded.map(\.summary)
                 + ["serving \(host.startedPlugins.count) plugin(s) (pid \(getpid())); SIGINT or SIGTERM stops"])
                 .joined(separator: "\n"))
+            fflush(stdout)  // whoever started us waits for this line; stdout to a pipe or file is buffered
             await waitForSignal(host)
         case .inspect, .probe: break
         }
