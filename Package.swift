@@ -8,10 +8,11 @@ let pluginAPI = Target.Dependency.product(name: "PluginAPI", package: "PluginAPI
 let contracts = Target.Dependency.product(name: "SampleContracts", package: "SampleContracts")
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
-/// A plugin: a target built as its own shared library.
-func plugin(_ name: String, in folder: String, contracts needed: Bool = true) -> (Product, Target) {
+/// A plugin: a target built as its own shared library. `also` is linked into it statically.
+func plugin(_ name: String, in folder: String, contracts needed: Bool = true,
+            also: [Target.Dependency] = []) -> (Product, Target) {
     (.library(name: name, type: .dynamic, targets: [name]),
-     .target(name: name, dependencies: needed ? [pluginAPI, contracts] : [pluginAPI],
+     .target(name: name, dependencies: (needed ? [pluginAPI, contracts] : [pluginAPI]) + also,
              path: "\(folder)/\(name)", swiftSettings: swift6))
 }
 
@@ -30,6 +31,10 @@ let plugins = [
     // These two crash or hang only when HOSTKIT_FIXTURE_MISBEHAVE is set (the isolation tests do).
     plugin("FixtureCrash", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureHang", in: "Tests/PluginFixtures", contracts: false),
+    // Lifecycle hooks a test steers through a control in its host's base locator; B requires A, C requires B.
+    plugin("FixtureLifecycleA", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
+    plugin("FixtureLifecycleB", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
+    plugin("FixtureLifecycleC", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
 ]
 
 let package = Package(
@@ -52,5 +57,8 @@ let package = Package(
         .testTarget(name: "HostKitTests", dependencies: ["HostKit", pluginAPI, contracts], swiftSettings: swift6),
         // Runs the built `host` executable, as a user would.
         .testTarget(name: "HostCLITests", dependencies: [], swiftSettings: swift6),
+        // The code the lifecycle fixtures share, linked into each of them.
+        .target(name: "FixtureLifecycleSupport", dependencies: [pluginAPI],
+                path: "Tests/PluginFixtures/FixtureLifecycleSupport", swiftSettings: swift6),
     ] + plugins.map(\.1)
 )

@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Glibc
 
 /// Shuts a host down when the process gets SIGINT or SIGTERM (or the signals you name).
@@ -8,35 +8,151 @@ import Glibc
 ///     print(report.text)
 ///     exit(0)
 /// }
-/// dispatchMain()
 /// ```
 ///
-/// The signals are taken over (their default action, ending the process at once, is switched off)
-/// for as long as this object lives; the host's ``PluginHost/shutdown(timeout:)`` then runs on a
-/// queue of its own, and `then` is told what it reported. Keep the object alive.
-public final class ShutdownSignals: @unchecked Sendable {
-    // @unchecked: the sources are only created here and cancelled in deinit.
-    private let sources: [any DispatchSourceSignal]
-    private let signals: [Int32]
+/// From the moment `init` returns, the signals are caught (their handlers are installed with
+/// `sigaction` before it returns, so none is lost to a race). The first one runs the host's
+/// ``PluginHost/shutdown(timeout:)`` on a thread of its own and tells `then` what it reported. The
+/// same signal again while nothing is left to run it (a second Ctrl-C) gets its former action, which
+/// for SIGINT and SIGTERM ends the process. When the object goes away the former actions come back.
+public final class ShutdownSignals: Sendable {
+    private let token: Int
 
     /// Watches `signals`; on the first one, shuts `host` down with `timeout` per hook, then calls `then`.
     public init(host: PluginHost, signals: [Int32] = [SIGINT, SIGTERM], timeout: Duration = .seconds(5),
                 then: @escaping @Sendable (ShutdownReport, Int32) -> Void) {
-        let queue = DispatchQueue(label: "HostKit.ShutdownSignals")
-        self.signals = signals
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                then(host.shutdown(timeout: timeout), number)
-            }
-            source.resume()
-            return source
+        token = SignalRelay.shared.watch(Set(signals)) { number in
+            then(host.shutdown(timeout: timeout), number)
         }
     }
 
     deinit {
-        for source in sources { source.cancel() }
-        for number in signals { signal(number, SIG_DFL) }
+        SignalRelay.shared.stopWatching(token)
     }
+}
+
+/// The process-wide part: `sigaction` handlers that write the signal's number into a pipe, and one
+/// thread that reads the pipe and runs the watchers outside the signal handler.
+private final class SignalRelay: @unchecked Sendable {
+    // @unchecked: `watchers`, `former` and `nextToken` are only touched with `lock` held.
+    static let shared = SignalRelay()
+
+    private struct Watcher {
+        let token: Int
+        let signals: Set<Int32>
+        let action: @Sendable (Int32) -> Void
+        var fired = false
+    }
+
+    private let lock = NSLock()
+    private var watchers: [Watcher] = []
+    /// The actions the signals had before this relay took them over.
+    private var former: [Int32: sigaction] = [:]
+    private var nextToken = 0
+    private let readEnd: Int32
+
+    private init() {
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            // Not inherited by child processes (plugin probes).
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        } else {
+            ends = [-1, -1]
+        }
+        readEnd = ends[0]
+        relayWriteEnd = ends[1]
+        let thread = Thread { [readEnd] in SignalRelay.relay(from: readEnd) }
+        thread.name = "HostKit.ShutdownSignals"
+        thread.start()
+    }
+
+    func watch(_ signals: Set<Int32>, _ action: @escaping @Sendable (Int32) -> Void) -> Int {
+        lock.withLock {
+            nextToken += 1
+            watchers.append(Watcher(token: nextToken, signals: signals, action: action))
+            defer { wakeRelay() }
+            for number in signals where former[number] == nil {
+                var handler = sigaction()
+                handler.__sigaction_handler.sa_handler = relaySignal
+                sigemptyset(&handler.sa_mask)
+                handler.sa_flags = SA_RESTART
+                var previous = sigaction()
+                if sigaction(number, &handler, &previous) == 0 { former[number] = previous }
+            }
+            return nextToken
+        }
+    }
+
+    func stopWatching(_ token: Int) {
+        lock.withLock {
+            watchers.removeAll { $0.token == token }
+            for number in Array(former.keys) where !watchers.contains(where: { $0.signals.contains(number) }) {
+                restore(number)
+            }
+        }
+    }
+
+    /// Tells the relay thread to unblock the watched signals in itself.
+    private func wakeRelay() {
+        var zero: UInt8 = 0
+        _ = write(relayWriteEnd, &zero, 1)
+    }
+
+    /// The watched signals, unblocked in the calling thread (the relay's): threads of Swift's
+    /// cooperative pool block every signal, and a thread started from one inherits that. A signal
+    /// sent to the process is then delivered here at least.
+    private func unblockWatchedSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in lock.withLock({ Array(former.keys) }) { sigaddset(&set, number) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// Called with `lock` held.
+    private func restore(_ number: Int32) {
+        guard var previous = former.removeValue(forKey: number) else { return }
+        sigaction(number, &previous, nil)
+    }
+
+    private static func relay(from readEnd: Int32) {
+        var byte: UInt8 = 0
+        while readEnd >= 0 {
+            let count = read(readEnd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return }
+            if byte == 0 {
+                shared.unblockWatchedSignals()
+            } else {
+                shared.deliver(Int32(byte))
+            }
+        }
+    }
+
+    private func deliver(_ number: Int32) {
+        let actions: [@Sendable (Int32) -> Void] = lock.withLock {
+            var due: [@Sendable (Int32) -> Void] = []
+            for index in watchers.indices where watchers[index].signals.contains(number) && !watchers[index].fired {
+                watchers[index].fired = true
+                due.append(watchers[index].action)
+            }
+            if due.isEmpty {
+                // Everyone watching it is busy or done: the signal gets its former action again.
+                restore(number)
+                raise(number)
+            }
+            return due
+        }
+        for action in actions { action(number) }
+    }
+}
+
+/// The write end of the relay's pipe, read by the signal handler (which can use nothing else).
+nonisolated(unsafe) private var relayWriteEnd: Int32 = -1
+
+/// The signal handler: async-signal-safe, it only writes one byte.
+private func relaySignal(_ number: Int32) {
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(relayWriteEnd, &byte, 1)
+    errno = saved
 }

@@ -54,29 +54,30 @@ struct HostCommand {
                 await exerciseSamples(host.locator)
             }
         case .serve:
-            Output.line((report.loaded.map(\.summary)
-                + ["serving \(host.startedPlugins.count) plugin(s) (pid \(getpid())); SIGINT or SIGTERM stops"])
-                .joined(separator: "\n"))
-            fflush(stdout)  // whoever started us waits for this line; stdout to a pipe or file is buffered
-            await waitForSignal(host)
+            await serve(host, report)
         case .inspect, .probe: break
         }
         return report.hasProblems ? 1 : 0
     }
 
-    /// Waits for SIGINT or SIGTERM, then shuts the plugins down (before the caller's own shutdown,
-    /// which then has nothing left to do) and prints what happened.
-    private func waitForSignal(_ host: PluginHost) async {
-        let timeout = arguments.shutdownTimeout
-        let (signal, report) = await withCheckedContinuation { continuation in
-            let watcher = SignalWatch()
-            watcher.signals = ShutdownSignals(host: host, timeout: timeout) { report, signal in
-                watcher.signals = nil
-                continuation.resume(returning: (signal, report))
-            }
+    /// Says it is serving once SIGINT and SIGTERM are caught, waits for one, then shuts the plugins
+    /// down (before `run`'s own shutdown, which then has nothing left to do) and prints what happened.
+    private func serve(_ host: PluginHost, _ report: LoadReport) async {
+        let (signals, caught) = AsyncStream.makeStream(of: (Int32, ShutdownReport).self)
+        let watch = ShutdownSignals(host: host, timeout: arguments.shutdownTimeout) { report, signal in
+            caught.yield((signal, report))
+            caught.finish()
         }
-        Output.line("signal \(signal): shutting down\n" + report.text)
-        for entry in report.problems { Output.problem("plugin '\(entry.plugin)': shutdown \(entry.outcome)") }
+        // Only now: whoever started us may signal as soon as it reads this line.
+        Output.line((report.loaded.map(\.summary)
+            + ["serving \(host.startedPlugins.count) plugin(s) (pid \(getpid())); SIGINT or SIGTERM stops"])
+            .joined(separator: "\n"))
+        fflush(nil)  // stdout to a pipe or a file is buffered
+        var iterator = signals.makeAsyncIterator()
+        guard let (signal, shutdown) = await iterator.next() else { return }
+        withExtendedLifetime(watch) {}
+        Output.line("signal \(signal): shutting down\n" + shutdown.text)
+        for entry in shutdown.problems { Output.problem("plugin '\(entry.plugin)': shutdown \(entry.outcome)") }
     }
 
     /// With `--isolated`: this very program, as `host __probe FILE`.
@@ -193,12 +194,6 @@ struct HostCommand {
         Output.line("sessions:   \(guest.user) -> \(ada?.user ?? "?") -> \(back?.user ?? "?"): "
             + "same account as before: \(back === guest), activations \(back?.activations ?? 0)")
     }
-}
-
-/// Keeps the signal watcher alive until the first signal.
-private final class SignalWatch: @unchecked Sendable {
-    // @unchecked: set once before any signal can arrive, cleared once on the signal queue.
-    var signals: ShutdownSignals?
 }
 
 /// JSON values the host prints.

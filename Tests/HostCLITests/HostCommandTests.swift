@@ -16,27 +16,67 @@ import Testing
         return URL(fileURLWithPath: executable).deletingLastPathComponent().path
     }()
 
-    func host(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "\(Self.buildDirectory)/host")
-        process.arguments = arguments
-        var variables = ProcessInfo.processInfo.environment
-        variables["SWIFT_PLUGIN_PATH"] = nil
-        process.environment = variables.merging(environment) { $1 }
-        // Files, not pipes: a child that fills one pipe while we drain the other would never finish.
+    /// A new, empty temporary folder; the caller removes it.
+    static func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("host-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let outFile = folder.appendingPathComponent("out")
-        let errFile = folder.appendingPathComponent("err")
-        try Data().write(to: outFile)
-        try Data().write(to: errFile)
-        process.standardOutput = try FileHandle(forWritingTo: outFile)
-        process.standardError = try FileHandle(forWritingTo: errFile)
-        try process.run()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: try String(contentsOf: outFile, encoding: .utf8),
-                   errors: try String(contentsOf: errFile, encoding: .utf8))
+        return folder
+    }
+
+    /// A running `host`, its stdout and stderr going to files of its own. Killed, if still running,
+    /// and its files removed when the value goes away.
+    final class Child {
+        let process = Process()
+        private let folder: URL
+        private let outFile: URL
+        private let errFile: URL
+
+        init(_ arguments: [String], environment: [String: String] = [:]) throws {
+            process.executableURL = URL(fileURLWithPath: "\(HostCommandTests.buildDirectory)/host")
+            process.arguments = arguments
+            var variables = ProcessInfo.processInfo.environment
+            variables["SWIFT_PLUGIN_PATH"] = nil
+            process.environment = variables.merging(environment) { $1 }
+            // Files, not pipes: a child that fills one pipe while we drain the other would never finish.
+            folder = try HostCommandTests.temporaryFolder()
+            outFile = folder.appendingPathComponent("out")
+            errFile = folder.appendingPathComponent("err")
+            try Data().write(to: outFile)
+            try Data().write(to: errFile)
+            process.standardOutput = try FileHandle(forWritingTo: outFile)
+            process.standardError = try FileHandle(forWritingTo: errFile)
+            try process.run()
+        }
+
+        deinit {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+            try? FileManager.default.removeItem(at: folder)
+        }
+
+        /// What the child wrote to stdout so far.
+        var output: String { (try? String(contentsOf: outFile, encoding: .utf8)) ?? "" }
+        /// What the child wrote to stderr so far.
+        var errors: String { (try? String(contentsOf: errFile, encoding: .utf8)) ?? "" }
+
+        /// Checks `condition` every `interval` for at most `limit`; returns whether it became true.
+        func wait(atMost limit: Duration, every interval: Duration = .milliseconds(20),
+                  until condition: () -> Bool) async throws -> Bool {
+            let deadline = ContinuousClock.now + limit
+            while !condition() {
+                guard ContinuousClock.now < deadline else { return false }
+                try await Task.sleep(for: interval)
+            }
+            return true
+        }
+    }
+
+    func host(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let child = try Child(arguments, environment: environment)
+        child.process.waitUntilExit()
+        return Run(status: child.process.terminationStatus, output: child.output, errors: child.errors)
     }
 
     /// Makes the crash and hang fixtures misbehave; a sanitizer must let the crash be one.
@@ -54,16 +94,37 @@ import Testing
     }
 
     @Test func theDefaultRunLoadsTheSamplesListsSlotsAndUsesThem() throws {
-        let run = try host([])
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let journal = folder.appendingPathComponent("journal.log").path
+        let run = try host([], environment: ["SAMPLE_JOURNAL": journal])
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.errors.isEmpty)
-        for name in ["loaded clock", "loaded greeter", "loaded notes"] { #expect(run.output.contains(name)) }
+        for name in ["loaded clock", "loaded greeter", "loaded notes", "loaded account"] {
+            #expect(run.output.contains(name))
+        }
         #expect(run.output.contains("KEY"))
         #expect(run.output.contains("sample.greeting"))
         #expect(run.output.contains("(Swift.String) -> SampleContracts.Greeting"))
+        #expect(run.output.contains("async lazy"))
+        #expect(run.output.contains("started:    clock, greeter, notes, account"))
         #expect(run.output.contains("greeter:    Good "))
         #expect(run.output.contains("request-id: req-1, then req-2"))
         #expect(run.output.contains("same notebook while held: true"))
+        #expect(run.output.contains("journal:    \(journal) (open)"))
+        #expect(run.output.contains("sessions:   guest -> ada -> guest: same account as before: true, activations 2"))
+        #expect(run.output.contains("archive:    8 notes stored by 8 tasks, 1 connection(s) made"))
+        // Before it exits, the host shuts the plugins down in reverse start order.
+        #expect(run.output.contains("""
+
+            stopped account
+            stopped notes
+            stopped greeter
+            stopped clock
+            journal:    closed after shutdown
+            """), "\(run.output)")
+        let written = try String(contentsOfFile: journal, encoding: .utf8)
+        #expect(written == "notes started with 9 slots\nthe host ran its samples\nnotes stopped\n")
     }
 
     @Test func checkReportsEveryProblemOnStderrOneLineEachAndExitsOne() throws {
@@ -127,7 +188,10 @@ import Testing
         #expect(run.status == 0, "\(run.errors)")
         let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
         let slots = try #require(object?["slots"] as? [[String: String]])
-        #expect(slots.map { $0["key"] } == ["sample.clock", "sample.notebook", "sample.request-id"])
+        #expect(slots.map { $0["key"] } == ["sample.archive", "sample.clock", "sample.journal", "sample.notebook",
+                                            "sample.request-id"])
+        #expect(slots.first?["async"] == "true")
+        #expect(slots.last?["async"] == "false")
     }
 
     @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"]])
@@ -142,5 +206,34 @@ import Testing
         #expect(help.status == 0 && help.output.contains("usage: host"))
         let version = try host(["--version"])
         #expect(version.status == 0 && version.output.contains("PluginAPI ABI"))
+    }
+
+    /// `host serve`, as a service manager runs it: it says it serves, and a signal shuts it down
+    /// cleanly (exit status 0), the plugins' shutdown hooks run in reverse start order.
+    @Test(arguments: [SIGTERM, SIGINT])
+    func serveShutsThePluginsDownOnASignalAndExitsZero(_ signal: Int32) async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let journal = folder.appendingPathComponent("journal.log").path
+        let child = try Child(["serve"], environment: ["SAMPLE_JOURNAL": journal])
+        // Signalled as soon as it says it serves, as a supervisor would: the signals must be handled by then.
+        let serving = try await child.wait(atMost: .seconds(30), every: .milliseconds(1)) {
+            child.output.contains("serving 4 plugin(s)")
+        }
+        try #require(serving, "no serving line within 30 s; stdout: \(child.output)\nstderr: \(child.errors)")
+        #expect(kill(child.process.processIdentifier, signal) == 0)
+        let exited = try await child.wait(atMost: .seconds(30)) { !child.process.isRunning }
+        try #require(exited, "still running 30 s after signal \(signal); stdout: \(child.output)")
+        #expect(child.process.terminationReason == .exit, "ended by signal \(child.process.terminationStatus)")
+        #expect(child.process.terminationStatus == 0, "\(child.errors)")
+        #expect(child.errors.isEmpty)
+        #expect(child.output.contains("""
+            signal \(signal): shutting down
+            stopped account
+            stopped notes
+            stopped greeter
+            stopped clock
+            """), "\(child.output)")
+        #expect(try String(contentsOfFile: journal, encoding: .utf8).hasSuffix("notes stopped\n"))
     }
 }

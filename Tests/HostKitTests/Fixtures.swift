@@ -14,7 +14,8 @@ enum BuiltPlugins {
         "\(directory)/lib\(product).so"
     }
 
-    static let samples = ["ClockPlugin", "GreeterPlugin", "NotesPlugin"]
+    /// Every sample plugin, as the `host` loads them by default.
+    static let samples = ["ClockPlugin", "GreeterPlugin", "NotesPlugin", "AccountPlugin"]
 }
 
 /// A temporary folder (mode 0755, owned by us) removed when the value goes away.

@@ -8,14 +8,22 @@ import Testing
         let host = PluginHost()
         let report = host.load(BuiltPlugins.samples.map { .file(BuiltPlugins.path($0)) })
         #expect(report.problems.isEmpty, "\(report.problems)")
-        #expect(Set(report.loadedNames) == ["clock", "greeter", "notes"])
+        #expect(Set(report.loadedNames) == ["clock", "greeter", "notes", "account"])
+        #expect(host.startedPlugins == ["clock", "greeter", "notes", "account"])
         let locator = host.locator
         #expect(locator.isReadOnly)
-        #expect(locator.slots.map(\.key) == ["sample.clock", "sample.greeter", "sample.greeting",
-                                             "sample.notebook", "sample.request-id"])
-        #expect(locator.slotInfo(forKey: "sample.greeter")?.origin == "greeter")
+        #expect(locator.slots.map(\.key) == ["sample.account", "sample.archive", "sample.clock", "sample.greeter",
+                                             "sample.greeting", "sample.journal", "sample.notebook",
+                                             "sample.request-id", "sample.sessions"])
+        let origins = Dictionary(uniqueKeysWithValues: locator.slots.map { ($0.key, $0.origin) })
+        #expect(origins == ["sample.account": "account", "sample.archive": "notes", "sample.clock": "clock",
+                            "sample.greeter": "greeter", "sample.greeting": "greeter", "sample.journal": "notes",
+                            "sample.notebook": "notes", "sample.request-id": "notes", "sample.sessions": "account"])
         #expect(locator.slotInfo(forKey: "sample.greeter")?.mode == .lazy)
         #expect(locator.slotInfo(forKey: "sample.greeting")?.paramsType == "Swift.String")
+        #expect(locator.slotInfo(forKey: "sample.archive")?.isAsync == true)
+        #expect(locator.slotInfo(forKey: "sample.account")?.isAsync == false)
+        host.shutdown()
     }
 
     @Test func contractTypesCastAcrossThePluginBoundary() throws {
@@ -45,6 +53,25 @@ import Testing
         notebook.add("one")
         #expect(try locator.tryService(key: SampleKeys.notebook) === notebook)
         #expect(try locator.tryService(key: SampleKeys.notebook).all() == ["one"])
+    }
+
+    @Test func theAccountFollowsTheSessionAcrossThePluginBoundary() throws {
+        let host = PluginHost()
+        let report = host.load([.file(BuiltPlugins.path("AccountPlugin"))])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        let locator = host.locator
+        // A generic PluginAPI type over a contract type, made in the plugin and cast by the host.
+        let sessions = try locator.tryService(key: SampleKeys.sessions)
+        let guest = try locator.tryService(key: SampleKeys.account)
+        #expect(guest.user == "guest")
+        sessions.updateSession(UserSession(user: "ada"))
+        let ada = try locator.tryService(key: SampleKeys.account)
+        #expect(ada.user == "ada")
+        #expect(ada !== guest)
+        sessions.updateSession(UserSession(user: "guest"))
+        let back = try locator.tryService(key: SampleKeys.account)
+        #expect(back === guest)
+        #expect(back.activations == 2)
     }
 
     @Test func pluginsRegisterAfterWhatTheyRequireWhateverTheOrderGiven() throws {

@@ -27,7 +27,9 @@ private final class FirstWins: @unchecked Sendable {
 
 /// Runs `operation`, or throws ``TimedOut`` after `seconds` if it has not finished by then. The
 /// operation runs in a task of its own, so a hung one cannot hold the test: it is cancelled and left.
-private func withTimeout<T: Sendable>(seconds: Double = 5, _ operation: @escaping @Sendable () async throws -> T)
+/// The bound is generous: in the full suite, tests that block threads can keep the two threads of the
+/// cooperative pool busy for seconds.
+private func withTimeout<T: Sendable>(seconds: Double = 30, _ operation: @escaping @Sendable () async throws -> T)
     async throws -> T {
     let race = FirstWins()
     return try await withCheckedThrowingContinuation { continuation in
@@ -50,7 +52,7 @@ private func withTimeout<T: Sendable>(seconds: Double = 5, _ operation: @escapin
 }
 
 /// Checks `condition` every few milliseconds until it holds or `seconds` pass; returns whether it held.
-private func eventually(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+private func eventually(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if condition() { return true }

@@ -1,0 +1,80 @@
+import Foundation
+import PluginAPI
+
+/// The store key of the control a test puts into its host's base locator: called with each hook's
+/// event (`start b`, `shutdown c`), it records the event and returns what the hook should do:
+/// `ok`, `throw`, `hang-async` (sleep an hour, ends when cancelled) or `hang-blocking` (block the
+/// thread, ignoring cancellation, for at most a minute so the process can still exit).
+/// A stdlib function type, so the cast works across the plugin boundary. Without a control the
+/// hooks do nothing.
+public let lifecycleControlKey = ServiceLocatorEasyKey<@Sendable (String) -> String>(name: "fixture.lifecycle")
+
+/// A lifecycle fixture plugin: `fixture-lifecycle-<letter>`, providing `fixture.lifecycle.<letter>`
+/// and requiring the keys of the letters in `requires`. Its hooks do what the host's control says.
+public protocol LifecycleFixture: Plugin {
+    static var letter: String { get }
+    static var requires: [String] { get }
+    /// The control found at start, used again at shutdown.
+    var hooks: LifecycleHooks { get }
+}
+
+extension LifecycleFixture {
+    public static var metadata: PluginMetadata {
+        PluginMetadata(name: "fixture-lifecycle-\(letter)", version: "1.0.0", provides: ["fixture.lifecycle.\(letter)"],
+                       requires: requires.map { "fixture.lifecycle.\($0)" })
+    }
+
+    public func registerServices(in registrar: ModuleRegistrar) throws {
+        try registrar.addService(key: ServiceLocatorEasyKey<String>(name: "fixture.lifecycle.\(Self.letter)"),
+                                 service: Self.letter)
+    }
+
+    public func start(locator: ServiceLocator) async throws {
+        hooks.control = locator.getService(key: lifecycleControlKey)
+        try await hooks.perform("start \(Self.letter)")
+    }
+
+    public func shutdown() async throws {
+        try await hooks.perform("shutdown \(Self.letter)")
+    }
+}
+
+/// Holds a module's control between its hooks.
+public final class LifecycleHooks: @unchecked Sendable {
+    // @unchecked: `stored` is only touched under `lock` (an NSLock, so ThreadSanitizer sees it).
+    private let lock = NSLock()
+    private var stored: (@Sendable (String) -> String)?
+
+    public init() {}
+
+    var control: (@Sendable (String) -> String)? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+
+    struct Refused: Error, CustomStringConvertible {
+        let event: String
+        var description: String { "fixture refused to \(event)" }
+    }
+
+    /// Reports `event` to the control and behaves as it answers. A cancelled `hang-async` reports
+    /// `cancelled <event>`.
+    func perform(_ event: String) async throws {
+        guard let control else { return }
+        switch control(event) {
+        case "throw":
+            throw Refused(event: event)
+        case "hang-async":
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                _ = control("cancelled \(event)")
+                throw error
+            }
+        case "hang-blocking":
+            for _ in 0..<6000 { usleep(10_000) }
+        default:
+            break
+        }
+    }
+}
