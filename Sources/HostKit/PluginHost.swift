@@ -1,6 +1,14 @@
 import Foundation
 import PluginAPI
 
+/// A plugin whose start hook succeeded: what its shutdown needs.
+struct StartedPlugin {
+    let name: String
+    let module: ModuleHandle
+    /// The keys it provides, whose closable services are closed after its shutdown hook.
+    let keys: [String]
+}
+
 /// Loads plugins into a ``ServiceLocator`` and keeps the current, read-only locator.
 ///
 /// ```swift
@@ -21,7 +29,7 @@ public final class PluginHost: @unchecked Sendable {
     // (pthread mutexes underneath) rather than Synchronization.Mutex, so that ThreadSanitizer sees them.
     private var current: ServiceLocator
     /// Plugins whose start hook succeeded, in start order.
-    private var started: [(name: String, module: ModuleHandle)] = []
+    private var started: [StartedPlugin] = []
     private let currentLock = NSLock()
     /// Held for a whole load, so two loads cannot each clone the same locator and lose one's plugins.
     /// Readers of ``locator`` never wait for it.
@@ -133,8 +141,8 @@ public final class PluginHost: @unchecked Sendable {
     /// Runs the start hooks of `plugins` (in dependency order) with `locator`; returns the plugins that
     /// started and the ones dropped: a failed start, or a requirement provided by a dropped plugin.
     private func start(_ plugins: [(plugin: LoadedPlugin, module: ModuleHandle)], in locator: ServiceLocator)
-        -> (started: [(name: String, module: ModuleHandle)], dropped: [(plugin: LoadedPlugin, error: PluginLoadError)]) {
-        var started: [(name: String, module: ModuleHandle)] = []
+        -> (started: [StartedPlugin], dropped: [(plugin: LoadedPlugin, error: PluginLoadError)]) {
+        var started: [StartedPlugin] = []
         var dropped: [(plugin: LoadedPlugin, error: PluginLoadError)] = []
         var droppedKeys: [String: String] = [:]
         for (plugin, handle) in plugins {
@@ -150,7 +158,7 @@ public final class PluginHost: @unchecked Sendable {
                 dropped.append((plugin, error))
                 meta.provides.forEach { droppedKeys[$0] = meta.name }
             } else {
-                started.append((meta.name, handle))
+                started.append(StartedPlugin(name: meta.name, module: handle, keys: meta.provides))
             }
         }
         return (started, dropped)
@@ -167,23 +175,34 @@ public final class PluginHost: @unchecked Sendable {
     /// The plugins started and not shut down yet, in start order.
     public var startedPlugins: [String] { currentLock.withLock { started.map(\.name) } }
 
-    /// Calls the shutdown hook of every started plugin, in reverse start order, each bounded by
-    /// `timeout`: a hook that throws or hangs is reported, and the others still run. Waits for a load
-    /// in progress first. The plugins' services stay in ``locator``; a later ``load(_:probe:)`` starts
-    /// the plugins it loads. Blocks the calling thread while hooks run.
+    /// Calls the shutdown hook of every started plugin, in reverse start order, then closes that
+    /// plugin's existing services that are ``ClosableService``s. Each hook and each close is bounded
+    /// by `timeout`: one that throws or hangs is reported, and the others still run. Waits for a load
+    /// in progress first. The plugins' services stay in ``locator``; a later ``load(_:probe:)``
+    /// starts the plugins it loads. Blocks the calling thread while hooks run.
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(5)) -> ShutdownReport {
         loading.withLock {
-            let stopping = currentLock.withLock {
+            let (stopping, locator) = currentLock.withLock {
                 defer { started = [] }
-                return started
+                return (started, current)
             }
             var report = ShutdownReport()
             let clock = ContinuousClock()
-            for plugin in stopping.reversed() {
+            func run(_ plugin: String, service: String?, _ body: @escaping @Sendable () async throws -> Void) {
                 let begin = clock.now
-                let outcome = HookRunner.run(name: "shutdown \(plugin.name)", timeout: timeout) { try await plugin.module.module.shutdown() }
-                report.entries.append(ShutdownReport.Entry(plugin: plugin.name, outcome: outcome, duration: clock.now - begin))
+                let thread = service.map { "close \($0)" } ?? "shutdown \(plugin)"
+                let outcome = HookRunner.run(name: thread, timeout: timeout, body)
+                report.entries.append(ShutdownReport.Entry(plugin: plugin, service: service, outcome: outcome,
+                                                           duration: clock.now - begin))
+            }
+            for plugin in stopping.reversed() {
+                run(plugin.name, service: nil) { try await plugin.module.module.shutdown() }
+                // Only what exists: a lazy service never made is not made to be closed.
+                for key in plugin.keys.reversed() {
+                    guard let closable = locator.existingService(forKey: key) as? any ClosableService else { continue }
+                    run(plugin.name, service: key) { try await closable.close() }
+                }
             }
             return report
         }

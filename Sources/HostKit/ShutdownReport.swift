@@ -1,27 +1,37 @@
 /// What happened when a host shut its plugins down.
 public struct ShutdownReport: Sendable {
-    /// One plugin's shutdown hook.
+    /// One plugin's shutdown hook, or the closing of one of its services.
     public struct Entry: Sendable {
         /// The plugin's name.
         public let plugin: String
+        /// The key of the ``ClosableService`` closed, or `nil` for the plugin's shutdown hook.
+        public let service: String?
         /// How its hook ended.
         public let outcome: HookOutcome
         /// How long the host waited for it.
         public let duration: Duration
     }
 
-    /// In the order the hooks ran: reverse start order.
+    /// In the order they ran: reverse start order, each plugin's hook before its services' closes.
     public internal(set) var entries: [Entry] = []
 
     /// The hooks that threw or timed out.
     public var problems: [Entry] { entries.filter { !$0.outcome.isFinished } }
 
-    /// One line per plugin: `stopped name` or what went wrong.
+    /// One line per entry: `stopped name`, `closed name: key`, or `error: ` and what went wrong.
     public var text: String {
-        entries.map { entry in
-            entry.outcome.isFinished
-                ? "stopped \(entry.plugin)"
-                : "error: plugin '\(entry.plugin)': shutdown \(entry.outcome)"
-        }.joined(separator: "\n")
+        entries.map { $0.outcome.isFinished ? $0.summary : "error: \($0.summary)" }.joined(separator: "\n")
+    }
+}
+
+extension ShutdownReport.Entry {
+    /// `stopped name`, `closed name: key`, or what went wrong (`plugin 'name': shutdown failed: ...`).
+    public var summary: String {
+        switch (service, outcome.isFinished) {
+        case (nil, true): "stopped \(plugin)"
+        case let (key?, true): "closed \(plugin): \(key)"
+        case (nil, false): "plugin '\(plugin)': shutdown \(outcome)"
+        case let (key?, false): "plugin '\(plugin)': closing '\(key)' \(outcome)"
+        }
     }
 }

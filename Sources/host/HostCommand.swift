@@ -24,7 +24,7 @@ struct HostCommand {
         let status = await use(host, report)
         // Normal exit: the plugins' shutdown hooks run, in reverse start order.
         let shutdown = host.shutdown(timeout: arguments.shutdownTimeout)
-        for entry in shutdown.problems { Output.problem("plugin '\(entry.plugin)': shutdown \(entry.outcome)") }
+        for entry in shutdown.problems { Output.problem(entry.summary) }
         if arguments.command == .run && !arguments.json {
             Output.line("\n" + shutdown.text)
             if let journal = host.locator.getService(key: SampleKeys.journal) {
@@ -77,7 +77,7 @@ struct HostCommand {
         guard let (signal, shutdown) = await iterator.next() else { return }
         withExtendedLifetime(watch) {}
         Output.line("signal \(signal): shutting down\n" + shutdown.text)
-        for entry in shutdown.problems { Output.problem("plugin '\(entry.plugin)': shutdown \(entry.outcome)") }
+        for entry in shutdown.problems { Output.problem(entry.summary) }
     }
 
     /// With `--isolated`: this very program, as `host __probe FILE`.

@@ -119,6 +119,8 @@ import Testing
 
             stopped account
             stopped notes
+            closed notes: sample.archive
+            closed notes: sample.journal
             stopped greeter
             stopped clock
             journal:    closed after shutdown
@@ -231,6 +233,7 @@ import Testing
             signal \(signal): shutting down
             stopped account
             stopped notes
+            closed notes: sample.journal
             stopped greeter
             stopped clock
             """), "\(child.output)")

@@ -231,7 +231,8 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(host.shutdown().text == "stopped \(c)\nstopped \(b)\nstopped \(a)")
     }
 
-    /// The sample notes plugin opens its journal in `start` and closes it in `shutdown`.
+    /// The sample notes plugin opens its journal in `start`; the host closes it (a `ClosableService`)
+    /// after the plugin's shutdown hook.
     @Test func theNotesJournalIsOpenFromStartToShutdown() throws {
         let host = PluginHost()
         let report = host.load([.file(BuiltPlugins.path("NotesPlugin"))])
@@ -240,10 +241,25 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(journal.isOpen)
         #expect(journal.write("written by LifecycleTests"))
         let shutdown = host.shutdown()
-        #expect(shutdown.text == "stopped notes")
+        // The archive (async lazy) was never gotten: it is not made just to be closed.
+        #expect(shutdown.text == "stopped notes\nclosed notes: sample.journal")
+        #expect(shutdown.entries.map(\.service) == [nil, "sample.journal"])
+        #expect(host.locator.existingService(forKey: SampleKeys.archive.storeKey) == nil)
         #expect(!journal.isOpen)
         #expect(!journal.write("after shutdown"))
         // Still the same journal in the locator, closed.
         #expect(try host.locator.tryService(key: SampleKeys.journal) === journal)
+    }
+
+    /// A closable service that was made is closed after its plugin's hook, in reverse key order.
+    @Test func madeClosableServicesAreClosedAfterTheirPluginsHook() async throws {
+        let host = PluginHost()
+        let report = host.load([.file(BuiltPlugins.path("NotesPlugin"))])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        _ = try await host.locator.tryServiceAsync(key: SampleKeys.archive)
+        let shutdown = await Task.detached { host.shutdown() }.value
+        #expect(shutdown.entries.map(\.summary) == ["stopped notes", "closed notes: sample.archive",
+                                                     "closed notes: sample.journal"])
+        #expect(shutdown.problems.isEmpty)
     }
 }

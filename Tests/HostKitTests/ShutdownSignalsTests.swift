@@ -22,7 +22,8 @@ import Testing
             kill(getpid(), SIGUSR1)
             let (signal, report) = try #require(caught.wait(seconds: 10), "round \(round): SIGUSR1 was not caught")
             #expect(signal == SIGUSR1)
-            #expect(report.entries.map(\.plugin) == ["account", "notes", "greeter", "clock"])
+            #expect(report.entries.filter { $0.service == nil }.map(\.plugin) == ["account", "notes", "greeter", "clock"])
+            #expect(report.entries.compactMap(\.service) == ["sample.journal"])
             #expect(report.problems.isEmpty)
             #expect(host.startedPlugins.isEmpty)
             withExtendedLifetime(watch) {}

@@ -27,9 +27,9 @@ struct NotesPlugin: Plugin {
         journal.write("notes started with \(locator.slots.count) slots")
     }
 
+    /// The journal itself is closed by the host right after this, as a `ClosableService`.
     func shutdown() async throws {
         journal.write("notes stopped")
-        journal.close()
     }
 }
 
@@ -74,8 +74,9 @@ final class MemoryNotebook: Notebook {
     }
 }
 
-/// A text file, one line per entry; open only between `open()` and `close()`.
-final class FileJournal: Journal {
+/// A text file, one line per entry; open only between `open()` and `close()`. A host closes it at
+/// shutdown (`ClosableService`).
+final class FileJournal: Journal, ClosableService {
     /// `SAMPLE_JOURNAL` if set, else `swift-plugin-host-journal.log` in the temporary folder.
     static var defaultPath: String {
         if let path = getenv("SAMPLE_JOURNAL") { return String(cString: path) }
@@ -135,11 +136,15 @@ struct ArchiveFactory: ServiceAsyncFactory {
     }
 }
 
-/// Texts stored after connecting.
-final class NoteArchive: Archive {
+/// Texts stored after connecting; the host disconnects it at shutdown, if it was ever connected.
+final class NoteArchive: Archive, ClosableService {
     static let connectionCount = Atomic<Int>(0)
     let connection: Int
     private let texts = Locked<[String]>([])
+
+    func close() async throws {
+        try await Task.sleep(for: .milliseconds(1))  // saying goodbye to the server
+    }
 
     init(connection: Int) {
         self.connection = connection

@@ -1,0 +1,9 @@
+/// A service that holds something to let go of, such as a file or a connection.
+///
+/// When a host shuts down, after a plugin's ``Module/shutdown()`` hook it closes that plugin's
+/// services that exist then and conform to this protocol (a lazy service never made is not made for
+/// it). Each close is bounded by the shutdown timeout, and a failure is reported like a hook's.
+public protocol ClosableService: Sendable {
+    /// Releases what the service holds. Called once, at shutdown, after its plugin's shutdown hook.
+    func close() async throws
+}
