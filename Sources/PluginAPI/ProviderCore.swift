@@ -103,12 +103,31 @@ final class ValueBox<Service>: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<Service>
     var value: Service { pointer.pointee }
     init(_ value: Service) {
-        pointer = .allocate(capacity: 1)
-        pointer.initialize(to: value)
+        pointer = CacheLine.allocate(value)
     }
     deinit {
+        CacheLine.free(pointer)
+    }
+}
+
+/// Memory for a value that many threads read while other memory is written: a cache line (or
+/// more) of its own. Otherwise malloc may put it beside, say, another thread's service object,
+/// whose reference count that thread writes on every get, and each write would evict this value
+/// from the reading core's cache (false sharing).
+enum CacheLine {
+    static let size = 64
+
+    static func allocate<Value>(_ value: Value) -> UnsafeMutablePointer<Value> {
+        let bytes = (MemoryLayout<Value>.size + size - 1) / size * size
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(bytes, size), alignment: size)
+        let pointer = raw.bindMemory(to: Value.self, capacity: 1)
+        pointer.initialize(to: value)
+        return pointer
+    }
+
+    static func free<Value>(_ pointer: UnsafeMutablePointer<Value>) {
         pointer.deinitialize(count: 1)
-        pointer.deallocate()
+        UnsafeMutableRawPointer(pointer).deallocate()
     }
 }
 

@@ -90,9 +90,7 @@ final class ServiceSlot<Service>: AnySlot, @unchecked Sendable {
     init(key: String, provider: ServiceProvider<Service>, origin: String?) {
         self.provider = provider
         if let core = provider.core as? ReadyCore<Service> {
-            let pointer = UnsafeMutablePointer<Service>.allocate(capacity: 1)
-            pointer.initialize(to: core.service)
-            ready = pointer
+            ready = CacheLine.allocate(core.service)
         } else {
             ready = nil
         }
@@ -109,8 +107,7 @@ final class ServiceSlot<Service>: AnySlot, @unchecked Sendable {
     }
 
     deinit {
-        ready?.deinitialize(count: 1)
-        ready?.deallocate()
+        if let ready { CacheLine.free(ready) }
     }
 
     override func anyService() throws -> Any {

@@ -137,6 +137,15 @@ enum ThreadCases {
                     for _ in 0..<iterations { sum &+= token(floor.get(key)) }
                     return sum
                 },
+                // Only what every locator must do to hand out a shared service: copy (retain) and drop
+                // (release) the reference, no lookup at all. Its 2T/1T ratio is the limit for a get
+                // that costs this little more than the hand-out itself.
+                Scenario(name: name("handout", services)) { thread, iterations in
+                    let service = opaque(floor.get(own ? ownKeys[thread].storeKey : sameKey.storeKey))
+                    var sum: UInt = 0
+                    for _ in 0..<iterations { sum &+= token(opaque(service)) }
+                    return sum
+                },
                 Scenario(name: name("locator-readOnly", services)) { thread, iterations in
                     locatorLoop(readOnly, own ? ownKeys[thread] : sameKey, iterations)
                 },
