@@ -14,9 +14,12 @@ enum PluginRegistration {
         let module = plugin.descriptor.makeModule()
         do {
             try locator.addModule(module) { slots in
-                let added = Set(slots.map(\.key))
+                // A registrar's keys are distinct, so: every one declared, and as many as declared.
+                // One set, of the declared keys; the other only when it does not match.
                 let declared = Set(meta.provides)
-                guard added == declared else { throw UndeclaredKeys(missing: declared.subtracting(added), extra: added.subtracting(declared)) }
+                guard slots.count != declared.count || !slots.allSatisfy({ declared.contains($0.key) }) else { return }
+                let added = Set(slots.map(\.key))
+                throw UndeclaredKeys(missing: declared.subtracting(added), extra: added.subtracting(declared))
             }
             return .success(ModuleHandle(module: module))
         } catch {

@@ -8,6 +8,17 @@ protocol ProviderCore<Service>: AnyObject, Sendable {
     func get() throws -> Service
     /// The instance that exists now, without making one: for closing at shutdown and for sessions.
     var existing: Service? { get }
+    /// The instance, if this core only ever hands out one that exists already (`atOne`). A slot
+    /// asks once, when it is made; a protocol requirement, because a cast to the generic class
+    /// costs a metadata lookup per slot.
+    var readyInstance: Service? { get }
+    /// This core, if it is a lazy singleton whose made instance a slot may read directly.
+    var lazySingleton: SingletonCore<Service>? { get }
+}
+
+extension ProviderCore {
+    var readyInstance: Service? { nil }
+    var lazySingleton: SingletonCore<Service>? { nil }
 }
 
 /// Wraps what a factory threw so the caller sees which service failed and on what path.
@@ -59,6 +70,7 @@ final class ReadyCore<Service>: ProviderCore, @unchecked Sendable {
 
     func get() throws -> Service { service }
     var existing: Service? { service }
+    var readyInstance: Service? { service }
 }
 
 /// An `atOne` factory that failed: the failure is remembered and returned on every get.
@@ -176,6 +188,7 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
     }
 
     var existing: Service? { current() }
+    var lazySingleton: SingletonCore<Service>? { mode == .lazy ? self : nil }
 
     /// Where the lazy instance lives once made (it stays there as long as this core), or nil.
     @inline(__always)

@@ -218,7 +218,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// `check` sees the module's slots before they are added; if it throws, none is added. A plugin
     /// host uses it to hold a module to the keys its plugin declared.
     public func addModule(_ module: some Module, replace: Bool = false,
-                          check: ([ServiceSlotInfo]) throws -> Void = { _ in }) throws {
+                          check: (([ServiceSlotInfo]) throws -> Void)? = nil) throws {
         let name = module.name
         do {
             try state.withLock { state in
@@ -228,7 +228,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             defer { registrar.close() }
             do {
                 try module.registerServices(in: registrar)
-                try check(registrar.staged.map(\.slot.info))
+                try check?(registrar.staged.map(\.slot.info))
             } catch {
                 throw ServiceLocatorError.moduleFailed(module: name, error: error)
             }
@@ -243,6 +243,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
                         throw ServiceLocatorError.moduleFailed(module: name, error: error)
                     }
                 }
+                state.slots.reserveCapacity(state.slots.count + slots.count)
                 for slot in slots { state.slots[slot.key] = slot }
             }
             for slot in slots { logger?.log(.registered(slot.info)) }

@@ -89,12 +89,8 @@ final class ServiceSlot<Service>: AnySlot, @unchecked Sendable {
 
     init(key: String, provider: ServiceProvider<Service>, origin: String?) {
         self.provider = provider
-        if let core = provider.core as? ReadyCore<Service> {
-            ready = CacheLine.allocate(core.service)
-        } else {
-            ready = nil
-        }
-        lazyCore = (provider.core as? SingletonCore<Service>).flatMap { $0.mode == .lazy ? $0 : nil }
+        ready = provider.core.readyInstance.map(CacheLine.allocate)
+        lazyCore = provider.core.lazySingleton
         super.init(key: key, service: Service.self, mode: provider.mode, origin: origin)
     }
 
