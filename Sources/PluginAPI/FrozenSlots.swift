@@ -10,7 +10,7 @@ final class FrozenSlots: @unchecked Sendable {
     private let mask: Int
     let count: Int
 
-    init(_ slots: [String: AnySlot]) {
+    init(_ slots: [SlotKey: AnySlot]) {
         count = slots.count
         // A power of two at least 5/4 of the count: at most 80% full, so probes stay short.
         var capacity = 8
@@ -18,8 +18,9 @@ final class FrozenSlots: @unchecked Sendable {
         mask = capacity - 1
         buckets = .allocate(capacity: capacity)
         buckets.initialize(repeating: nil, count: capacity)
-        for slot in slots.values {
-            var index = slot.key.hashValue & mask
+        // The hashes were kept with the keys: no key's characters (nor slot) is read to place it.
+        for (key, slot) in slots {
+            var index = key.hash & mask
             while buckets[index] != nil { index = (index + 1) & mask }
             buckets[index] = Unmanaged.passRetained(slot)
         }
@@ -33,7 +34,13 @@ final class FrozenSlots: @unchecked Sendable {
     /// The slot for `key`, unretained: valid while this table lives.
     @inline(__always)
     func lookup(_ key: String) -> Unmanaged<AnySlot>? {
-        var index = key.hashValue & mask
+        lookup(key, hash: key.hashValue)
+    }
+
+    /// The slot for `key`, whose `hashValue` is `hash`.
+    @inline(__always)
+    func lookup(_ key: String, hash: Int) -> Unmanaged<AnySlot>? {
+        var index = hash & mask
         while let slot = buckets[index] {
             if slot._withUnsafeGuaranteedRef({ $0.key == key }) { return slot }
             index = (index + 1) & mask
@@ -49,7 +56,29 @@ final class FrozenSlots: @unchecked Sendable {
     }
 
     /// The slots as a dictionary, for a clone that will change them.
-    var dictionary: [String: AnySlot] {
-        Dictionary(uniqueKeysWithValues: all.lazy.map { ($0.key, $0) })
+    var dictionary: [SlotKey: AnySlot] {
+        Dictionary(uniqueKeysWithValues: all.lazy.map { (SlotKey($0.key), $0) })
+    }
+}
+
+/// A store key with its hash, computed once. Growing a table of slots, and freezing it, then never
+/// reads a key's characters again: with many slots they lie far apart in memory, and reading them
+/// for every rehash made registration slower per slot the more slots there were.
+struct SlotKey: Hashable {
+    let key: String
+    /// `key.hashValue`, the same hash ``FrozenSlots/lookup(_:)`` computes for a get.
+    let hash: Int
+
+    init(_ key: String) {
+        self.key = key
+        hash = key.hashValue
+    }
+
+    static func == (lhs: SlotKey, rhs: SlotKey) -> Bool {
+        lhs.hash == rhs.hash && lhs.key == rhs.key
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
     }
 }

@@ -48,8 +48,9 @@ public final class ModuleRegistrar: ServiceRegistry {
     /// The name of the module being registered.
     public let module: String
     private let replace: Bool
-    private(set) var staged: [(slot: AnySlot, replace: Bool)] = []
-    private var stagedKeys: Set<String> = []
+    private(set) var staged: [(key: SlotKey, slot: AnySlot, replace: Bool)] = []
+    /// Each key's hash is computed once, here, and travels with the slot into the locator.
+    private var stagedKeys: Set<SlotKey> = []
     private var isClosed = false
 
     init(locator: ServiceLocator, module: String, replace: Bool) {
@@ -62,15 +63,16 @@ public final class ModuleRegistrar: ServiceRegistry {
     public func register(_ registration: ServiceRegistration, replace: Bool) throws {
         guard !isClosed else { throw ServiceLocatorError.registrationClosed(module: module) }
         let key = registration.key
-        if stagedKeys.contains(key) {
+        let slotKey = SlotKey(key)
+        if stagedKeys.contains(slotKey) {
             throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: module, attemptedBy: module)
         }
         let replace = replace || self.replace
-        if !replace, let existing = locator.existingSlot(key) {
+        if !replace, let existing = locator.existingSlot(slotKey) {
             throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.origin, attemptedBy: module)
         }
-        staged.append((registration.build(module, locator.logger), replace))
-        stagedKeys.insert(key)
+        staged.append((slotKey, registration.build(module, locator.logger), replace))
+        stagedKeys.insert(slotKey)
     }
 
     func close() {

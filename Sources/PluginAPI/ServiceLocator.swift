@@ -14,7 +14,7 @@ import Synchronization
 /// ```
 public final class ServiceLocator: ServiceRegistry, Sendable {
     private struct State {
-        var slots: [String: AnySlot]
+        var slots: [SlotKey: AnySlot]
         var isReadOnly = false
         var denyClone = false
     }
@@ -32,7 +32,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         state = Lock(State(slots: [:]))
     }
 
-    private init(slots: [String: AnySlot], logger: (any ServiceLogger)?) {
+    private init(slots: [SlotKey: AnySlot], logger: (any ServiceLogger)?) {
         self.logger = logger
         state = Lock(State(slots: slots))
     }
@@ -176,13 +176,14 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// Adds the slot `registration` describes (the `add` calls of ``ServiceRegistry`` end here).
     public func register(_ registration: ServiceRegistration, replace: Bool) throws {
         let key = registration.key
+        let slotKey = SlotKey(key)
         do {
-            try state.withLock { try Self.checkFree(key, in: $0, replace: replace, by: nil, operation: "addService") }
+            try state.withLock { try Self.checkFree(slotKey, in: $0, replace: replace, by: nil, operation: "addService") }
             // Built outside the lock: an atOne factory runs now and may itself get services from here.
             let slot = registration.build(nil, logger)
             try state.withLock { state in
-                try Self.checkFree(key, in: state, replace: replace, by: nil, operation: "addService")
-                state.slots[key] = slot
+                try Self.checkFree(slotKey, in: state, replace: replace, by: nil, operation: "addService")
+                state.slots[slotKey] = slot
             }
             logger?.log(.registered(slot.info))
         } catch {
@@ -202,7 +203,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         do {
             let removed = try state.withLock { state in
                 guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: "removeService") }
-                return state.slots.removeValue(forKey: storeKey) != nil
+                return state.slots.removeValue(forKey: SlotKey(storeKey)) != nil
             }
             if removed { logger?.log(.removed(key: storeKey)) }
             return removed
@@ -235,16 +236,16 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             let staged = registrar.staged
             let slots = staged.map(\.slot)
             try state.withLock { state in
-                for (slot, replace) in staged {
+                for (slotKey, _, replace) in staged {
                     do {
-                        try Self.checkFree(slot.key, in: state, replace: replace, by: name, operation: "addModule")
+                        try Self.checkFree(slotKey, in: state, replace: replace, by: name, operation: "addModule")
                     } catch let error as ServiceLocatorError {
                         if case .readOnly = error { throw error }
                         throw ServiceLocatorError.moduleFailed(module: name, error: error)
                     }
                 }
                 state.slots.reserveCapacity(state.slots.count + slots.count)
-                for slot in slots { state.slots[slot.key] = slot }
+                for (slotKey, slot, _) in staged { state.slots[slotKey] = slot }
             }
             for slot in slots { logger?.log(.registered(slot.info)) }
             logger?.log(.moduleAdded(module: name, keys: slots.map(\.key)))
@@ -254,18 +255,23 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     }
 
     /// Whether `key` is free for a new slot from `origin`, given the current state.
-    private static func checkFree(_ key: String, in state: State, replace: Bool, by origin: String?,
+    private static func checkFree(_ key: SlotKey, in state: State, replace: Bool, by origin: String?,
                                   operation: String) throws {
         guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: operation) }
         if !replace, let existing = state.slots[key] {
-            throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.origin, attemptedBy: origin)
+            throw ServiceLocatorError.keyAlreadyRegistered(key: key.key, registeredBy: existing.origin, attemptedBy: origin)
         }
     }
 
     /// The slot for `key`, if any; registrars use it to refuse a taken key early.
     func existingSlot(_ key: String) -> AnySlot? {
+        existingSlot(SlotKey(key))
+    }
+
+    func existingSlot(_ key: SlotKey) -> AnySlot? {
         // Once read-only, `state` is empty: the slots are in `frozen`.
-        if let found = frozen.withValue({ $0[key] }) { return found }
+        // Read-only (the table is there): a key it lacks is in no slot.
+        if let found = frozen.withValue({ $0.lookup(key.key, hash: key.hash) }) { return found?.takeUnretainedValue() }
         return state.withLock { $0.slots[key] }
     }
 
@@ -299,7 +305,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// cloning, is one instance for both. Adding, replacing or removing slots in one never changes the
     /// other. This is what a host needs to load more plugins beside a live, read-only locator and swap.
     public func clone() throws -> ServiceLocator {
-        let mutable: [String: AnySlot]? = try state.withLock { state in
+        let mutable: [SlotKey: AnySlot]? = try state.withLock { state in
             guard !state.denyClone else { throw ServiceLocatorError.cloneDenied }
             return state.isReadOnly ? nil : state.slots
         }
