@@ -234,7 +234,6 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
                 throw ServiceLocatorError.moduleFailed(module: name, error: error)
             }
             let staged = registrar.staged
-            let slots = staged.map(\.slot)
             try state.withLock { state in
                 for (slotKey, _, replace) in staged {
                     do {
@@ -244,11 +243,13 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
                         throw ServiceLocatorError.moduleFailed(module: name, error: error)
                     }
                 }
-                state.slots.reserveCapacity(state.slots.count + slots.count)
+                state.slots.reserveCapacity(state.slots.count + staged.count)
                 for (slotKey, slot, _) in staged { state.slots[slotKey] = slot }
             }
-            for slot in slots { logger?.log(.registered(slot.info)) }
-            logger?.log(.moduleAdded(module: name, keys: slots.map(\.key)))
+            if let logger {
+                for entry in staged { logger.log(.registered(entry.slot.info)) }
+                logger.log(.moduleAdded(module: name, keys: staged.map(\.slot.key)))
+            }
         } catch {
             throw failed("add module '\(name)'", error)
         }
