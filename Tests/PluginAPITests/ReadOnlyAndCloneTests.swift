@@ -59,6 +59,30 @@ import Testing
         #expect(factory.counter.value == 1)
     }
 
+    /// The read-only table holds every slot of a large locator, finds each by its key (through
+    /// collisions and probing), finds none for keys it lacks, and hands all of them to a clone.
+    @Test func aLargeReadOnlyLocatorFindsEverySlotAndOnlyThose() throws {
+        let locator = ServiceLocator()
+        let count = 2_000
+        for index in 0..<count {
+            try locator.addService(key: ServiceLocatorEasyKey<Int>(name: "large.\(index)"), service: index)
+        }
+        locator.setReadOnly(denyClone: false)
+        for index in 0..<count {
+            #expect(try locator.tryService(key: ServiceLocatorEasyKey<Int>(name: "large.\(index)")) == index)
+        }
+        for index in count..<(count + 500) {
+            #expect(locator.getService(key: ServiceLocatorEasyKey<Int>(name: "large.\(index)")) == nil)
+            #expect(locator.slotInfo(forKey: "large.\(index)") == nil)
+        }
+        #expect(locator.slots.count == count)
+        let clone = try locator.clone()
+        #expect(clone.slots.map(\.key) == locator.slots.map(\.key))
+        #expect(try clone.removeService(storeKey: "large.7"))
+        #expect(clone.getService(key: ServiceLocatorEasyKey<Int>(name: "large.7")) == nil)
+        #expect(locator.getService(key: ServiceLocatorEasyKey<Int>(name: "large.7")) == 7)
+    }
+
     @Test func settingReadOnlyTwiceIsHarmless() throws {
         let locator = try filledLocator()
         locator.setReadOnly(denyClone: false)
