@@ -11,7 +11,7 @@ final class AsyncCore<Service: Sendable>: Sendable {
         /// A lazy service, once made; an atOne service's outcome, once known.
         var made: Result<Service, ServiceObtainError>?
         /// A weak service while someone holds it.
-        var weakInstance = WeakReference()
+        let weakInstance = WeakReference<Service>()
         /// The task making the service now, if any.
         var making: Task<Service, any Error>?
     }
@@ -48,7 +48,7 @@ final class AsyncCore<Service: Sendable>: Sendable {
         if mode == .many { return try await run(parent: parent) }
         let step: Step = state.withLock { state in
             if let made = state.made { return .ready(made) }
-            if mode == .weak, let alive = state.weakInstance.service(as: Service.self) { return .ready(.success(alive)) }
+            if mode == .weak, let alive = state.weakInstance.service() { return .ready(.success(alive)) }
             if let making = state.making { return .wait(making) }
             let task = start(parent: parent)
             state.making = task
@@ -71,7 +71,7 @@ final class AsyncCore<Service: Sendable>: Sendable {
     var existing: Service? {
         state.withLock { state in
             if case let .success(service)? = state.made { return service }
-            return state.weakInstance.service(as: Service.self)
+            return state.weakInstance.service()
         }
     }
 

@@ -166,7 +166,7 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
     private var factory: Factory?
     private let made = PublishedOnce<ValueBox<Service>>()
     /// The weak mode's instance; only a weak service has one.
-    private let weakInstance: Lock<WeakReference>?
+    private let weakInstance: Lock<WeakReference<Service>>?
 
     /// `mode` is `.lazy` or `.weak`. A `seed` is taken as made already (a session's service coming back).
     init(mode: ServiceFactoryMode, identity: ServiceIdentity, logger: (any ServiceLogger)?, seed: Service? = nil,
@@ -174,7 +174,7 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
         self.mode = mode
         self.identity = identity
         loggerBox = logger.map(LoggerBox.init)
-        weakInstance = mode == .weak ? Lock(WeakReference()) : nil
+        weakInstance = mode == .weak ? Lock(WeakReference<Service>()) : nil
         self.factory = factory
         if let seed {
             store(seed)
@@ -200,7 +200,7 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
     @inline(__always)
     private func current() -> Service? {
         if mode == .lazy { return made.withValue { $0.value } }
-        return weakInstance?.withLock { $0.service(as: Service.self) }
+        return weakInstance?.withLock { $0.service() }
     }
 
     private func makeOrWait() throws -> Service {
@@ -279,16 +279,42 @@ private struct MissingFactory: Error, CustomStringConvertible {
     var description: String { "the factory is gone" }
 }
 
-/// A weak reference that can live in a ``Lock``.
-struct WeakReference {
+/// A service held weakly, read back without a dynamic cast. Used under a lock.
+///
+/// Beside the weak reference it keeps the service's own bits (an existential, say), copied without
+/// retaining anything. They are read, as a proper retained copy, only while the strong reference the
+/// weak load produced keeps that same object alive; once the object is gone the weak load fails
+/// first and the stale bits are never read. Casting `AnyObject` back to a protocol instead costs a
+/// conformance lookup on every get.
+final class WeakReference<Service>: @unchecked Sendable {
+    // @unchecked: only used with its owner's lock held.
     private weak var object: AnyObject?
+    /// The service's bits; they own nothing, so nothing is released when they are overwritten.
+    private let bits = UnsafeMutableRawPointer.allocate(byteCount: max(MemoryLayout<Service>.size, 1),
+                                                        alignment: MemoryLayout<Service>.alignment)
+    private var holding = false
 
-    /// Holds `service` weakly if it is a class instance; a value cannot be held weakly.
-    mutating func hold<Service>(_ service: Service) {
-        object = type(of: service as Any) is AnyClass ? service as AnyObject : nil
+    deinit {
+        bits.deallocate()
     }
 
-    func service<Service>(as type: Service.Type) -> Service? {
-        object.flatMap { $0 as? Service }
+    /// Holds `service` weakly if it is a class instance; a value cannot be held weakly.
+    func hold(_ service: Service) {
+        guard type(of: service as Any) is AnyClass else {
+            object = nil
+            holding = false
+            return
+        }
+        object = service as AnyObject
+        withUnsafeBytes(of: service) { raw in
+            if let base = raw.baseAddress { bits.copyMemory(from: base, byteCount: raw.count) }
+        }
+        holding = true
+    }
+
+    /// The service, if the object is still alive.
+    func service() -> Service? {
+        guard holding, let alive = object else { return nil }
+        return withExtendedLifetime(alive) { bits.load(as: Service.self) }
     }
 }
