@@ -10,8 +10,9 @@ public enum InjectMode: Sendable {
 public struct InjectError: Error, CustomStringConvertible {
     /// The store key of the injected service.
     public let key: String
-    /// The file (`#fileID`) and line declaring the property.
+    /// The file (`#fileID`) declaring the property.
     public let file: String
+    /// The line declaring the property.
     public let line: UInt
     /// What the locator said.
     public let error: any Error
