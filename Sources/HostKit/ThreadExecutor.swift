@@ -26,7 +26,9 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Lets the thread end once it has run the jobs already enqueued.
+    /// Lets the thread end once it has run the jobs already enqueued. Call it when the hook's task
+    /// has ended: no job of it can come later, and tasks the hook started with `Task {}` do not
+    /// inherit an executor preference (they run on the global executor), so none is stranded here.
     func finish() {
         condition.withLock {
             finished = true
