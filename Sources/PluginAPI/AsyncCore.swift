@@ -58,12 +58,12 @@ final class AsyncCore<Service: Sendable>: Sendable {
         case let .ready(result):
             return try result.get()
         case let .started(task):
-            return try await outcome(of: task)
+            return try await task.value  // a ServiceObtainError already, if it failed
         case let .wait(task):
             // Another task is making it: wait for that, unless the wait would close a cycle.
             try ResolutionTracker.beginWait(parent, cell: cell, service: identity)
             defer { ResolutionTracker.endWait(parent) }
-            return try await outcome(of: task)
+            return try await task.value  // a ServiceObtainError already, if it failed
         }
     }
 
@@ -108,10 +108,5 @@ final class AsyncCore<Service: Sendable>: Sendable {
         } catch {
             throw factoryFailed(error, making: identity, logger: logger)
         }
-    }
-
-    /// What the making task made or threw (a ``ServiceObtainError`` already).
-    private func outcome(of task: Task<Service, any Error>) async throws -> Service {
-        try await task.value
     }
 }

@@ -8,13 +8,11 @@ final class FrozenSlots: @unchecked Sendable {
     // @unchecked: immutable after `init`; the table owns one retain of every slot in it.
     private let buckets: UnsafeMutablePointer<Unmanaged<AnySlot>?>
     private let mask: Int
-    let count: Int
 
     init(_ slots: [SlotKey: AnySlot]) {
-        count = slots.count
         // A power of two at least 5/4 of the count: at most 80% full, so probes stay short.
         var capacity = 8
-        while capacity < count + count / 4 + 1 { capacity <<= 1 }
+        while capacity < slots.count + slots.count / 4 + 1 { capacity <<= 1 }
         mask = capacity - 1
         buckets = .allocate(capacity: capacity)
         buckets.initialize(repeating: nil, count: capacity)
@@ -47,8 +45,6 @@ final class FrozenSlots: @unchecked Sendable {
         }
         return nil
     }
-
-    subscript(key: String) -> AnySlot? { lookup(key)?.takeUnretainedValue() }
 
     /// Every slot, in no particular order.
     var all: [AnySlot] {

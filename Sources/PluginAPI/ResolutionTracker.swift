@@ -68,10 +68,18 @@ enum ResolutionTracker {
     static func make<T>(cell: ObjectIdentifier, service: ServiceIdentity, parent: ResolutionFrame?,
                         owned: Bool, _ make: () throws -> T) rethrows -> T {
         let frame = ResolutionFrame(cell: cell, service: service, parent: parent)
-        guard owned else { return try $current.withValue(frame, operation: make) }
-        graph.withLock { $0.owners[cell] = Owner(chain: frame.chain, service: service) }
-        defer { _ = graph.withLock { $0.owners.removeValue(forKey: cell) } }
+        if owned { own(cell, by: frame) }
+        defer { if owned { disown(cell) } }
         return try $current.withValue(frame, operation: make)
+    }
+
+    /// Records that `frame`'s chain is making `cell`, so waits for it can be checked for cycles.
+    private static func own(_ cell: ObjectIdentifier, by frame: ResolutionFrame) {
+        graph.withLock { $0.owners[cell] = Owner(chain: frame.chain, service: frame.service) }
+    }
+
+    private static func disown(_ cell: ObjectIdentifier) {
+        _ = graph.withLock { $0.owners.removeValue(forKey: cell) }
     }
 
     /// ``make(cell:service:parent:owned:_:)`` for an async factory: the frame is the task-local path
@@ -79,8 +87,8 @@ enum ResolutionTracker {
     static func makeAsync<T>(cell: ObjectIdentifier, service: ServiceIdentity, parent: ResolutionFrame?,
                              owned: Bool, _ make: @Sendable () async throws -> T) async throws -> T {
         let frame = ResolutionFrame(cell: cell, service: service, parent: parent)
-        if owned { graph.withLock { $0.owners[cell] = Owner(chain: frame.chain, service: service) } }
-        defer { if owned { _ = graph.withLock { $0.owners.removeValue(forKey: cell) } } }
+        if owned { own(cell, by: frame) }
+        defer { if owned { disown(cell) } }
         return try await $current.withValue(frame, operation: make)
     }
 

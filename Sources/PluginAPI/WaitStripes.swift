@@ -9,22 +9,17 @@ import Glibc
 enum WaitStripes {
     private static let count = 64
     // nonisolated(unsafe): set up once, then used only through pthread calls, which synchronize.
-    nonisolated(unsafe) private static let mutexes: UnsafeMutablePointer<pthread_mutex_t> = {
-        let mutexes = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: count)
-        for index in 0..<count {
-            (mutexes + index).initialize(to: pthread_mutex_t())
-            pthread_mutex_init(mutexes + index, nil)
-        }
-        return mutexes
-    }()
-    nonisolated(unsafe) private static let conditions: UnsafeMutablePointer<pthread_cond_t> = {
-        let conditions = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: count)
-        for index in 0..<count {
-            (conditions + index).initialize(to: pthread_cond_t())
-            pthread_cond_init(conditions + index, nil)
-        }
-        return conditions
-    }()
+    nonisolated(unsafe) private static let mutexes = table(pthread_mutex_t()) { pthread_mutex_init($0, nil) }
+    nonisolated(unsafe) private static let conditions = table(pthread_cond_t()) { pthread_cond_init($0, nil) }
+
+    /// `count` values at fixed addresses (pthread objects must not move), each set up by `setUp`.
+    private static func table<Value>(_ blank: Value, _ setUp: (UnsafeMutablePointer<Value>) -> Int32)
+        -> UnsafeMutablePointer<Value> {
+        let values = UnsafeMutablePointer<Value>.allocate(capacity: count)
+        values.initialize(repeating: blank, count: count)
+        for index in 0..<count { _ = setUp(values + index) }
+        return values
+    }
 
     private static func stripe(_ object: AnyObject) -> Int {
         // Objects are 16-byte aligned: skip the bits that are always zero.
