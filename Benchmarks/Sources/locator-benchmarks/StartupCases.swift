@@ -4,9 +4,10 @@ import HostKit
 /// Start-up with many plugin libraries: HostKit's whole load against bare `dlopen` + `dlsym` of as many
 /// fresh copies of the same library, in the same run.
 ///
-/// One plugin package is generated and built once; its plugin takes its name and its keys from its own
-/// file name (`plugin-017-s200.so`: plugin `plugin-017`, 200 lazy slots). A library is never unloaded,
-/// so every repetition of every contestant opens its own fresh copies.
+/// One plugin package is generated and built once, with literal keys like a hand-written plugin. Each
+/// copy of the library gets its own plugin number patched into its strings (`generated-plugin-017`,
+/// keys `generated-plugin-017.service0` ...). A library is never unloaded, so every repetition of every
+/// contestant opens its own fresh copies.
 enum StartupCases {
     struct Size: Sendable {
         var plugins: Int
@@ -32,8 +33,10 @@ enum StartupCases {
     }
 
     static func run(_ size: Size, repetitions: Int) -> Result {
-        let library = buildPlugin()
+        let library = buildPlugin(services: size.services)
         let image = readFile(library)
+        let markers = occurrences(of: marker, in: image)
+        guard !markers.isEmpty else { fail("no '\(String(decoding: marker, as: UTF8.self))' in \(library)") }
         let runDirectory = makeTemporaryDirectory("locator-benchmarks-run")
         defer { _ = system("rm -rf '\(runDirectory)'") }
 
@@ -45,8 +48,12 @@ enum StartupCases {
             guard mkdir(folder, 0o755) == 0 else { fail("mkdir \(folder): \(String(cString: strerror(errno)))") }
             let files = (0..<size.plugins).map { index in
                 let number = String(index + 1000).dropFirst()   // 000, 001, ...
-                let path = "\(folder)/plugin-\(number)-s\(size.services).so"
-                writeFile(path, image)
+                let path = "\(folder)/plugin-\(number).so"
+                var copy = image
+                for offset in markers {
+                    copy.replaceSubrange(offset + marker.count - 3..<offset + marker.count, with: number.utf8)
+                }
+                writeFile(path, copy)
                 return path
             }
             return (folder, files)
@@ -110,63 +117,49 @@ enum StartupCases {
 
     // MARK: The generated plugin
 
-    /// The plugin's source: its name and keys come from its own file name, read with `dladdr`.
-    private static let pluginSource = #"""
-        import Glibc
-        import PluginAPI
+    /// Stands for the plugin's number in every string of the generated library; each copy gets its
+    /// own number by patching these bytes (`generated-plugin-017`), so its name and keys are its own.
+    static let marker = Array("generated-plugin-@@@".utf8)
 
-        /// What every generated slot holds.
-        final class GeneratedService: Sendable {
-            let index: Int
-            init(index: Int) { self.index = index }
+    /// The plugin's source, written like a hand-made plugin: literal keys, one `add` call per service.
+    /// Every literal is longer than 15 bytes, so it lives in the library's read-only data (shorter
+    /// strings are encoded in the instructions) where the copies patch it.
+    private static func pluginSource(services: Int) -> String {
+        let name = String(decoding: marker, as: UTF8.self)
+        let keys = (0..<services).map { "\"\(name).service\($0)\"" }
+        let adds = (0..<services).map { index in
+            """
+                    try registrar.addLazyService(key: ServiceLocatorEasyKey<GeneratedService>(name: \(keys[index]))) {
+                        GeneratedService(index: \(index))
+                    }
+            """
         }
+        return """
+            import PluginAPI
 
-        /// This library's file name, `plugin-017-s200.so`: the plugin `plugin-017` with 200 services.
-        enum Identity {
-            /// `dladdr` is a GNU extension the Glibc module does not import: looked up by name instead.
-            typealias Dladdr = @convention(c) (UnsafeRawPointer?, UnsafeMutableRawPointer?) -> Int32
-
-            static let fileName: String = {
-                let entry: @convention(c) () -> UnsafeRawPointer = swiftPluginEntry
-                // Dl_info: file name, file base, symbol name, symbol address.
-                var info: (UnsafePointer<CChar>?, UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeRawPointer?) = (nil, nil, nil, nil)
-                guard let symbol = dlsym(nil, "dladdr"),   // nil is RTLD_DEFAULT
-                      withUnsafeMutableBytes(of: &info, {
-                          unsafeBitCast(symbol, to: Dladdr.self)(unsafeBitCast(entry, to: UnsafeRawPointer.self), $0.baseAddress)
-                      }) != 0,
-                      let file = info.0
-                else { return "unknown-s0.so" }
-                return String(String(cString: file).split(separator: "/").last ?? "unknown-s0.so")
-            }()
-
-            /// `plugin-017` and `s200`.
-            static let parts: (name: String, count: Int) = {
-                let stem = fileName.hasSuffix(".so") ? String(fileName.dropLast(3)) : fileName
-                let pieces = stem.split(separator: "-")
-                guard let last = pieces.last, last.first == "s", let count = Int(last.dropFirst()) else { return (stem, 0) }
-                return (pieces.dropLast().joined(separator: "-"), count)
-            }()
-            static var name: String { parts.name }
-            static let keys: [String] = (0..<parts.count).map { "\(parts.name).service\($0)" }
-        }
-
-        struct GeneratedPlugin: Plugin {
-            static var metadata: PluginMetadata {
-                PluginMetadata(name: Identity.name, version: "1.0.0", provides: Identity.keys)
+            /// What every generated slot holds.
+            final class GeneratedService: Sendable {
+                let index: Int
+                init(index: Int) { self.index = index }
             }
 
-            func registerServices(in registrar: ModuleRegistrar) throws {
-                for (index, key) in Identity.keys.enumerated() {
-                    try registrar.addLazyService(key: ServiceLocatorEasyKey<GeneratedService>(name: key)) {
-                        GeneratedService(index: index)
-                    }
+            struct GeneratedPlugin: Plugin {
+                static var metadata: PluginMetadata {
+                    PluginMetadata(name: "\(name)", version: "1.0.0", provides: [
+                        \(keys.joined(separator: ",\n            "))
+                    ])
+                }
+
+                func registerServices(in registrar: ModuleRegistrar) throws {
+            \(adds.joined(separator: "\n"))
                 }
             }
-        }
 
-        @_cdecl("swift_plugin_entry")
-        public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(GeneratedPlugin.self) }
-        """#
+            @_cdecl("swift_plugin_entry")
+            public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(GeneratedPlugin.self) }
+
+            """
+    }
 
     private static func pluginManifest(pluginAPI: String) -> String {
         """
@@ -189,16 +182,16 @@ enum StartupCases {
 
     /// Generates the plugin package (in a temporary folder named after this repository's path, so a
     /// second run only rebuilds what changed) and builds it in release. Returns the library's path.
-    private static func buildPlugin() -> String {
+    private static func buildPlugin(services: Int) -> String {
         let pluginAPI = repositoryRoot + "/Sources/PluginAPI"
         guard access(pluginAPI + "/Package.swift", R_OK) == 0 else { fail("no PluginAPI package at \(pluginAPI)") }
         // The same PluginAPI source as this executable's own libPluginAPI.so, so the ABI versions match.
-        let package = "\(temporaryRoot)/locator-benchmarks-plugin-\(getuid())-\(fnv1a(pluginAPI))"
+        let package = "\(temporaryRoot)/locator-benchmarks-plugin-\(getuid())-\(fnv1a(pluginAPI))-s\(services)"
         for folder in [package, package + "/Sources", package + "/Sources/GeneratedPlugin"] {
             guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { fail("mkdir \(folder): \(String(cString: strerror(errno)))") }
         }
         writeIfChanged(package + "/Package.swift", pluginManifest(pluginAPI: pluginAPI))
-        writeIfChanged(package + "/Sources/GeneratedPlugin/GeneratedPlugin.swift", pluginSource)
+        writeIfChanged(package + "/Sources/GeneratedPlugin/GeneratedPlugin.swift", pluginSource(services: services))
         let log = package + "/build.log"
         printError("startup: building the generated plugin in \(package) ...")
         let start = now()
@@ -208,6 +201,14 @@ enum StartupCases {
         }
         printError("startup: built in \(Int(Double(now() - start) / 1e9)) s")
         return package + "/.build/release/libGeneratedPlugin.so"
+    }
+
+    /// The offsets at which `pattern` starts in `bytes`.
+    private static func occurrences(of pattern: [UInt8], in bytes: [UInt8]) -> [Int] {
+        guard let first = pattern.first, bytes.count >= pattern.count else { return [] }
+        return (0...(bytes.count - pattern.count)).filter { offset in
+            bytes[offset] == first && bytes[offset..<offset + pattern.count].elementsEqual(pattern)
+        }
     }
 
     private static func lastDlerror() -> String {
