@@ -71,7 +71,7 @@ public final class ModuleRegistrar: ServiceRegistry {
         if !replace, let existing = locator.existingSlot(slotKey) {
             throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.origin, attemptedBy: module)
         }
-        staged.append((slotKey, registration.build(module, locator.logger), replace))
+        staged.append((slotKey, registration.makeSlot(origin: module, logger: locator.logger), replace))
         stagedKeys.insert(slotKey)
     }
 

@@ -19,6 +19,12 @@ struct PublishedOnce<Instance: AnyObject>: ~Copyable, @unchecked Sendable {
         return Unmanaged<Instance>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
+    /// The published instance, if any, unretained: valid while this value lives.
+    @inline(__always)
+    var unretained: Unmanaged<Instance>? {
+        UnsafeRawPointer(bitPattern: bits.load(ordering: .acquiring)).map { Unmanaged<Instance>.fromOpaque($0) }
+    }
+
     var isSet: Bool { bits.load(ordering: .acquiring) != 0 }
 
     /// Publishes `instance` unless one is already there.

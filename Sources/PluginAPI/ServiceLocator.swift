@@ -180,7 +180,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         do {
             try state.withLock { try Self.checkFree(slotKey, in: $0, replace: replace, by: nil, operation: "addService") }
             // Built outside the lock: an atOne factory runs now and may itself get services from here.
-            let slot = registration.build(nil, logger)
+            let slot = registration.makeSlot(origin: nil, logger: logger)
             try state.withLock { state in
                 try Self.checkFree(slotKey, in: state, replace: replace, by: nil, operation: "addService")
                 state.slots[slotKey] = slot

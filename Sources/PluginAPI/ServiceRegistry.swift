@@ -1,8 +1,25 @@
 /// A slot about to be added. It is built only after the target has accepted its key, so a refused
 /// registration runs no factory.
 public struct ServiceRegistration {
+    typealias Build = (_ origin: String?, _ logger: (any ServiceLogger)?) -> AnySlot
     let key: String
-    let build: (_ origin: String?, _ logger: (any ServiceLogger)?) -> AnySlot
+    /// The service type and mode of a slot whose building runs nothing (lazy, weak, many): such a
+    /// slot is built on first use (see ``DeferredSlot``). `nil` builds the slot at once.
+    let deferred: (service: Any.Type, mode: ServiceFactoryMode)?
+    let build: Build
+
+    init(key: String, deferred: (service: Any.Type, mode: ServiceFactoryMode)? = nil, build: @escaping Build) {
+        self.key = key
+        self.deferred = deferred
+        self.build = build
+    }
+
+    /// The slot to store: the built slot, or a stand-in that builds it on first use.
+    func makeSlot(origin: String?, logger: (any ServiceLogger)?) -> AnySlot {
+        guard let deferred else { return build(origin, logger) }
+        return DeferredSlot(key: key, service: deferred.service, mode: deferred.mode, origin: origin, logger: logger,
+                            build: build)
+    }
 }
 
 /// Something services can be added to: a ``ServiceLocator``, or the ``ModuleRegistrar`` a module
@@ -117,7 +134,9 @@ extension ServiceRegistry {
     private func add<Key: ServiceLocatorKey>(
         key: Key, mode: ServiceFactoryMode, replace: Bool, _ make: @escaping @Sendable () throws -> Key.Service
     ) throws {
-        try register(ServiceRegistration(key: key.storeKey) { origin, logger in
+        // Only an atOne factory runs when its slot is built; any other slot can wait for its first use.
+        let deferred = mode == .atOne ? nil : (service: Key.Service.self as Any.Type, mode: mode)
+        try register(ServiceRegistration(key: key.storeKey, deferred: deferred) { origin, logger in
             let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
             let provider = ServiceProvider(mode: mode, identity: identity, logger: logger, make)
             return ServiceSlot(key: key.storeKey, provider: provider, origin: origin)

@@ -30,6 +30,28 @@ import Testing
         #expect(factory.counter.value == 1)
     }
 
+    /// A lazy or weak slot is built on its first use: racing first gets, half of them through a clone
+    /// taken before any get, on a read-only locator, still build one slot and make one instance.
+    @Test(arguments: [ServiceFactoryMode.lazy, .weak])
+    func racingFirstGetsThroughACloneMakeOneInstance(mode: ServiceFactoryMode) throws {
+        let locator = ServiceLocator()
+        let factory = WidgetFactory(mode: mode, delay: 0.02)
+        try locator.addService(key: Keys.widget, factory: factory)
+        locator.setReadOnly(denyClone: false)
+        let clone = try locator.clone()
+
+        let got = Collector<Widget>()
+        let finished = runOnThreads(threads) { index in
+            let source = index.isMultiple(of: 2) ? locator : clone
+            if let widget = source.getService(key: Keys.widget) { got.append(widget) }
+        }
+        try #require(finished, "the racing gets did not finish")
+        let first = try #require(got.all.first)
+        #expect(got.all.count == threads)
+        #expect(got.all.allSatisfy { $0 === first })
+        #expect(factory.counter.value == 1)
+    }
+
     @Test func racingGetsOfAHeldWeakServiceReturnIt() throws {
         let locator = ServiceLocator()
         let factory = WidgetFactory(mode: .weak)

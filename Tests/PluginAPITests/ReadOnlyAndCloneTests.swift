@@ -159,6 +159,31 @@ import Testing
         #expect(factory.counter.value == 1)
     }
 
+    /// Slots that run nothing when added are built on first use; before it they already answer
+    /// every question a listing or a host asks, and asking builds nothing and makes nothing.
+    @Test(arguments: [ServiceFactoryMode.lazy, .weak, .many])
+    func aSlotNotYetUsedDescribesItselfAndHasNoService(mode: ServiceFactoryMode) throws {
+        let factory = WidgetFactory(mode: mode)
+        let locator = ServiceLocator()
+        try locator.addModule(ClosureModule(name: "Widgets") { registrar in
+            try registrar.addService(key: Keys.widget, factory: factory)
+        })
+        locator.setReadOnly()
+
+        let info = try #require(locator.slotInfo(forKey: Keys.widget.storeKey))
+        #expect(info.serviceType == TypeNames.widget)
+        #expect(info.mode == mode)
+        #expect(info.origin == "Widgets")
+        #expect(locator.existingService(forKey: Keys.widget.storeKey) == nil)
+        #expect(throws: ServiceLocatorError.self) { try locator.tryService(key: Keys.greeter(Keys.widget.storeKey)) }
+        #expect(factory.counter.value == 0)
+
+        let made = try locator.tryService(key: Keys.widget)
+        #expect(factory.counter.value == 1)
+        let existing = locator.existingService(forKey: Keys.widget.storeKey) as? Widget
+        #expect(mode == .many ? existing == nil : existing === made)
+    }
+
     @Test func cloneKeepsTheLogger() throws {
         let logger = RecordingLogger()
         let clone = try ServiceLocator(logger: logger).clone()
