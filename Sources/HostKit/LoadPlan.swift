@@ -23,6 +23,7 @@ struct LoadPlan {
         var names: [String: String] = [:]
         // Key to the index in `accepted` of the plugin providing it.
         var providerOf: [String: Int] = [:]
+        providerOf.reserveCapacity(plugins.reduce(0) { $0 + $1.metadata.provides.count })
         // The first plugin of a name, and the first provider of a key, wins; the later one is refused whole.
         for plugin in plugins {
             let meta = plugin.metadata
@@ -33,16 +34,16 @@ struct LoadPlan {
             var claimed: [String] = []
             var conflict: (key: String, owner: String)?
             for key in meta.provides {
-                if let index = providerOf[key] {
+                // Claimed with one hash of the key; a key some plugin claimed before is given back.
+                if let index = providerOf.updateValue(accepted.count, forKey: key) {
                     // A key the plugin lists twice is its own: the registration's key check handles that.
                     if index == accepted.count { continue }
+                    providerOf[key] = index
                     conflict = (key, accepted[index].metadata.name)
-                } else if let owner = existing(key) {
-                    conflict = (key, owner)
                 } else {
-                    providerOf[key] = accepted.count
                     claimed.append(key)
-                    continue
+                    guard let owner = existing(key) else { continue }
+                    conflict = (key, owner)
                 }
                 break
             }

@@ -106,8 +106,10 @@ public final class PluginHost: @unchecked Sendable {
             }
             return report
         }
-        // Only the keys the new plugins name are looked up, not every slot the locator has.
-        let plan = LoadPlan(opened) { key in next.slotInfo(forKey: key).map { $0.origin ?? "host" } }
+        // Only the keys the new plugins name are looked up, not every slot the locator has; in an
+        // empty locator (a first load, often) none.
+        let plan = next.slotCount == 0 ? LoadPlan(opened) { _ in nil }
+            : LoadPlan(opened) { key in next.slotInfo(forKey: key).map { $0.origin ?? "host" } }
         for (plugin, error) in plan.refused {
             outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
         }

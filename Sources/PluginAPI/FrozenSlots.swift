@@ -8,12 +8,15 @@ final class FrozenSlots: @unchecked Sendable {
     // @unchecked: immutable after `init`; the table owns one retain of every slot in it.
     private let buckets: UnsafeMutablePointer<Unmanaged<AnySlot>?>
     private let mask: Int
+    /// How many slots the table holds.
+    let count: Int
 
     init(_ slots: [SlotKey: AnySlot]) {
         // A power of two at least 5/4 of the count: at most 80% full, so probes stay short.
         var capacity = 8
         while capacity < slots.count + slots.count / 4 + 1 { capacity <<= 1 }
         mask = capacity - 1
+        count = slots.count
         buckets = .allocate(capacity: capacity)
         buckets.initialize(repeating: nil, count: capacity)
         // The hashes were kept with the keys: no key's characters (nor slot) is read to place it.

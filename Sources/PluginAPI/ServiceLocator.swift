@@ -322,6 +322,11 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         allSlots.map(\.info).sorted { $0.key < $1.key }
     }
 
+    /// How many slots there are.
+    public var slotCount: Int {
+        frozen.withValue { $0.count } ?? state.withLock { $0.slots.count }
+    }
+
     /// The slot for `key`, if any.
     public func slotInfo(forKey key: String) -> ServiceSlotInfo? {
         existingSlot(key)?.info

@@ -60,4 +60,13 @@ import Testing
         #expect(plan.order.map(\.metadata.name) == ["twice", "after"])
         #expect(plan.refused.map(\.error) == [.keyConflict(key: "k", plugin: "late", providedBy: "twice")])
     }
+
+    /// A plugin refused for a key keeps it with its first provider: what requires it is ordered after
+    /// that provider, not after whichever plugin is accepted next.
+    @Test func aRefusedClaimantLeavesTheKeyWithItsProvider() {
+        let plan = LoadPlan([plugin("needsK", requires: ["k"]), plugin("one", provides: ["k"]),
+                             plugin("two", provides: ["k"]), plugin("x", provides: ["x"])], existing: [:])
+        #expect(plan.order.map(\.metadata.name) == ["one", "needsK", "x"])
+        #expect(plan.refused.map(\.error) == [.keyConflict(key: "k", plugin: "two", providedBy: "one")])
+    }
 }

@@ -67,7 +67,9 @@ import Testing
         for index in 0..<count {
             try locator.addService(key: ServiceLocatorEasyKey<Int>(name: "large.\(index)"), service: index)
         }
+        #expect(locator.slotCount == count)
         locator.setReadOnly(denyClone: false)
+        #expect(locator.slotCount == count)
         for index in 0..<count {
             #expect(try locator.tryService(key: ServiceLocatorEasyKey<Int>(name: "large.\(index)")) == index)
         }
@@ -79,6 +81,7 @@ import Testing
         let clone = try locator.clone()
         #expect(clone.slots.map(\.key) == locator.slots.map(\.key))
         #expect(try clone.removeService(storeKey: "large.7"))
+        #expect(clone.slotCount == count - 1 && locator.slotCount == count)
         #expect(clone.getService(key: ServiceLocatorEasyKey<Int>(name: "large.7")) == nil)
         #expect(locator.getService(key: ServiceLocatorEasyKey<Int>(name: "large.7")) == 7)
     }
