@@ -178,8 +178,11 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         let key = registration.key
         let slotKey = SlotKey(key)
         do {
-            try state.withLock { try Self.checkFree(slotKey, in: $0, replace: replace, by: nil, operation: "addService") }
-            // Built outside the lock: an atOne factory runs now and may itself get services from here.
+            // A slot whose building runs a factory (atOne) is built only for a free key, and outside the
+            // lock: the factory may itself get services from here. Any other slot is checked once.
+            if registration.deferred == nil {
+                try state.withLock { try Self.checkFree(slotKey, in: $0, replace: replace, by: nil, operation: "addService") }
+            }
             let slot = registration.makeSlot(origin: nil, logger: logger)
             try state.withLock { state in
                 try Self.checkFree(slotKey, in: state, replace: replace, by: nil, operation: "addService")
