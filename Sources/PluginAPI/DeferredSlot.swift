@@ -1,3 +1,6 @@
+import Glibc
+import Synchronization
+
 /// A slot that is registered now and built on first use.
 ///
 /// Building a slot costs more than the rest of a registration: its objects are generic over the
@@ -6,13 +9,17 @@
 /// a listing reads (key, type, mode, origin), and builds the real slot once, when a get or a provider
 /// needs it. A clone shares the stand-in, and so the built slot and its singleton.
 final class DeferredSlot: AnySlot, @unchecked Sendable {
-    // @unchecked: `build` and `loggerBox` are immutable; `built` is published once.
-    private let build: (_ origin: String?, _ logger: (any ServiceLogger)?) -> AnySlot
+    typealias Build = (_ origin: String?, _ logger: (any ServiceLogger)?) -> AnySlot
+    // @unchecked: `build` is touched only by the one thread that moves `phase` from `waiting` to
+    // `building`; `built` is published once.
+    private let phase = Atomic<UInt8>(BuildPhase.waiting)
+    /// Let go of once the slot is built, with what its factory captured (as a made lazy service does).
+    private var build: Build?
     private let loggerBox: LoggerBox?
     private let built = PublishedOnce<AnySlot>()
 
     init(key: String, service: Any.Type, mode: ServiceFactoryMode, origin: String?, logger: (any ServiceLogger)?,
-         build: @escaping (_ origin: String?, _ logger: (any ServiceLogger)?) -> AnySlot) {
+         build: @escaping Build) {
         self.build = build
         loggerBox = logger.map(LoggerBox.init)
         super.init(key: key, service: service, mode: mode, origin: origin)
@@ -26,13 +33,18 @@ final class DeferredSlot: AnySlot, @unchecked Sendable {
         built.unretained ?? buildSlot()
     }
 
-    /// Builds the slot and publishes it; two threads may both build, the first one published wins
-    /// (building runs no factory, so the other is simply dropped).
+    /// Builds the slot, or waits for the thread that builds it. Building runs no factory and takes
+    /// no lock, so the wait is short: it yields the processor until the slot is published.
     @inline(never)
     private func buildSlot() -> Unmanaged<AnySlot> {
+        if phase.compareExchange(expected: BuildPhase.waiting, desired: BuildPhase.building, ordering: .acquiring).exchanged,
+           let build {
+            built.storeIfNil(build(origin, loggerBox?.logger))
+            self.build = nil
+        }
         while true {
             if let slot = built.unretained { return slot }
-            built.storeIfNil(build(origin, loggerBox?.logger))
+            sched_yield()
         }
     }
 
@@ -52,4 +64,9 @@ final class DeferredSlot: AnySlot, @unchecked Sendable {
     override func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
         try slot._withUnsafeGuaranteedRef { try $0.provider(as: S.self) }
     }
+}
+
+private enum BuildPhase {
+    static let waiting: UInt8 = 0
+    static let building: UInt8 = 1
 }

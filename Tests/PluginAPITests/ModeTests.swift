@@ -114,4 +114,23 @@ import Testing
         let serials = try (0..<3).map { _ in try locator.tryService(key: Keys.widget).serial }
         #expect(serials == [1, 2, 3])
     }
+
+    /// A lazy slot lets go of its factory, and what the factory captured, once its service is made:
+    /// a factory that captured the locator would otherwise keep it alive through its own slots.
+    @Test func lazyLetsGoOfWhatItsFactoryCapturedOnceMade() throws {
+        final class Captured: Sendable {}
+        weak var captured: Captured?
+        let locator = ServiceLocator()
+        do {
+            let held = Captured()
+            captured = held
+            try locator.addLazyService(key: Keys.widget) { [held] in
+                withExtendedLifetime(held) { Widget(serial: 1) }
+            }
+        }
+        locator.setReadOnly()
+        #expect(captured != nil, "the factory was let go of before it ran")
+        #expect(try locator.tryService(key: Keys.widget).serial == 1)
+        #expect(captured == nil, "the made lazy slot still holds its factory")
+    }
 }
