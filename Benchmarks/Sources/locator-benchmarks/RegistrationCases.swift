@@ -15,6 +15,9 @@ struct RegistrationResult: Sendable {
     let nanosPerSlot: [Double]
     /// Heap bytes per slot, per repetition.
     let bytesPerSlot: [Double]
+    /// Heap bytes per slot once every slot was gotten once (lazy slots are built on first use), per
+    /// repetition. Not timed.
+    let bytesPerUsedSlot: [Double]
 }
 
 /// A module that adds one lazy slot per key, as a plugin does.
@@ -46,6 +49,7 @@ enum RegistrationCases {
                 // One unmeasured round first: code paths and the allocator's free lists warm.
                 var times: [Double] = []
                 var bytes: [Double] = []
+                var usedBytes: [Double] = []
                 for repetition in -1..<config.repetitions {
                     let heapBefore = heapInUse()
                     let start = now()
@@ -54,13 +58,16 @@ enum RegistrationCases {
                     locator.setReadOnly()
                     let elapsed = now() - start
                     let heapAfter = heapInUse()
-                    guard locator.getService(key: keys[size - 1]) != nil else { fail("\(way): last slot missing") }
+                    for key in keys where locator.getService(key: key) == nil { fail("\(way): slot \(key.storeKey) missing") }
+                    let heapUsed = heapInUse()
                     if repetition >= 0 {
                         times.append(Double(elapsed) / Double(size))
                         bytes.append(Double(heapAfter - heapBefore) / Double(size))
+                        usedBytes.append(Double(heapUsed - heapBefore) / Double(size))
                     }
                 }
-                return RegistrationResult(way: way, slots: size, nanosPerSlot: times, bytesPerSlot: bytes)
+                return RegistrationResult(way: way, slots: size, nanosPerSlot: times, bytesPerSlot: bytes,
+                                          bytesPerUsedSlot: usedBytes)
             }
         }
     }
