@@ -32,18 +32,38 @@ private struct BulkModule: Module {
 
 enum RegistrationCases {
     static let sizes = [1_000, 10_000, 100_000]
+    static let floor = "registration/floor"
     static let oneByOne = "registration/addLazyService"
     static let module = "registration/addModule"
 
-    /// For each size: a fresh locator, `size` lazy slots (keys made beforehand), then `setReadOnly`.
+    /// A way to fill a fresh table with one slot per key. It returns a get, which keeps what it
+    /// filled alive until the heap has been read.
+    private typealias Fill = (_ keys: [Keys.Key]) throws -> (_ key: Keys.Key) -> Bool
+
+    /// For each size: a fresh table, `size` slots (keys made beforehand); for the locator, lazy slots
+    /// and then `setReadOnly`. The floor is a `[String: AnyObject]` of fresh objects: what the memory
+    /// of this machine makes of growing a hash table by `size` entries, with no locator at all.
     static func run(_ config: HarnessConfig, sizes: [Int], filter: CaseFilter) -> [RegistrationResult] {
-        let ways: [(String, (ServiceLocator, [Keys.Key]) throws -> Void)] = [
-            (oneByOne, { locator, keys in
-                for key in keys { try locator.addLazyService(key: key) { Service(token: 0) } }
+        let ways: [(String, Fill)] = [
+            (floor, { keys in
+                var table: [String: AnyObject] = [:]
+                for key in keys { table[key.storeKey] = Service(token: 0) }
+                return { [table] key in table[key.storeKey] != nil }
             }),
-            (module, { locator, keys in try locator.addModule(BulkModule(keys: keys)) }),
+            (oneByOne, { keys in
+                let locator = ServiceLocator()
+                for key in keys { try locator.addLazyService(key: key) { Service(token: 0) } }
+                locator.setReadOnly()
+                return { key in locator.getService(key: key) != nil }
+            }),
+            (module, { keys in
+                let locator = ServiceLocator()
+                try locator.addModule(BulkModule(keys: keys))
+                locator.setReadOnly()
+                return { key in locator.getService(key: key) != nil }
+            }),
         ]
-        return ways.filter { filter.admits($0.0) }.flatMap { way, register in
+        return ways.filter { filter.admits($0.0) }.flatMap { way, fill in
             sizes.map { size in
                 let keys = (0..<size).map { Keys.Key(name: "bench.registered.service\($0)") }
                 // One unmeasured round first: code paths and the allocator's free lists warm.
@@ -53,12 +73,11 @@ enum RegistrationCases {
                 for repetition in -1..<config.repetitions {
                     let heapBefore = heapInUse()
                     let start = now()
-                    let locator = ServiceLocator()
-                    do { try register(locator, keys) } catch { fail("\(way): \(error)") }
-                    locator.setReadOnly()
+                    let get: (Keys.Key) -> Bool
+                    do { get = try fill(keys) } catch { fail("\(way): \(error)") }
                     let elapsed = now() - start
                     let heapAfter = heapInUse()
-                    for key in keys where locator.getService(key: key) == nil { fail("\(way): slot \(key.storeKey) missing") }
+                    for key in keys where !get(key) { fail("\(way): slot \(key.storeKey) missing") }
                     let heapUsed = heapInUse()
                     if repetition >= 0 {
                         times.append(Double(elapsed) / Double(size))
