@@ -14,8 +14,11 @@ enum PluginRegistration {
         let module = plugin.descriptor.makeModule()
         do {
             try locator.addModule(module) { slots in
-                // A registrar's keys are distinct, so: every one declared, and as many as declared.
-                // One set, of the declared keys; the other only when it does not match.
+                // Most modules add their keys in the order their plugin declares them: then a pass of
+                // string comparisons settles it (a registrar's keys are distinct, so equal lists are
+                // equal sets). Otherwise: every key declared, and as many as declared; one set, of the
+                // declared keys, and the other only when it does not match.
+                if slots.count == meta.provides.count, zip(slots, meta.provides).allSatisfy({ $0.key == $1 }) { return }
                 let declared = Set(meta.provides)
                 guard slots.count != declared.count || !slots.allSatisfy({ declared.contains($0.key) }) else { return }
                 let added = Set(slots.map(\.key))
