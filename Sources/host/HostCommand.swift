@@ -54,7 +54,8 @@ struct HostCommand {
                 await exerciseSamples(host.locator)
             }
         case .serve:
-            await serve(host, report)
+            // A plugin whose shutdown failed on the signal makes the exit status 1, as after `run`.
+            if await !serve(host, report) { return 1 }
         case .inspect, .probe: break
         }
         return report.hasProblems ? 1 : 0
@@ -62,7 +63,8 @@ struct HostCommand {
 
     /// Says it is serving once SIGINT and SIGTERM are caught, waits for one, then shuts the plugins
     /// down (before `run`'s own shutdown, which then has nothing left to do) and prints what happened.
-    private func serve(_ host: PluginHost, _ report: LoadReport) async {
+    /// Returns false if a plugin's shutdown failed.
+    private func serve(_ host: PluginHost, _ report: LoadReport) async -> Bool {
         let (signals, caught) = AsyncStream.makeStream(of: (Int32, ShutdownReport).self)
         let watch = ShutdownSignals(host: host, timeout: arguments.shutdownTimeout) { report, signal in
             caught.yield((signal, report))
@@ -74,10 +76,11 @@ struct HostCommand {
             .joined(separator: "\n"))
         fflush(nil)  // stdout to a pipe or a file is buffered
         var iterator = signals.makeAsyncIterator()
-        guard let (signal, shutdown) = await iterator.next() else { return }
+        guard let (signal, shutdown) = await iterator.next() else { return true }
         withExtendedLifetime(watch) {}
         Output.line("signal \(signal): shutting down\n" + shutdown.text)
         for entry in shutdown.problems { Output.problem(entry.summary) }
+        return shutdown.problems.isEmpty
     }
 
     /// With `--isolated`: this very program, as `host __probe FILE`.

@@ -210,6 +210,20 @@ import Testing
         #expect(version.status == 0 && version.output.contains("PluginAPI ABI"))
     }
 
+    /// Runs `host` with `arguments` (a `serve`), signals it as soon as it prints `serving`, as a
+    /// supervisor would (the signals must be handled by then), and returns it once it exited normally.
+    func serveUntilSignalled(_ arguments: [String], environment: [String: String], serving line: String,
+                             signal: Int32) async throws -> Child {
+        let child = try Child(arguments, environment: environment)
+        let serving = try await child.wait(atMost: .seconds(30), every: .milliseconds(1)) { child.output.contains(line) }
+        try #require(serving, "no serving line within 30 s; stdout: \(child.output)\nstderr: \(child.errors)")
+        #expect(kill(child.process.processIdentifier, signal) == 0)
+        let exited = try await child.wait(atMost: .seconds(30)) { !child.process.isRunning }
+        try #require(exited, "still running 30 s after signal \(signal); stdout: \(child.output)")
+        try #require(child.process.terminationReason == .exit, "ended by signal \(child.process.terminationStatus)")
+        return child
+    }
+
     /// `host serve`, as a service manager runs it: it says it serves, and a signal shuts it down
     /// cleanly (exit status 0), the plugins' shutdown hooks run in reverse start order.
     @Test(arguments: [SIGTERM, SIGINT])
@@ -217,16 +231,8 @@ import Testing
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let journal = folder.appendingPathComponent("journal.log").path
-        let child = try Child(["serve"], environment: ["SAMPLE_JOURNAL": journal])
-        // Signalled as soon as it says it serves, as a supervisor would: the signals must be handled by then.
-        let serving = try await child.wait(atMost: .seconds(30), every: .milliseconds(1)) {
-            child.output.contains("serving 4 plugin(s)")
-        }
-        try #require(serving, "no serving line within 30 s; stdout: \(child.output)\nstderr: \(child.errors)")
-        #expect(kill(child.process.processIdentifier, signal) == 0)
-        let exited = try await child.wait(atMost: .seconds(30)) { !child.process.isRunning }
-        try #require(exited, "still running 30 s after signal \(signal); stdout: \(child.output)")
-        #expect(child.process.terminationReason == .exit, "ended by signal \(child.process.terminationStatus)")
+        let child = try await serveUntilSignalled(["serve"], environment: ["SAMPLE_JOURNAL": journal],
+                                                  serving: "serving 4 plugin(s)", signal: signal)
         #expect(child.process.terminationStatus == 0, "\(child.errors)")
         #expect(child.errors.isEmpty)
         #expect(child.output.contains("""
@@ -238,5 +244,19 @@ import Testing
             stopped clock
             """), "\(child.output)")
         #expect(try String(contentsOfFile: journal, encoding: .utf8).hasSuffix("notes stopped\n"))
+    }
+
+    /// A plugin whose shutdown hook fails makes the exit status 1 and says why, at a normal exit
+    /// and when `serve` shuts down on a signal.
+    @Test func aFailedShutdownIsReportedAndExitsOne() async throws {
+        let refuse = ["HOSTKIT_FIXTURE_LIFECYCLE_THROW": "shutdown a"]
+        let check = try host(["check", "--plugins", plugin("FixtureLifecycleA")], environment: refuse)
+        #expect(check.status == 1, "\(check.output)\n\(check.errors)")
+        #expect(check.errors.contains("fixture refused to shutdown a"), "\(check.errors)")
+
+        let child = try await serveUntilSignalled(["serve", "--plugins", plugin("FixtureLifecycleA")],
+                                                  environment: refuse, serving: "serving 1 plugin(s)", signal: SIGTERM)
+        #expect(child.process.terminationStatus == 1, "\(child.output)\n\(child.errors)")
+        #expect(child.errors.contains("fixture refused to shutdown a"), "\(child.errors)")
     }
 }

@@ -6,7 +6,7 @@ import PluginAPI
 /// `ok`, `throw`, `hang-async` (sleep an hour, ends when cancelled) or `hang-blocking` (block the
 /// thread, ignoring cancellation, for at most a minute so the process can still exit).
 /// A stdlib function type, so the cast works across the plugin boundary. Without a control the
-/// hooks do nothing.
+/// hooks do nothing, but for the one event `HOSTKIT_FIXTURE_LIFECYCLE_THROW` may name.
 public let lifecycleControlKey = ServiceLocatorEasyKey<@Sendable (String) -> String>(name: "fixture.lifecycle")
 
 /// A lifecycle fixture plugin: `fixture-lifecycle-<letter>`, providing `fixture.lifecycle.<letter>`
@@ -58,9 +58,15 @@ public final class LifecycleHooks: @unchecked Sendable {
     }
 
     /// Reports `event` to the control and behaves as it answers. A cancelled `hang-async` reports
-    /// `cancelled <event>`.
+    /// `cancelled <event>`. Without a control (in a `host` program a test runs), the environment
+    /// variable `HOSTKIT_FIXTURE_LIFECYCLE_THROW` may name one event to refuse.
     func perform(_ event: String) async throws {
-        guard let control else { return }
+        guard let control else {
+            if let refused = getenv("HOSTKIT_FIXTURE_LIFECYCLE_THROW"), String(cString: refused) == event {
+                throw Refused(event: event)
+            }
+            return
+        }
         switch control(event) {
         case "throw":
             throw Refused(event: event)
