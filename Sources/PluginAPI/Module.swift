@@ -14,7 +14,8 @@
 public protocol Module {
     /// Shown as the origin of the module's slots and in errors. Defaults to the type's name.
     var name: String { get }
-    /// Adds the module's slots through `registrar`. If this throws, none of them is kept.
+    /// Adds the module's slots through `registrar`. If this throws, none of them is kept, and none of
+    /// its `atOne` factories has run (they run once the whole module is accepted).
     func registerServices(in registrar: ModuleRegistrar) throws
     /// Called by a host once every module of a load is registered and `locator` is read-only, in
     /// dependency order: the modules a module requires have started before it. The module may get
@@ -48,7 +49,9 @@ public final class ModuleRegistrar: ServiceRegistry {
     /// The name of the module being registered.
     public let module: String
     private let replace: Bool
-    private(set) var staged: [(key: SlotKey, slot: AnySlot, replace: Bool)] = []
+    /// The module's registrations in the order added. `slot` is nil for one whose building runs its
+    /// factory: ``ServiceLocator/addModule(_:replace:check:)`` builds it once the module is accepted.
+    private(set) var staged: [(key: SlotKey, registration: ServiceRegistration, slot: AnySlot?, replace: Bool)] = []
     /// Each key's hash is computed once, here, and travels with the slot into the locator.
     private var stagedKeys: Set<SlotKey> = []
     private var isClosed = false
@@ -71,8 +74,14 @@ public final class ModuleRegistrar: ServiceRegistry {
         if !replace, let existing = locator.existingSlot(slotKey) {
             throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.origin, attemptedBy: module)
         }
-        staged.append((slotKey, registration.makeSlot(origin: module, logger: locator.logger), replace))
+        let slot = registration.runsFactory ? nil : registration.makeSlot(origin: module, logger: locator.logger)
+        staged.append((slotKey, registration, slot, replace))
         stagedKeys.insert(slotKey)
+    }
+
+    /// What each staged slot is or will be, for a `check` before the module is accepted.
+    var stagedInfos: [ServiceSlotInfo] {
+        staged.compactMap { $0.slot?.info ?? $0.registration.info(origin: module) }
     }
 
     func close() {

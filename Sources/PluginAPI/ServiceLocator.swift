@@ -178,9 +178,9 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         let key = registration.key
         let slotKey = SlotKey(key)
         do {
-            // A slot whose building runs a factory (atOne) is built only for a free key, and outside the
-            // lock: the factory may itself get services from here. Any other slot is checked once.
-            if registration.deferred == nil {
+            // A slot whose building runs its factory (atOne) is built only for a free key, and outside
+            // the lock: the factory may itself get services from here. Any other slot is checked once.
+            if registration.runsFactory {
                 try state.withLock { try Self.checkFree(slotKey, in: $0, replace: replace, by: nil, operation: "addService") }
             }
             let slot = registration.makeSlot(origin: nil, logger: logger)
@@ -221,6 +221,9 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     ///
     /// `check` sees the module's slots before they are added; if it throws, none is added. A plugin
     /// host uses it to hold a module to the keys its plugin declared.
+    ///
+    /// The module's `atOne` factories run once it is accepted (every key free, `check` passed), in the
+    /// order they were added: a refused module has run none of them.
     public func addModule(_ module: some Module, replace: Bool = false,
                           check: (([ServiceSlotInfo]) throws -> Void)? = nil) throws {
         let name = module.name
@@ -232,11 +235,16 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             defer { registrar.close() }
             do {
                 try module.registerServices(in: registrar)
-                try check?(registrar.staged.map(\.slot.info))
+                try check?(registrar.stagedInfos)
             } catch {
                 throw ServiceLocatorError.moduleFailed(module: name, error: error)
             }
-            let staged = registrar.staged
+            // Accepted: the slots whose building runs their factory (atOne) are built now, in the order
+            // they were added, outside the lock (a factory may get services from this locator).
+            let staged = registrar.staged.map { entry in
+                (key: entry.key, slot: entry.slot ?? entry.registration.makeSlot(origin: name, logger: logger),
+                 replace: entry.replace)
+            }
             try state.withLock { state in
                 for (slotKey, _, replace) in staged {
                     do {

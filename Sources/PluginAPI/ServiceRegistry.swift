@@ -2,23 +2,44 @@
 /// registration runs no factory.
 public struct ServiceRegistration {
     typealias Build = (_ origin: String?, _ logger: (any ServiceLogger)?) -> AnySlot
+
+    /// When the slot is built, which depends on what building it runs.
+    enum Timing {
+        /// Building runs nothing and costs little (an existing provider or instance): when added.
+        case whenAdded
+        /// Building runs the factory (`atOne`): when added alone; in a module, once the whole module
+        /// is accepted, so a refused module has run none of its factories.
+        case runsFactory(service: Any.Type, isAsync: Bool)
+        /// Building runs nothing, but costs more than the rest of the registration (lazy, weak,
+        /// many): on first use (see ``DeferredSlot``).
+        case onFirstUse(service: Any.Type, mode: ServiceFactoryMode)
+    }
+
     let key: String
-    /// The service type and mode of a slot whose building runs nothing (lazy, weak, many): such a
-    /// slot is built on first use (see ``DeferredSlot``). `nil` builds the slot at once.
-    let deferred: (service: Any.Type, mode: ServiceFactoryMode)?
+    let timing: Timing
     let build: Build
 
-    init(key: String, deferred: (service: Any.Type, mode: ServiceFactoryMode)? = nil, build: @escaping Build) {
+    init(key: String, timing: Timing = .whenAdded, build: @escaping Build) {
         self.key = key
-        self.deferred = deferred
+        self.timing = timing
         self.build = build
+    }
+
+    /// True if building the slot runs its factory.
+    var runsFactory: Bool {
+        if case .runsFactory = timing { true } else { false }
     }
 
     /// The slot to store: the built slot, or a stand-in that builds it on first use.
     func makeSlot(origin: String?, logger: (any ServiceLogger)?) -> AnySlot {
-        guard let deferred else { return build(origin, logger) }
-        return DeferredSlot(key: key, service: deferred.service, mode: deferred.mode, origin: origin, logger: logger,
-                            build: build)
+        guard case let .onFirstUse(service, mode) = timing else { return build(origin, logger) }
+        return DeferredSlot(key: key, service: service, mode: mode, origin: origin, logger: logger, build: build)
+    }
+
+    /// What the slot will be, for a slot not built yet (one whose building runs its factory).
+    func info(origin: String?) -> ServiceSlotInfo? {
+        guard case let .runsFactory(service, isAsync) = timing else { return nil }
+        return ServiceSlotInfo(key: key, service: service, params: nil, mode: .atOne, origin: origin, isAsync: isAsync)
     }
 }
 
@@ -49,7 +70,8 @@ extension ServiceRegistry {
         }, replace: replace)
     }
 
-    /// Adds a slot whose services `factory` makes, kept as its `mode` says (`atOne` runs it now).
+    /// Adds a slot whose services `factory` makes, kept as its `mode` says. `atOne` runs it now, or,
+    /// through a module's registrar, once the whole module is accepted.
     public func addService<Key: ServiceLocatorKey, Factory: ServiceFactory>(
         key: Key, factory: Factory, replace: Bool = false
     ) throws where Factory.Service == Key.Service {
@@ -124,7 +146,10 @@ extension ServiceRegistry {
         key: Key, mode: ServiceFactoryMode, replace: Bool = false,
         _ make: @escaping @Sendable () async throws -> Key.Service
     ) throws where Key.Service: Sendable {
-        try register(ServiceRegistration(key: key.storeKey) { origin, logger in
+        // An atOne async factory starts when its slot is built.
+        let timing: ServiceRegistration.Timing = mode == .atOne ? .runsFactory(service: Key.Service.self, isAsync: true)
+            : .whenAdded
+        try register(ServiceRegistration(key: key.storeKey, timing: timing) { origin, logger in
             let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
             let provider = ServiceAsyncProvider(core: AsyncCore(mode: mode, identity: identity, logger: logger, make: make))
             return AsyncSlot(key: key.storeKey, provider: provider, origin: origin)
@@ -135,8 +160,9 @@ extension ServiceRegistry {
         key: Key, mode: ServiceFactoryMode, replace: Bool, _ make: @escaping @Sendable () throws -> Key.Service
     ) throws {
         // Only an atOne factory runs when its slot is built; any other slot can wait for its first use.
-        let deferred = mode == .atOne ? nil : (service: Key.Service.self as Any.Type, mode: mode)
-        try register(ServiceRegistration(key: key.storeKey, deferred: deferred) { origin, logger in
+        let timing: ServiceRegistration.Timing = mode == .atOne ? .runsFactory(service: Key.Service.self, isAsync: false)
+            : .onFirstUse(service: Key.Service.self, mode: mode)
+        try register(ServiceRegistration(key: key.storeKey, timing: timing) { origin, logger in
             let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
             let provider = ServiceProvider(mode: mode, identity: identity, logger: logger, make)
             return ServiceSlot(key: key.storeKey, provider: provider, origin: origin)

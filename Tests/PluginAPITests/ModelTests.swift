@@ -452,7 +452,7 @@ struct LocatorModel {
     private mutating func addModule(_ spec: ModelModuleSpec) -> ModelOutcome {
         if isReadOnly { return .failed(.readOnly(operation: "addModule")) }
         keptRegistrarModule = spec.name
-        var staged: [(key: Int, slot: Slot)] = []
+        var staged: [(key: Int, entry: ModelEntry)] = []
         for (index, entry) in spec.entries.enumerated() {
             if spec.throwsAfter == index { return .failed(.moduleFailed(module: spec.name, cause: nil)) }
             let key = ModelSpace.keys[entry.key]
@@ -464,10 +464,11 @@ struct LocatorModel {
                 return .failed(.moduleFailed(module: spec.name, cause: .keyAlreadyRegistered(
                     key: key, registeredBy: existing.origin, attemptedBy: spec.name)))
             }
-            staged.append((entry.key, build(entry, origin: spec.name)))
+            staged.append((entry.key, entry))
         }
         if spec.throwsAfter == spec.entries.count { return .failed(.moduleFailed(module: spec.name, cause: nil)) }
-        for (key, slot) in staged { slots[key] = slot }
+        // Accepted: only now are the slots built (and atOne factories run), in the order added.
+        for (key, entry) in staged { slots[key] = build(entry, origin: spec.name) }
         return .done
     }
 

@@ -99,6 +99,54 @@ struct WidgetModule: Module {
         #expect(try locator.tryService(key: Keys.widget("taken")) === existing)
     }
 
+    /// How a module is refused after it added an atOne slot: it throws, one of its later keys is
+    /// taken, or the `check` of `addModule` refuses it.
+    enum Refusal: CaseIterable { case moduleThrows, keyTaken, checkThrows }
+
+    /// A refused module has run none of its atOne factories (opening a connection, say): they run
+    /// only once the whole module is accepted.
+    @Test(arguments: Refusal.allCases)
+    func aRefusedModuleRunsNoneOfItsAtOneFactories(refusal: Refusal) throws {
+        let locator = ServiceLocator()
+        try locator.addService(key: Keys.widget("taken"), service: Widget(serial: 0))
+        let eager = WidgetFactory(mode: .atOne)
+        let module = ClosureModule(name: "Eager") { registrar in
+            try registrar.addService(key: Keys.widget("eager"), factory: eager)
+            try registrar.addService(key: Keys.widget(refusal == .keyTaken ? "taken" : "free"), service: Widget(serial: 1))
+            if refusal == .moduleThrows { throw SomeError(code: 1) }
+        }
+
+        _ = expectModuleFailure("Eager") {
+            try locator.addModule(module) { infos in
+                // The atOne slot is described before it is built.
+                #expect(infos.map(\.key) == [Keys.widget("eager").storeKey, Keys.widget("free").storeKey])
+                #expect(infos.first?.mode == .atOne && infos.first?.serviceType == TypeNames.widget)
+                if refusal == .checkThrows { throw SomeError(code: 2) }
+            }
+        }
+        #expect(eager.counter.value == 0)
+        #expect(locator.slotInfo(forKey: Keys.widget("eager").storeKey) == nil)
+    }
+
+    /// An accepted module's atOne factories run before `addModule` returns, once each, in the order
+    /// the module added them.
+    @Test func anAcceptedModuleRunsItsAtOneFactoriesInOrder() throws {
+        let locator = ServiceLocator()
+        let order = Collector<String>()
+        let module = ClosureModule(name: "Eager") { registrar in
+            for name in ["first", "second", "third"] {
+                try registrar.addService(key: Keys.widget(name), mode: .atOne) {
+                    order.append(name)
+                    return Widget(serial: order.all.count)
+                }
+            }
+        }
+        try locator.addModule(module)
+        #expect(order.all == ["first", "second", "third"])
+        #expect(try locator.tryService(key: Keys.widget("second")).serial == 2)
+        #expect(order.all.count == 3)
+    }
+
     @Test func collisionNamesTheModuleThatHoldsTheKey() throws {
         let locator = ServiceLocator()
         try locator.addModule(WidgetModule())
