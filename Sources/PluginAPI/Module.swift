@@ -49,9 +49,12 @@ public final class ModuleRegistrar: ServiceRegistry {
     /// The name of the module being registered.
     public let module: String
     private let replace: Bool
-    /// The module's registrations in the order added. `slot` is nil for one whose building runs its
-    /// factory: ``ServiceLocator/addModule(_:replace:check:)`` builds it once the module is accepted.
-    private(set) var staged: [(key: SlotKey, registration: ServiceRegistration, slot: AnySlot?, replace: Bool)] = []
+    /// The module's slots in the order added. A slot whose building runs its factory is an
+    /// ``UnbuiltSlot`` here: ``ServiceLocator/addModule(_:replace:check:)`` builds it once the module
+    /// is accepted.
+    private(set) var staged: [(key: SlotKey, slot: AnySlot, replace: Bool)] = []
+    /// How many of the staged slots are unbuilt.
+    private(set) var unbuiltCount = 0
     /// Each key's hash is computed once, here, and travels with the slot into the locator.
     private var stagedKeys: Set<SlotKey> = []
     private var isClosed = false
@@ -74,17 +77,34 @@ public final class ModuleRegistrar: ServiceRegistry {
         if !replace, let existing = locator.existingSlot(slotKey) {
             throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.origin, attemptedBy: module)
         }
-        let slot = registration.runsFactory ? nil : registration.makeSlot(origin: module, logger: locator.logger)
-        staged.append((slotKey, registration, slot, replace))
+        let slot: AnySlot
+        if case let .runsFactory(service, isAsync) = registration.timing {
+            slot = UnbuiltSlot(registration, service: service, isAsync: isAsync, origin: module)
+            unbuiltCount += 1
+        } else {
+            slot = registration.makeSlot(origin: module, logger: locator.logger)
+        }
+        staged.append((slotKey, slot, replace))
         stagedKeys.insert(slotKey)
-    }
-
-    /// What each staged slot is or will be, for a `check` before the module is accepted.
-    var stagedInfos: [ServiceSlotInfo] {
-        staged.compactMap { $0.slot?.info ?? $0.registration.info(origin: module) }
     }
 
     func close() {
         isClosed = true
     }
+}
+
+/// An `atOne` slot of a module that is not accepted yet: it describes the slot for a check, and
+/// holds the registration that builds it (and runs its factory) once the module is accepted.
+final class UnbuiltSlot: AnySlot, @unchecked Sendable {
+    // @unchecked: immutable; never handed out (the locator only ever stores the built slot).
+    let registration: ServiceRegistration
+    private let async: Bool
+
+    init(_ registration: ServiceRegistration, service: Any.Type, isAsync: Bool, origin: String) {
+        self.registration = registration
+        async = isAsync
+        super.init(key: registration.key, service: service, mode: .atOne, origin: origin)
+    }
+
+    override var isAsync: Bool { async }
 }

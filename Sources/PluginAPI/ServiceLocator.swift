@@ -235,15 +235,19 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             defer { registrar.close() }
             do {
                 try module.registerServices(in: registrar)
-                try check?(registrar.stagedInfos)
+                try check?(registrar.staged.map(\.slot.info))
             } catch {
                 throw ServiceLocatorError.moduleFailed(module: name, error: error)
             }
             // Accepted: the slots whose building runs their factory (atOne) are built now, in the order
             // they were added, outside the lock (a factory may get services from this locator).
-            let staged = registrar.staged.map { entry in
-                (key: entry.key, slot: entry.slot ?? entry.registration.makeSlot(origin: name, logger: logger),
-                 replace: entry.replace)
+            var staged = registrar.staged
+            if registrar.unbuiltCount > 0 {
+                for index in staged.indices {
+                    if let unbuilt = staged[index].slot as? UnbuiltSlot {
+                        staged[index].slot = unbuilt.registration.makeSlot(origin: name, logger: logger)
+                    }
+                }
             }
             try state.withLock { state in
                 for (slotKey, _, replace) in staged {

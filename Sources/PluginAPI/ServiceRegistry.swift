@@ -35,12 +35,6 @@ public struct ServiceRegistration {
         guard case let .onFirstUse(service, mode) = timing else { return build(origin, logger) }
         return DeferredSlot(key: key, service: service, mode: mode, origin: origin, logger: logger, build: build)
     }
-
-    /// What the slot will be, for a slot not built yet (one whose building runs its factory).
-    func info(origin: String?) -> ServiceSlotInfo? {
-        guard case let .runsFactory(service, isAsync) = timing else { return nil }
-        return ServiceSlotInfo(key: key, service: service, params: nil, mode: .atOne, origin: origin, isAsync: isAsync)
-    }
 }
 
 /// Something services can be added to: a ``ServiceLocator``, or the ``ModuleRegistrar`` a module
