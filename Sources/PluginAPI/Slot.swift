@@ -129,12 +129,27 @@ final class ParamsSlot<Service, Params>: AnySlot, @unchecked Sendable {
 
     override var paramsMetatype: Any.Type? { Params.self }
 
+    /// `nil` as the parameters, if they are optional.
+    private static var noParams: Params? {
+        (Params.self as? any ExpressibleByNilLiteral.Type)?.init(nilLiteral: ()) as? Params
+    }
+
     /// A get without parameters works when the parameters are optional: it passes `nil`.
     override func service<S>(as type: S.Type) throws -> S {
-        guard S.self == Service.self,
-              let none = (Params.self as? any ExpressibleByNilLiteral.Type)?.init(nilLiteral: ()) as? Params
-        else { throw mismatch(S.self, params: nil) }
+        guard S.self == Service.self, let none = Self.noParams else { throw mismatch(S.self, params: nil) }
         return unsafeBitCast(try provider.getService(params: none), to: S.self)
+    }
+
+    /// So does a provider for a key without parameters: each of its gets passes `nil`.
+    override func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
+        guard S.self == Service.self, Self.noParams != nil else { throw mismatch(S.self, params: nil) }
+        let make = provider.make
+        let failure = mismatch(S.self, params: nil)
+        let withoutParams = ServiceProvider<Service>(core: ManyCore(identity: provider.identity, logger: provider.logger) {
+            guard let none = ParamsSlot.noParams else { throw failure }
+            return try make(none)
+        })
+        return unsafeBitCast(withoutParams, to: ServiceProvider<S>.self)
     }
 
     override func anyService() throws -> Any {

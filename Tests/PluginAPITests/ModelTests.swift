@@ -487,9 +487,8 @@ struct LocatorModel {
         case (nil, nil):
             return make(key: key)
         case let (registered?, nil):
-            // Optional parameters let a get without them pass `nil`; a provider without parameters
-            // is not handed out for such a slot.
-            guard registered == ModelSpace.optionalParams, !viaProvider else {
+            // Optional parameters let a get without them pass `nil`, directly or through a provider.
+            guard registered == ModelSpace.optionalParams else {
                 return .failed(.wrongParams(key: name, registered: ModelSpace.paramsTypes[registered], requested: "none"))
             }
             return made(slot, params: "nil")

@@ -70,7 +70,11 @@ import Testing
 
         #expect(try locator.tryService(key: plainKey).text == "<nil>")
         #expect(try locator.tryService(key: Keys.optionalLabel, params: "given").text == "given")
-        #expect(received.all == [nil, "given"])
+        // A provider for the key without parameters passes nil on each get, too.
+        let provider = try locator.tryServiceProvider(key: plainKey)
+        #expect(provider.mode == .many)
+        #expect(try provider.getService().text == "<nil>")
+        #expect(received.all == [nil, "given", nil])
     }
 
     @Test func missingKeyListsSlotsOfTheSameType() throws {
