@@ -186,7 +186,10 @@ enum StartupCases {
         let pluginAPI = repositoryRoot + "/Sources/PluginAPI"
         guard access(pluginAPI + "/Package.swift", R_OK) == 0 else { fail("no PluginAPI package at \(pluginAPI)") }
         // The same PluginAPI source as this executable's own libPluginAPI.so, so the ABI versions match.
-        let package = "\(temporaryRoot)/locator-benchmarks-plugin-\(getuid())-\(fnv1a(pluginAPI))-s\(services)"
+        // Named after PluginAPI's path and its list of files too: SwiftPM does not see a file added to a
+        // path dependency it has built before, so a new list gets a package of its own.
+        let files = fileNames(in: pluginAPI).sorted().joined(separator: "/")
+        let package = "\(temporaryRoot)/locator-benchmarks-plugin-\(getuid())-\(fnv1a(pluginAPI + "|" + files))-s\(services)"
         for folder in [package, package + "/Sources", package + "/Sources/GeneratedPlugin"] {
             guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { fail("mkdir \(folder): \(String(cString: strerror(errno)))") }
         }
@@ -254,6 +257,17 @@ enum StartupCases {
     private static func writeIfChanged(_ path: String, _ text: String) {
         if access(path, R_OK) == 0, readFile(path) == Array(text.utf8) { return }
         writeFile(path, Array(text.utf8), mode: 0o644)
+    }
+
+    /// The names of the entries of `folder`.
+    private static func fileNames(in folder: String) -> [String] {
+        guard let directory = opendir(folder) else { fail("opendir \(folder): \(String(cString: strerror(errno)))") }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+        }
+        return names
     }
 
     /// A short, stable name for a path.
