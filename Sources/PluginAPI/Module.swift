@@ -65,7 +65,9 @@ public final class ModuleRegistrar: ServiceRegistry {
         self.replace = replace
     }
 
-    /// Stages the slot; throws if its key is taken in the locator or in this module.
+    /// Stages the slot; throws if its key is taken in the locator (unless `replace`) or in this module
+    /// (always: `replace` is about slots already in the locator, and a module adding one key twice is
+    /// a mistake in the module).
     public func register(_ registration: ServiceRegistration, replace: Bool) throws {
         guard !isClosed else { throw ServiceLocatorError.registrationClosed(module: module) }
         let key = registration.key
