@@ -69,3 +69,10 @@ func encodeJSON(_ value: some Encodable) -> String {
     guard let data = try? encoder.encode(value) else { return #"{"error": "could not encode the report"}"# }
     return String(decoding: data, as: UTF8.self)
 }
+
+extension LoadReport.Entry {
+    /// The outcome for a plugin whose header and metadata were read.
+    init(_ plugin: LoadedPlugin, error: PluginLoadError?) {
+        self.init(path: plugin.path, metadata: plugin.metadata, error: error)
+    }
+}

@@ -111,24 +111,24 @@ public final class PluginHost: @unchecked Sendable {
         let plan = next.slotCount == 0 ? LoadPlan(opened) { _ in nil }
             : LoadPlan(opened) { key in next.slotInfo(forKey: key).map { $0.origin ?? "host" } }
         for (plugin, error) in plan.refused {
-            outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
+            outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
         }
-        var failedKeys: [String: String] = [:]
+        var failed = FailedProviders()
         var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
         for plugin in plan.order {
-            switch PluginRegistration.register(plugin, into: next, failedKeys: failedKeys) {
+            switch PluginRegistration.register(plugin, into: next, failed: failed) {
             case let .success(module):
                 registered.append((plugin, module))
-                outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: nil)
+                outcome[plugin.path] = LoadReport.Entry(plugin, error: nil)
             case let .failure(error):
-                plugin.metadata.provides.forEach { failedKeys[$0] = plugin.metadata.name }
-                outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
+                failed.add(plugin.metadata)
+                outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
             }
         }
         next.setReadOnly(denyClone: false)
         let (started, dropped) = start(registered, in: next)
         for (plugin, error) in dropped {
-            outcome[plugin.path] = LoadReport.Entry(path: plugin.path, metadata: plugin.metadata, error: error)
+            outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
         }
         let published = without(dropped.flatMap(\.plugin.metadata.provides), next)
         currentLock.withLock {
@@ -146,19 +146,19 @@ public final class PluginHost: @unchecked Sendable {
         -> (started: [StartedPlugin], dropped: [(plugin: LoadedPlugin, error: PluginLoadError)]) {
         var started: [StartedPlugin] = []
         var dropped: [(plugin: LoadedPlugin, error: PluginLoadError)] = []
-        var droppedKeys: [String: String] = [:]
+        var failed = FailedProviders()
         for (plugin, handle) in plugins {
             let meta = plugin.metadata
             let error: PluginLoadError?
-            if let key = meta.requires.first(where: { droppedKeys[$0] != nil }), let provider = droppedKeys[key] {
-                error = .missingRequirement(plugin: meta.name, key: key, reason: "its provider '\(provider)' failed to start")
+            if let missing = failed.missingRequirement(of: meta, failedTo: "start") {
+                error = missing
             } else {
                 let outcome = HookRunner.run(name: "start \(meta.name)", timeout: startTimeout) { try await handle.module.start(locator: locator) }
                 error = outcome.isFinished ? nil : .startFailed(plugin: meta.name, reason: outcome.description)
             }
             if let error {
                 dropped.append((plugin, error))
-                meta.provides.forEach { droppedKeys[$0] = meta.name }
+                failed.add(meta)
             } else {
                 started.append(StartedPlugin(name: meta.name, module: handle, keys: meta.provides))
             }

@@ -5,12 +5,9 @@ enum PluginRegistration {
     /// Registers one plugin's module, all or nothing, holding it to the keys it declared.
     /// Returns the module, whose lifecycle hooks the host calls later.
     static func register(_ plugin: LoadedPlugin, into locator: ServiceLocator,
-                         failedKeys: [String: String] = [:]) -> Result<ModuleHandle, PluginLoadError> {
+                         failed: FailedProviders = FailedProviders()) -> Result<ModuleHandle, PluginLoadError> {
         let meta = plugin.metadata
-        if let key = meta.requires.first(where: { failedKeys[$0] != nil }), let provider = failedKeys[key] {
-            return .failure(.missingRequirement(plugin: meta.name, key: key,
-                                                reason: "its provider '\(provider)' failed to register"))
-        }
+        if let missing = failed.missingRequirement(of: meta, failedTo: "register") { return .failure(missing) }
         let module = plugin.descriptor.makeModule()
         do {
             try locator.addModule(module) { slots in
