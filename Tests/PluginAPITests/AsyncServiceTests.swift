@@ -77,15 +77,7 @@ private func expectLocatorErrorAsync<T>(_ expected: LocatorFailure, sourceLocati
 /// Expects `body` to throw a ``ServiceObtainError``; returns it.
 private func expectObtainErrorAsync<T>(sourceLocation: SourceLocation = #_sourceLocation,
                                        _ body: () async throws -> T) async -> ServiceObtainError? {
-    do {
-        _ = try await body()
-        Issue.record("expected a ServiceObtainError, nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as ServiceObtainError {
-        return error
-    } catch {
-        Issue.record("expected a ServiceObtainError, got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
+    await #expect(throws: ServiceObtainError.self, sourceLocation: sourceLocation) { _ = try await body() }
 }
 
 // MARK: Fixtures

@@ -53,15 +53,7 @@ private final class Job {
 /// Expects `body` to throw an ``InjectError``; returns it.
 private func expectInjectError<T>(sourceLocation: SourceLocation = #_sourceLocation,
                                   _ body: () throws -> T) -> InjectError? {
-    do {
-        _ = try body()
-        Issue.record("expected an InjectError, nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as InjectError {
-        return error
-    } catch {
-        Issue.record("expected an InjectError, got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
+    #expect(throws: InjectError.self, sourceLocation: sourceLocation) { _ = try body() }
 }
 
 /// The file ID of this file, as `#fileID` writes it here.

@@ -75,6 +75,15 @@ private struct PlainProfileFactory: ServiceSessionFactory {
 
 private let profileKey = ServiceLocatorEasyKey<Profile>(name: "session.profile")
 
+/// A mediator whose session is `guest`, a provider of `factory` bound to it, and the guest's service.
+private func boundToGuest<Factory: ServiceSessionFactory>(_ factory: Factory) throws
+    -> (mediator: ServiceSessionMediator<UserSession>, provider: ServiceProvider<Profile>, guest: Profile)
+where Factory.Session == UserSession, Factory.Service == Profile {
+    let mediator = ServiceSessionMediator(session: session("guest"))
+    let provider = factory.serviceProvider(mediator: mediator)
+    return (mediator, provider, try provider.getService())
+}
+
 private func session(_ user: String, version: Int = 0) -> UserSession {
     UserSession(user: user, version: version)
 }
@@ -128,10 +137,8 @@ private func session(_ user: String, version: Int = 0) -> UserSession {
     /// Deactivate answers true: the old instance waits for its session and comes back with it.
     @Test(arguments: [ServiceFactoryMode.atOne, .lazy, .weak])
     func keptServiceComesBackWithItsSession(mode: ServiceFactoryMode) throws {
-        let mediator = ServiceSessionMediator(session: session("guest"))
         let factory = ProfileFactory(mode: mode, keep: true, reuse: true)
-        let provider = factory.serviceProvider(mediator: mediator)
-        let guest = try provider.getService()
+        let (mediator, provider, guest) = try boundToGuest(factory)
 
         mediator.updateSession(session("ada"))
         #expect(factory.deactivated.all == [HookCall(serial: guest.serial, user: "guest")])
@@ -155,10 +162,8 @@ private func session(_ user: String, version: Int = 0) -> UserSession {
 
     @Test(arguments: [ServiceFactoryMode.atOne, .lazy, .weak])
     func refusedActivationMakesANewService(mode: ServiceFactoryMode) throws {
-        let mediator = ServiceSessionMediator(session: session("guest"))
         let factory = ProfileFactory(mode: mode, keep: true, reuse: false)
-        let provider = factory.serviceProvider(mediator: mediator)
-        let guest = try provider.getService()
+        let (mediator, provider, guest) = try boundToGuest(factory)
 
         mediator.updateSession(session("ada"))
         let ada = try provider.getService()
@@ -172,10 +177,8 @@ private func session(_ user: String, version: Int = 0) -> UserSession {
     }
 
     @Test func defaultHooksDropTheOldService() throws {
-        let mediator = ServiceSessionMediator(session: session("guest"))
         let factory = PlainProfileFactory(mode: .lazy)
-        let provider = factory.serviceProvider(mediator: mediator)
-        let guest = try provider.getService()
+        let (mediator, provider, guest) = try boundToGuest(factory)
 
         mediator.updateSession(session("ada"))
         _ = try provider.getService()
