@@ -10,8 +10,8 @@ final class AsyncCore<Service: Sendable>: Sendable {
     private struct State {
         /// A lazy service, once made; an atOne service's outcome, once known.
         var made: Result<Service, ServiceObtainError>?
-        /// A weak service while someone holds it.
-        let weakInstance = WeakReference<Service>()
+        /// A weak service while someone holds it; only a weak core has one (as in `SingletonCore`).
+        let weakInstance: WeakReference<Service>?
         /// The task making the service now, if any.
         var making: Task<Service, any Error>?
     }
@@ -27,13 +27,14 @@ final class AsyncCore<Service: Sendable>: Sendable {
     let identity: ServiceIdentity
     let logger: (any ServiceLogger)?
     private let make: Factory
-    private let state = Lock(State())
+    private let state: Lock<State>
 
     init(mode: ServiceFactoryMode, identity: ServiceIdentity, logger: (any ServiceLogger)?, make: @escaping Factory) {
         self.mode = mode
         self.identity = identity
         self.logger = logger
         self.make = make
+        state = Lock(State(weakInstance: mode == .weak ? WeakReference() : nil))
         if mode == .atOne {
             // Started now, awaited by the first get; a failure stays (atOne keeps its outcome).
             let parent = ResolutionTracker.current
@@ -48,7 +49,7 @@ final class AsyncCore<Service: Sendable>: Sendable {
         if mode == .many { return try await run(parent: parent) }
         let step: Step = state.withLock { state in
             if let made = state.made { return .ready(made) }
-            if mode == .weak, let alive = state.weakInstance.service() { return .ready(.success(alive)) }
+            if let alive = state.weakInstance?.service() { return .ready(.success(alive)) }
             if let making = state.making { return .wait(making) }
             let task = start(parent: parent)
             state.making = task
@@ -71,7 +72,7 @@ final class AsyncCore<Service: Sendable>: Sendable {
     var existing: Service? {
         state.withLock { state in
             if case let .success(service)? = state.made { return service }
-            return state.weakInstance.service()
+            return state.weakInstance?.service()
         }
     }
 
@@ -89,7 +90,7 @@ final class AsyncCore<Service: Sendable>: Sendable {
                 state.making = nil
                 switch (mode, result) {
                 case (.atOne, _), (.lazy, .success): state.made = result
-                case let (.weak, .success(service)): state.weakInstance.hold(service)
+                case let (.weak, .success(service)): state.weakInstance?.hold(service)
                 default: break // a lazy or weak failure: the next get tries again
                 }
             }
