@@ -1,16 +1,19 @@
 import Glibc
 
-/// A value guarded by a `pthread_mutex_t`.
+/// A value guarded by a `pthread_mutex_t`: the one lock of this repository (PluginAPI, and HostKit
+/// through `@_spi(HostKit) import PluginAPI`).
 ///
 /// Used instead of `Synchronization.Mutex` because ThreadSanitizer sees through pthread mutexes but
 /// not through `Mutex` on Linux (it reports races on every value a `Mutex` guards), and the test suite
-/// runs under ThreadSanitizer.
-final class Lock<Value>: @unchecked Sendable {
+/// runs under ThreadSanitizer. Not for plugins: an SPI may change in any release.
+@_spi(HostKit)
+public final class Lock<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched with `mutex` held.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: Value) {
+    /// A lock guarding `value`.
+    public init(_ value: Value) {
         self.value = value
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -24,16 +27,8 @@ final class Lock<Value>: @unchecked Sendable {
 
     /// Runs `body` with the lock held; waits for it if another thread holds it.
     @inline(__always)
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
-    }
-
-    /// Runs `body` with the lock held if it is free now; returns `nil` without waiting otherwise.
-    @inline(__always)
-    func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
-        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
