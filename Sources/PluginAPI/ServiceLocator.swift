@@ -163,7 +163,18 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     }
 
     private var allSlots: [AnySlot] {
-        frozen.withValue { $0.all } ?? state.withLock { Array($0.slots.values) }
+        withSlots(frozen: \.all, mutable: { Array($0.values) })
+    }
+
+    /// `frozen` applied to the frozen table once read-only, else `mutable` to the slots, under the lock.
+    /// Which one is decided under the lock: ``setReadOnly(denyClone:)`` publishes the frozen table
+    /// before it empties the slots, both under the lock, so a reader racing it still sees every slot.
+    private func withSlots<R>(frozen inFrozen: (FrozenSlots) -> R, mutable inMutable: ([SlotKey: AnySlot]) -> R) -> R {
+        if let result = frozen.withValue(inFrozen) { return result }
+        if let result = state.withLock({ $0.isReadOnly ? nil : inMutable($0.slots) }) { return result }
+        // Made read-only since the first look: the frozen table was published under the same lock
+        // hold that set `isReadOnly`, so it is there (the empty fallback only spares an unwrap).
+        return frozen.withValue(inFrozen) ?? inMutable([:])
     }
 
     private func failed(_ operation: String, _ error: any Error) -> any Error {
@@ -285,10 +296,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     }
 
     func existingSlot(_ key: SlotKey) -> AnySlot? {
-        // Once read-only, `state` is empty: the slots are in `frozen`.
-        // Read-only (the table is there): a key it lacks is in no slot.
-        if let found = frozen.withValue({ $0.lookup(key.key, hash: key.hash) }) { return found?.takeUnretainedValue() }
-        return state.withLock { $0.slots[key] }
+        withSlots(frozen: { $0.lookup(key.key, hash: key.hash)?.takeUnretainedValue() }, mutable: { $0[key] })
     }
 
     // MARK: Read-only and cloning
@@ -339,7 +347,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
 
     /// How many slots there are.
     public var slotCount: Int {
-        frozen.withValue { $0.count } ?? state.withLock { $0.slots.count }
+        withSlots(frozen: \.count, mutable: \.count)
     }
 
     /// The slot for `key`, if any.

@@ -74,6 +74,42 @@ import Testing
         #expect(factory.counter.value == 2)
     }
 
+    /// `setReadOnly` moves the slots into the frozen table; a get, a count or a listing that runs
+    /// while it does still finds every slot, whichever table it looks in.
+    @Test func everyKeyIsFoundWhileAnotherThreadSetsReadOnly() throws {
+        let keys = (0..<8).map { Keys.widget("race.\($0)") }
+        let failures = Collector<String>()
+        for _ in 0..<2_000 {
+            let locator = ServiceLocator()
+            for (serial, key) in keys.enumerated() {
+                try locator.addService(key: key, service: Widget(serial: serial))
+            }
+            let finished = runOnThreads(2) { thread in
+                guard thread == 1 else {
+                    locator.setReadOnly()
+                    return
+                }
+                for _ in 0..<20 {
+                    for (serial, key) in keys.enumerated() {
+                        do {
+                            let widget = try locator.tryService(key: key)
+                            if widget.serial != serial { failures.append("\(key.storeKey): widget \(widget.serial)") }
+                        } catch {
+                            failures.append("\(error)")
+                        }
+                    }
+                    let count = locator.slotCount, listed = locator.slots.count
+                    if count != keys.count || listed != keys.count {
+                        failures.append("slotCount \(count), slots \(listed)")
+                    }
+                }
+            }
+            try #require(finished, "the racing gets did not finish")
+            if !failures.all.isEmpty { break }
+        }
+        #expect(failures.all.isEmpty, "\(failures.all.prefix(3))")
+    }
+
     @Test func slowLazyFactoryDoesNotBlockAnotherService() throws {
         let locator = ServiceLocator()
         let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
