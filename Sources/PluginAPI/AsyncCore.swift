@@ -62,8 +62,8 @@ final class AsyncCore<Service: Sendable>: Sendable {
             return try await task.value  // a ServiceObtainError already, if it failed
         case let .wait(task):
             // Another task is making it: wait for that, unless the wait would close a cycle.
-            try ResolutionTracker.beginWait(parent, cell: cell, service: identity)
-            defer { ResolutionTracker.endWait(parent) }
+            let wait = try ResolutionTracker.beginWait(parent, cell: cell, service: identity)
+            defer { ResolutionTracker.endWait(wait) }
             return try await task.value  // a ServiceObtainError already, if it failed
         }
     }

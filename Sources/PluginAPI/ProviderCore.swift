@@ -213,9 +213,9 @@ final class SingletonCore<Service>: ProviderCore, @unchecked Sendable {
             }
             if let existing = current() { return existing }
             // Another thread is making it: wait for that, unless the wait would close a cycle.
-            try ResolutionTracker.beginWait(parent, cell: cell, service: identity)
+            let wait = try ResolutionTracker.beginWait(parent, cell: cell, service: identity)
             WaitStripes.wait(for: self) { phase.load(ordering: .acquiring) != Phase.making }
-            ResolutionTracker.endWait(parent)
+            ResolutionTracker.endWait(wait)
             if let existing = current() { return existing }
         }
     }

@@ -40,19 +40,46 @@ final class ResolutionChain: Sendable {}
 enum ResolutionTracker {
     @TaskLocal static var current: ResolutionFrame?
 
+    /// Names one wait, so that ending it ends only that one: the child tasks of an async factory
+    /// share their parent's chain and may each wait for another service at the same time.
+    struct WaitToken {
+        fileprivate let chain: ObjectIdentifier
+        fileprivate let id: Int
+    }
+
     private struct Owner {
         let chain: ResolutionChain
         let service: ServiceIdentity
     }
 
     private struct Wait {
+        let id: Int
         let cell: ObjectIdentifier
         let top: ResolutionFrame
     }
 
+    /// Who makes which cell, and which cells each chain waits for.
     private struct Graph {
         var owners: [ObjectIdentifier: Owner] = [:]
-        var waits: [ObjectIdentifier: Wait] = [:]
+        /// Every wait in progress, by the chain that waits; a chain may wait for several cells at once.
+        var waits: [ObjectIdentifier: [Wait]] = [:]
+        var nextWait = 0
+
+        /// Follows `cell` to the chain making it, then every wait of that chain, and so on. If that
+        /// leads to `chain`, returns the services passed on the way and the cell of `chain` reached.
+        func leadsBack(to chain: ResolutionChain, from cell: ObjectIdentifier, service: ServiceIdentity,
+                       visited: inout Set<ObjectIdentifier>) -> (hops: [ServiceIdentity], reached: ObjectIdentifier)? {
+            guard let owner = owners[cell] else { return nil }
+            if owner.chain === chain { return ([], cell) }
+            guard visited.insert(ObjectIdentifier(owner.chain)).inserted else { return nil }
+            for wait in waits[ObjectIdentifier(owner.chain)] ?? [] {
+                let next = owners[wait.cell]?.service ?? service
+                if let found = leadsBack(to: chain, from: wait.cell, service: next, visited: &visited) {
+                    return ((wait.top.services(from: cell) ?? [service]) + found.hops, found.reached)
+                }
+            }
+            return nil
+        }
     }
 
     private static let graph = Lock(Graph())
@@ -92,37 +119,33 @@ enum ResolutionTracker {
         return try await $current.withValue(frame, operation: make)
     }
 
-    /// Records that the current path is about to wait for `cell`, made by another thread, or throws
-    /// the cycle that waiting would close. Call ``endWait(_:)`` after the wait.
-    static func beginWait(_ frame: ResolutionFrame?, cell: ObjectIdentifier, service: ServiceIdentity) throws {
+    /// Records that the current path is about to wait for `cell`, made by another thread or task, or
+    /// throws the cycle that waiting would close. Pass the token to ``endWait(_:)`` after the wait.
+    static func beginWait(_ frame: ResolutionFrame?, cell: ObjectIdentifier, service: ServiceIdentity) throws
+        -> WaitToken? {
         // A thread that is making nothing cannot be waited for, so its wait cannot close a cycle.
-        guard let frame else { return }
-        let cycle: [ServiceIdentity]? = graph.withLock { graph in
-            var hops: [ServiceIdentity] = []
-            var target = cell
-            var targetService = service
-            for _ in 0...graph.waits.count {
-                guard let owner = graph.owners[target] else { break }
-                if owner.chain === frame.chain {
-                    let mine = frame.services(from: target) ?? [owner.service]
-                    return mine + hops + [mine[0]]
-                }
-                guard let wait = graph.waits[ObjectIdentifier(owner.chain)] else { break }
-                hops += wait.top.services(from: target) ?? [targetService]
-                target = wait.cell
-                targetService = graph.owners[target]?.service ?? targetService
+        guard let frame else { return nil }
+        let outcome: Result<WaitToken, ServiceObtainError> = graph.withLock { graph in
+            var visited: Set<ObjectIdentifier> = []
+            if let (hops, reached) = graph.leadsBack(to: frame.chain, from: cell, service: service, visited: &visited) {
+                let mine = frame.services(from: reached) ?? [graph.owners[reached]?.service ?? service]
+                let cycle = ServiceCycleError(cycle: mine + hops + [mine[0]], acrossThreads: true)
+                return .failure(ServiceObtainError(service: service, error: cycle))
             }
-            graph.waits[ObjectIdentifier(frame.chain)] = Wait(cell: cell, top: frame)
-            return nil
+            let chain = ObjectIdentifier(frame.chain)
+            graph.nextWait += 1
+            graph.waits[chain, default: []].append(Wait(id: graph.nextWait, cell: cell, top: frame))
+            return .success(WaitToken(chain: chain, id: graph.nextWait))
         }
-        if let cycle {
-            throw ServiceObtainError(service: service, error: ServiceCycleError(cycle: cycle, acrossThreads: true))
-        }
+        return try outcome.get()
     }
 
-    /// Ends a wait recorded by ``beginWait(_:cell:service:)``.
-    static func endWait(_ frame: ResolutionFrame?) {
-        guard let frame else { return }
-        _ = graph.withLock { $0.waits.removeValue(forKey: ObjectIdentifier(frame.chain)) }
+    /// Ends the wait ``beginWait(_:cell:service:)`` recorded, and only that one.
+    static func endWait(_ token: WaitToken?) {
+        guard let token else { return }
+        graph.withLock { graph in
+            graph.waits[token.chain]?.removeAll { $0.id == token.id }
+            if graph.waits[token.chain]?.isEmpty == true { graph.waits[token.chain] = nil }
+        }
     }
 }

@@ -282,6 +282,51 @@ private struct AsyncWidgetFactory: ServiceAsyncFactory {
         #expect((fromB.error as? ServiceCycleError)?.keys == ["B", "A", "B"])
     }
 
+    /// A's factory waits, in two child tasks, for X and for Y, which other tasks are making. Y is
+    /// made and its wait ends; then X's factory asks for A. Waiting for A would close the cycle
+    /// A -> X -> A through the child task still waiting for X: it is reported, never a hang, even
+    /// though a sibling's wait of the same resolution has ended.
+    @Test func aCycleThroughOneOfTwoChildTaskWaitsIsReported() async throws {
+        let locator = ServiceLocator()
+        let keyA = Keys.widget("A"), keyX = Keys.widget("X"), keyY = Keys.widget("Y")
+        let xStarted = Counter(), yStarted = Counter(), openX = Counter(), openY = Counter()
+        try locator.addAsyncService(key: keyX, mode: .lazy) {
+            xStarted.increment()
+            while openX.value == 0 { try await Task.sleep(for: .milliseconds(2)) }
+            return try await locator.tryServiceAsync(key: keyA)
+        }
+        try locator.addAsyncService(key: keyY, mode: .lazy) {
+            yStarted.increment()
+            while openY.value == 0 { try await Task.sleep(for: .milliseconds(2)) }
+            return Widget(serial: 7)
+        }
+        try locator.addAsyncService(key: keyA, mode: .lazy) {
+            async let x = locator.tryServiceAsync(key: keyX)
+            async let y = locator.tryServiceAsync(key: keyY)
+            _ = try await y
+            return try await x
+        }
+        locator.setReadOnly()
+
+        // X and Y are being made by tasks of their own before A asks for them.
+        let gettingX = Task { try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyX) } }
+        let gettingY = Task { try await locator.tryServiceAsync(key: keyY) }
+        #expect(await eventually { xStarted.value == 1 && yStarted.value == 1 })
+        let gettingA = Task { try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyA) } }
+        // Both child tasks of A's factory are waiting now; Y's wait ends first.
+        try await Task.sleep(for: .milliseconds(200))
+        openY.increment()
+        #expect(try await gettingY.value.serial == 7)
+        try await Task.sleep(for: .milliseconds(100))
+        openX.increment()
+
+        for (name, task) in [("A", gettingA), ("X", gettingX)] {
+            let error = try #require(await expectObtainErrorAsync { try await task.value }, "get \(name)")
+            let cycle = try #require(error.error as? ServiceCycleError, "get \(name): \(error)")
+            #expect(Set(cycle.keys) == ["A", "X"], "get \(name): \(cycle)")
+        }
+    }
+
     @Test func syncGetOfAnAsyncSlotIsRefused() throws {
         let factory = AsyncWidgetFactory(mode: .lazy)
         let locator = try locator(with: factory)
