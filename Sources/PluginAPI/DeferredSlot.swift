@@ -25,11 +25,13 @@ final class DeferredSlot: AnySlot, @unchecked Sendable {
         super.init(key: key, service: service, mode: mode, origin: origin)
     }
 
-    /// The built slot, unretained (this stand-in keeps it), built first if needed. Borrowing it with
-    /// `_withUnsafeGuaranteedRef` keeps a get free of a shared reference count and of any `Optional`
-    /// of the generic result, whose metadata unspecialized code would look up on every get.
+    /// The built slot, unretained (this stand-in keeps it), built first if needed. Asked for every
+    /// request, so this class forwards nothing, and a request it does not know still reaches the
+    /// built slot. Borrowing the result with `_withUnsafeGuaranteedRef` keeps a get free of a shared
+    /// reference count and of any `Optional` of the generic result, whose metadata unspecialized
+    /// code would look up on every get.
     @inline(__always)
-    private var slot: Unmanaged<AnySlot> {
+    override func served() -> Unmanaged<AnySlot> {
         built.unretained ?? buildSlot()
     }
 
@@ -46,23 +48,6 @@ final class DeferredSlot: AnySlot, @unchecked Sendable {
             if let slot = built.unretained { return slot }
             sched_yield()
         }
-    }
-
-    override func service<S>(as type: S.Type) throws -> S {
-        try slot._withUnsafeGuaranteedRef { try $0.service(as: S.self) }
-    }
-
-    override func anyService() throws -> Any {
-        try slot._withUnsafeGuaranteedRef { try $0.anyService() }
-    }
-
-    /// Nothing exists before the slot is built, and asking must not build it.
-    override var existingService: Any? {
-        built.unretained?._withUnsafeGuaranteedRef { $0.existingService }
-    }
-
-    override func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
-        try slot._withUnsafeGuaranteedRef { try $0.provider(as: S.self) }
     }
 }
 

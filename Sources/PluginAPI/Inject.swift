@@ -40,7 +40,7 @@ public struct InjectError: Error, CustomStringConvertible {
 /// names the key and the declaring file and line; `try $clock.get()` (the projected value) throws it
 /// instead, for callers that can recover.
 @propertyWrapper
-public struct Inject<Service> {
+public struct Inject<Service: Sendable>: Sendable {
     private let box: InjectBox<Service>
 
     /// Injects the service for `key` from `locator`, now (`.eager`) or on first access (`.lazy`).
@@ -69,12 +69,8 @@ public struct Inject<Service> {
     }
 }
 
-extension Inject: @unchecked Sendable where Service: Sendable {}
-// @unchecked: the box's state sits behind its lock; what it gets the service with is `Sendable`.
-
 /// The shared state of an ``Inject``: the service, once one was gotten.
-private final class InjectBox<Service>: @unchecked Sendable {
-    // @unchecked: `outcome` is guarded by its lock; everything else is read only.
+private final class InjectBox<Service: Sendable>: Sendable {
     let key: String
     let file: String
     let line: UInt

@@ -17,8 +17,8 @@ public enum ServiceFactoryMode: String, Sendable, CaseIterable, CustomStringConv
 ///
 /// Factories are `Sendable`: a provider may call one from whichever thread first needs the service.
 public protocol ServiceFactory: Sendable {
-    /// The type of service the factory makes.
-    associatedtype Service
+    /// The type of service the factory makes; `Sendable`, as every service of a locator.
+    associatedtype Service: Sendable
     /// How the provider keeps what ``makeService()`` returns.
     var mode: ServiceFactoryMode { get }
     /// Makes the service. A thrown error reaches the caller wrapped in a ``ServiceObtainError``.
@@ -27,8 +27,8 @@ public protocol ServiceFactory: Sendable {
 
 /// A factory that makes a service from parameters; such a service is always made anew (`many`).
 public protocol ServiceParamsFactory: Sendable {
-    /// The type of service the factory makes.
-    associatedtype Service
+    /// The type of service the factory makes; `Sendable`, as every service of a locator.
+    associatedtype Service: Sendable
     /// The parameters each get passes in.
     associatedtype Params
     /// Makes the service for `params`.

@@ -50,7 +50,9 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         do {
             // Read-only: borrow the key's string and the slot, retaining neither.
             if let found = key.withStoreKey({ storeKey in frozen.withValue { $0.lookup(storeKey) } }), let slot = found {
-                return try slot._withUnsafeGuaranteedRef { try $0.service(as: Key.Service.self) }
+                return try slot._withUnsafeGuaranteedRef {
+                    try $0.served()._withUnsafeGuaranteedRef { try $0.service(as: Key.Service.self) }
+                }
             }
             return try slot(for: key).service(as: Key.Service.self)
         } catch {
@@ -144,17 +146,18 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             guard let slot = existingSlot(storeKey) else {
                 throw ServiceLocatorError.serviceNotFound(key: storeKey, requested: "Any", closeMatches: [])
             }
-            return try slot.anyService()
+            return try slot.served().takeUnretainedValue().anyService()
         } catch {
             throw failed("get '\(storeKey)'", error)
         }
     }
 
+    /// The slot that serves `key`'s requests (see ``AnySlot/served()``), or `serviceNotFound`.
     @inline(__always)
     private func slot<Key: ServiceLocatorKey>(for key: Key) throws -> AnySlot {
         let storeKey = key.storeKey
         if let found = existingSlot(storeKey) {
-            return found
+            return found.served().takeUnretainedValue()
         }
         let requested = ObjectIdentifier(Key.Service.self)
         let similar = allSlots.filter { $0.serviceType == requested }.map(\.key).sorted()
@@ -359,6 +362,6 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// slot, a `lazy` one once made, a `weak` one while held. A host uses it to close services at
     /// shutdown.
     public func existingService(forKey key: String) -> Any? {
-        existingSlot(key)?.existingService
+        existingSlot(key)?.served().takeUnretainedValue().existingService
     }
 }

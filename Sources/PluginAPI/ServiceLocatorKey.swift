@@ -4,8 +4,9 @@
 /// made for, so a key whose string matches but whose `Service` differs gets a clear
 /// ``ServiceLocatorError/typeMismatch(key:registered:requested:)`` instead of a wrong object.
 public protocol ServiceLocatorKey: Sendable {
-    /// The type handed out for this key: a protocol (`any Greeter`) or a concrete type.
-    associatedtype Service
+    /// The type handed out for this key: a protocol (`any Greeter`) or a concrete type. `Sendable`,
+    /// because a locator hands its services to any thread.
+    associatedtype Service: Sendable
     /// The unique string that addresses the slot.
     var storeKey: String { get }
 
@@ -30,7 +31,7 @@ public protocol ServiceLocatorParamsKey: ServiceLocatorKey {
 /// so one service type can have several slots.
 ///
 /// Keep keys in constants (`static let`): the default store key is computed once, at init.
-public struct ServiceLocatorEasyKey<Service>: ServiceLocatorKey {
+public struct ServiceLocatorEasyKey<Service: Sendable>: ServiceLocatorKey {
     public let storeKey: String
 
     public func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R {
@@ -49,7 +50,7 @@ public struct ServiceLocatorEasyKey<Service>: ServiceLocatorKey {
 }
 
 /// A ready-made key for a slot with parameters; see ``ServiceLocatorEasyKey``.
-public struct ServiceLocatorParamsEasyKey<Service, Params>: ServiceLocatorParamsKey {
+public struct ServiceLocatorParamsEasyKey<Service: Sendable, Params>: ServiceLocatorParamsKey {
     public let storeKey: String
 
     /// A key named after the service type.

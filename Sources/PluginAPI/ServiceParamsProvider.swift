@@ -1,5 +1,5 @@
 /// Hands out a service made from parameters, anew on every get.
-public struct ServiceParamsProvider<Service, Params>: Sendable {
+public struct ServiceParamsProvider<Service: Sendable, Params>: Sendable {
     let make: @Sendable (Params) throws -> Service
     let identity: ServiceIdentity
     let logger: (any ServiceLogger)?

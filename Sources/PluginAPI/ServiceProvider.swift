@@ -3,16 +3,16 @@
 ///
 /// Providers are values that share their state: copies hand out the same singleton. Any number of
 /// threads may get from one provider at once; a singleton is made exactly once.
-public struct ServiceProvider<Service>: Sendable {
-    let core: any ProviderCore<Service>
+public struct ServiceProvider<Service: Sendable>: Sendable {
+    let core: ServiceCore<Service>
 
-    init(core: any ProviderCore<Service>) {
+    init(core: ServiceCore<Service>) {
         self.core = core
     }
 
     /// A provider of an instance that already exists (`atOne`).
     public init(_ service: Service) {
-        core = ReadyCore(service, identity: ServiceIdentity(type: Service.self))
+        core = ServiceCore(ready: service, identity: ServiceIdentity(type: Service.self))
     }
 
     /// A provider that keeps the factory's services as its `mode` says. An `atOne` factory runs now.
@@ -33,19 +33,7 @@ public struct ServiceProvider<Service>: Sendable {
 
     init(mode: ServiceFactoryMode, identity: ServiceIdentity, logger: (any ServiceLogger)?,
          _ make: @escaping @Sendable () throws -> Service) {
-        switch mode {
-        case .atOne:
-            do {
-                let service = try runFactory(AtOneCell(), identity, mode: .atOne, owned: false, logger: logger, make)
-                core = ReadyCore(service, identity: identity)
-            } catch {
-                core = FailedCore(error, identity: identity)
-            }
-        case .lazy, .weak:
-            core = SingletonCore(mode: mode, identity: identity, logger: logger, factory: make)
-        case .many:
-            core = ManyCore(identity: identity, logger: logger, make: make)
-        }
+        core = ServiceCore.make(mode: mode, identity: identity, logger: logger, make)
     }
 
     /// How this provider keeps its service.
@@ -76,9 +64,6 @@ public struct ServiceProvider<Service>: Sendable {
         }
     }
 }
-
-/// A cell identity for an `atOne` factory, which runs once while its provider is built.
-private final class AtOneCell {}
 
 /// The message for a get that must not fail.
 func failureMessage(_ error: any Error) -> String {

@@ -51,7 +51,7 @@ extension ServiceRegistry {
         key: Key, provider: ServiceProvider<Key.Service>, replace: Bool = false
     ) throws {
         try register(ServiceRegistration(key: key.storeKey) { origin, _ in
-            ServiceSlot(key: key.storeKey, provider: provider, origin: origin)
+            ServiceSlot(key: key.storeKey, core: provider.core, origin: origin)
         }, replace: replace)
     }
 
@@ -83,8 +83,7 @@ extension ServiceRegistry {
     public func addService<Key: ServiceLocatorKey>(key: Key, service: Key.Service, replace: Bool = false) throws {
         try register(ServiceRegistration(key: key.storeKey) { origin, _ in
             let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
-            return ServiceSlot(key: key.storeKey, provider: ServiceProvider(core: ReadyCore(service, identity: identity)),
-                               origin: origin)
+            return ServiceSlot(key: key.storeKey, core: ServiceCore(ready: service, identity: identity), origin: origin)
         }, replace: replace)
     }
 
@@ -158,8 +157,8 @@ extension ServiceRegistry {
             : .onFirstUse(service: Key.Service.self, mode: mode)
         try register(ServiceRegistration(key: key.storeKey, timing: timing) { origin, logger in
             let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
-            let provider = ServiceProvider(mode: mode, identity: identity, logger: logger, make)
-            return ServiceSlot(key: key.storeKey, provider: provider, origin: origin)
+            let core = ServiceCore.make(mode: mode, identity: identity, logger: logger, make)
+            return ServiceSlot(key: key.storeKey, core: core, origin: origin)
         }, replace: replace)
     }
 }

@@ -16,8 +16,8 @@
 /// }
 /// ```
 public protocol ServiceSessionFactory: Sendable {
-    /// The type of service the factory makes.
-    associatedtype Service
+    /// The type of service the factory makes; `Sendable`, as every service of a locator.
+    associatedtype Service: Sendable
     /// The session the service is bound to.
     associatedtype Session: ServiceSession
     /// How the service is kept within one session.
@@ -63,7 +63,7 @@ extension ServiceRegistry {
         try register(ServiceRegistration(key: key.storeKey, timing: timing) { origin, logger in
             let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
             let core = SessionCore(factory: factory, mediator: mediator, identity: identity, logger: logger)
-            return ServiceSlot(key: key.storeKey, provider: ServiceProvider(core: core), origin: origin)
+            return ServiceSlot(key: key.storeKey, core: core, origin: origin)
         }, replace: replace)
     }
 }

@@ -1,33 +1,31 @@
 /// A session-bound service: for each session, an ordinary core of the factory's mode, replaced
 /// (and the old service deactivated or dropped) when the mediator's session changes.
-final class SessionCore<Factory: ServiceSessionFactory>: ProviderCore, SessionObserver, @unchecked Sendable {
+final class SessionCore<Factory: ServiceSessionFactory>: ServiceCore<Factory.Service>, SessionObserver,
+    @unchecked Sendable {
     // @unchecked: the mutable state sits behind `state`.
     typealias Service = Factory.Service
     typealias Session = Factory.Session
 
     private struct State {
         /// Hands out the current session's service.
-        var current: any ProviderCore<Service>
+        var current: ServiceCore<Service>
         /// Services deactivated with a request to keep them, by session key.
         var kept: [AnyHashable: Service] = [:]
         /// True once `current` serves a real session (set by `init` or by a change during `init`).
         var started = false
     }
 
-    let identity: ServiceIdentity
-    let logger: (any ServiceLogger)?
+    private let logger: (any ServiceLogger)?
     private let factory: Factory
     private let state: Lock<State>
-
-    var mode: ServiceFactoryMode { factory.mode }
 
     init(factory: Factory, mediator: ServiceSessionMediator<Session>, identity: ServiceIdentity,
          logger: (any ServiceLogger)?) {
         self.factory = factory
-        self.identity = identity
         self.logger = logger
         state = Lock(State(current: FailedCore(ServiceObtainError(service: identity, error: SessionNotStarted()),
                                                identity: identity)))
+        super.init(identity: identity, mode: factory.mode)
         let session = mediator.register(self)
         let first = makeCore(for: session, seed: nil)
         // A change that ran meanwhile already installed the newer session's core: keep that one.
@@ -38,11 +36,12 @@ final class SessionCore<Factory: ServiceSessionFactory>: ProviderCore, SessionOb
         }
     }
 
-    func get() throws -> Service {
+    /// Never published: the service changes with the session.
+    override func obtain() throws -> Service {
         try state.withLock { $0.current }.get()
     }
 
-    var existing: Service? { state.withLock { $0.current }.existing }
+    override var existing: Service? { state.withLock { $0.current }.existing }
 
     func sessionChanged(from old: Session, to new: Session) {
         let previous = state.withLock { $0.current }
@@ -60,17 +59,10 @@ final class SessionCore<Factory: ServiceSessionFactory>: ProviderCore, SessionOb
     }
 
     /// A core serving `session`; `seed` is a kept service to hand out instead of making one.
-    private func makeCore(for session: Session, seed: Service?) -> any ProviderCore<Service> {
+    private func makeCore(for session: Session, seed: Service?) -> ServiceCore<Service> {
         let factory = factory
-        let make: @Sendable () throws -> Service = { try factory.makeService(session: session) }
-        switch factory.mode {
-        case .atOne:
-            if let seed { return ReadyCore(seed, identity: identity) }
-            return ServiceProvider(mode: .atOne, identity: identity, logger: logger, make).core
-        case .lazy, .weak:
-            return SingletonCore(mode: factory.mode, identity: identity, logger: logger, seed: seed, factory: make)
-        case .many:
-            return ManyCore(identity: identity, logger: logger, make: make)
+        return ServiceCore.make(mode: factory.mode, identity: identity, logger: logger, seed: seed) {
+            try factory.makeService(session: session)
         }
     }
 }

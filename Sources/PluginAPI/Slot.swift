@@ -1,7 +1,10 @@
 /// One slot of a locator: the types it was made for, where it came from, and its provider.
 ///
-/// Gets go through generic methods that subclasses override; each compares the requested types
-/// with its own by metatype identity, so a get needs no protocol-conformance cast.
+/// A locator first asks a slot for the slot that serves it (``served()``: itself, or the slot a
+/// ``DeferredSlot`` builds on first use), then makes its request there. Each kind of slot overrides
+/// the requests it serves; the others are refused here with the error that says why (wrong type,
+/// wrong parameters). Each compares the requested types with its own by metatype identity, so a get
+/// needs no protocol-conformance cast.
 class AnySlot: @unchecked Sendable {
     // @unchecked: every stored property is immutable and Sendable (a subclass adds a provider).
     let key: String
@@ -27,6 +30,12 @@ class AnySlot: @unchecked Sendable {
     var info: ServiceSlotInfo {
         ServiceSlotInfo(key: key, service: serviceMetatype, params: paramsMetatype, mode: mode, origin: origin,
                         isAsync: isAsync)
+    }
+
+    /// The slot that serves requests for this one, unretained (this slot keeps it alive). Every
+    /// request below is made on it, so a stand-in that forwards nothing cannot forget a forward.
+    func served() -> Unmanaged<AnySlot> {
+        Unmanaged.passUnretained(self)
     }
 
     /// The service, for a get without parameters.
@@ -79,47 +88,35 @@ class AnySlot: @unchecked Sendable {
     }
 }
 
-/// A slot without parameters.
-final class ServiceSlot<Service>: AnySlot, @unchecked Sendable {
-    let provider: ServiceProvider<Service>
-    /// The instance of an existing service (atOne), handed out without going through the provider.
-    private let ready: UnsafeMutablePointer<Service>?
-    /// The core of a lazy service, whose made instance is read without going through the provider.
-    private let lazyCore: SingletonCore<Service>?
+/// A slot without parameters: it asks its core for the service.
+final class ServiceSlot<Service: Sendable>: AnySlot, @unchecked Sendable {
+    let core: ServiceCore<Service>
 
-    init(key: String, provider: ServiceProvider<Service>, origin: String?) {
-        self.provider = provider
-        ready = provider.core.readyInstance.map(CacheLine.allocate)
-        lazyCore = provider.core.lazySingleton
-        super.init(key: key, service: Service.self, mode: provider.mode, origin: origin)
+    init(key: String, core: ServiceCore<Service>, origin: String?) {
+        self.core = core
+        super.init(key: key, service: Service.self, mode: core.mode, origin: origin)
     }
 
     override func service<S>(as type: S.Type) throws -> S {
         guard S.self == Service.self else { throw mismatch(S.self, params: nil) }
-        // Same type, checked above: the cast is an identity.
-        if let ready { return UnsafeRawPointer(ready).load(as: S.self) }
-        if let lazyCore, let made = lazyCore.madePointer { return made.load(as: S.self) }
-        return unsafeBitCast(try provider.getService(), to: S.self)
-    }
-
-    deinit {
-        if let ready { CacheLine.free(ready) }
+        return try core.get(as: S.self)
     }
 
     override func anyService() throws -> Any {
-        try provider.getService()
+        try core.get()
     }
 
-    override var existingService: Any? { provider.core.existing }
+    override var existingService: Any? { core.existing }
 
     override func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
         guard S.self == Service.self else { throw mismatch(S.self, params: nil) }
-        return unsafeBitCast(provider, to: ServiceProvider<S>.self)
+        // Same type, checked above: the cast is an identity.
+        return ServiceProvider(core: unsafeDowncast(core, to: ServiceCore<S>.self))
     }
 }
 
 /// A slot whose services are made from parameters.
-final class ParamsSlot<Service, Params>: AnySlot, @unchecked Sendable {
+final class ParamsSlot<Service: Sendable, Params>: AnySlot, @unchecked Sendable {
     let provider: ServiceParamsProvider<Service, Params>
 
     init(key: String, provider: ServiceParamsProvider<Service, Params>, origin: String?) {

@@ -73,7 +73,7 @@ struct ModelBeta: ModelTagged {
 
 /// One of the service types of the model test, and how to make and read its services.
 protocol ModelServiceKind: Sendable {
-    associatedtype Service
+    associatedtype Service: Sendable
     static func make(_ tag: ModelTag) -> Service
     static func tag(of service: Service) -> ModelTag
 }

@@ -1,0 +1,29 @@
+/// Runs a factory for `service` on the current resolution path, wrapping and logging its errors.
+/// `cell` identifies the core on the path; `owned` marks a singleton being made, which other
+/// threads may wait for.
+@inline(__always)
+func runFactory<Service>(_ cell: AnyObject, _ service: ServiceIdentity, mode: ServiceFactoryMode, owned: Bool,
+                         logger: (any ServiceLogger)?,
+                         _ factory: () throws -> Service) throws(ServiceObtainError) -> Service {
+    let id = ObjectIdentifier(cell)
+    let parent = ResolutionTracker.current
+    // A cycle detected right here already names this service. One detected deeper, inside the
+    // factory, is nested below like any other failure, so the path starts at the requested service.
+    try ResolutionTracker.checkPath(parent, cell: id, service: service)
+    do {
+        let made = try ResolutionTracker.make(cell: id, service: service, parent: parent, owned: owned, factory)
+        logger?.log(.made(service, mode: mode))
+        return made
+    } catch {
+        throw factoryFailed(error, making: service, logger: logger)
+    }
+}
+
+/// Wraps what a factory threw so the caller sees which service failed and on what path; logs it
+/// where it happened (a nested failure was logged deeper).
+func factoryFailed(_ error: any Error, making service: ServiceIdentity, logger: (any ServiceLogger)?)
+    -> ServiceObtainError {
+    let failure = (error as? ServiceObtainError)?.nested(in: service) ?? ServiceObtainError(service: service, error: error)
+    if !failure.isNested { logger?.log(.failed(operation: "making \(service)", error: failure.error)) }
+    return failure
+}
