@@ -68,6 +68,7 @@ public final class ModuleRegistrar: ServiceRegistry {
     /// Stages the slot; throws if its key is taken in the locator (unless `replace`) or in this module
     /// (always: `replace` is about slots already in the locator, and a module adding one key twice is
     /// a mistake in the module).
+    @_spi(Internals)
     public func register(_ registration: ServiceRegistration, replace: Bool) throws {
         guard !isClosed else { throw ServiceLocatorError.registrationClosed(module: module) }
         let key = registration.key

@@ -82,10 +82,9 @@ public enum PluginABI {
     public static var version: UInt32 { 2 }
 
     /// Writes a header for `descriptor`; the result stays valid for the life of the process.
-    /// `version` and `magic` are parameters only so tests can build plugins that lie.
-    @_alwaysEmitIntoClient
-    public static func makeHeader(for descriptor: PluginDescriptor, version: UInt32 = version,
-                                  magic: UInt64 = magic) -> UnsafeRawPointer {
+    /// Compiled into the plugin (with ``exportPlugin(_:)``), so the version it writes is the plugin's.
+    @usableFromInline @_alwaysEmitIntoClient
+    static func writeHeader(for descriptor: PluginDescriptor, version: UInt32, magic: UInt64) -> UnsafeRawPointer {
         let header = UnsafeMutableRawPointer.allocate(byteCount: Int(headerSize), alignment: 8)
         header.storeBytes(of: magic.littleEndian, toByteOffset: 0, as: UInt64.self)
         header.storeBytes(of: version.littleEndian, toByteOffset: 8, as: UInt32.self)
@@ -93,11 +92,18 @@ public enum PluginABI {
         header.storeBytes(of: Unmanaged.passRetained(descriptor).toOpaque(), toByteOffset: 16, as: UnsafeMutableRawPointer.self)
         return UnsafeRawPointer(header)
     }
+
+    /// A header that says whatever the caller likes: for test plugins that lie to a host.
+    @_spi(Testing) @_alwaysEmitIntoClient
+    public static func forgedHeader(for descriptor: PluginDescriptor, version: UInt32, magic: UInt64) -> UnsafeRawPointer {
+        writeHeader(for: descriptor, version: version, magic: magic)
+    }
 }
 
 /// The body of a plugin's entry symbol: a header for `plugin`, with this PluginAPI's ABI version
 /// compiled into the plugin.
 @_alwaysEmitIntoClient
 public func exportPlugin<P: Plugin>(_ plugin: P.Type) -> UnsafeRawPointer {
-    PluginABI.makeHeader(for: PluginDescriptor(metadata: P.metadata) { P() })
+    PluginABI.writeHeader(for: PluginDescriptor(metadata: P.metadata) { P() }, version: PluginABI.version,
+                          magic: PluginABI.magic)
 }

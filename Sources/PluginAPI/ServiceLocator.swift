@@ -188,6 +188,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     // MARK: Changing slots
 
     /// Adds the slot `registration` describes (the `add` calls of ``ServiceRegistry`` end here).
+    @_spi(Internals)
     public func register(_ registration: ServiceRegistration, replace: Bool) throws {
         let key = registration.key
         let slotKey = SlotKey(key)

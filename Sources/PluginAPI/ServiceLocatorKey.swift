@@ -11,11 +11,14 @@ public protocol ServiceLocatorKey: Sendable {
     var storeKey: String { get }
 
     /// Runs `body` with the store key, lent rather than copied where the key can: a read-only get
-    /// then touches no reference count of the key's string.
+    /// then touches no reference count of the key's string, which threads getting the same key would
+    /// otherwise contend on. An SPI: a key of your own gets the default, which copies `storeKey`.
+    @_spi(Internals)
     func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R
 }
 
 extension ServiceLocatorKey {
+    @_spi(Internals)
     public func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R {
         try body(storeKey)
     }
@@ -34,6 +37,7 @@ public protocol ServiceLocatorParamsKey: ServiceLocatorKey {
 public struct ServiceLocatorEasyKey<Service: Sendable>: ServiceLocatorKey {
     public let storeKey: String
 
+    @_spi(Internals)
     public func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R {
         try body(storeKey)
     }

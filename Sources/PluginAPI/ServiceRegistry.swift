@@ -1,5 +1,6 @@
 /// A slot about to be added. It is built only after the target has accepted its key, so a refused
-/// registration runs no factory.
+/// registration runs no factory. An implementation detail of the `add` calls: SPI, not for plugins.
+@_spi(Internals)
 public struct ServiceRegistration {
     typealias Build = (_ origin: String?, _ logger: (any ServiceLogger)?) -> AnySlot
 
@@ -39,9 +40,11 @@ public struct ServiceRegistration {
 
 /// Something services can be added to: a ``ServiceLocator``, or the ``ModuleRegistrar`` a module
 /// writes through. All the `add` calls below are available on both.
+/// Only ``ServiceLocator`` and ``ModuleRegistrar`` conform: the requirement is an SPI.
 public protocol ServiceRegistry {
     /// Adds the slot `registration` describes. Throws ``ServiceLocatorError/keyAlreadyRegistered(key:registeredBy:attemptedBy:)``
     /// if its key is taken and `replace` is false; then nothing changes.
+    @_spi(Internals)
     func register(_ registration: ServiceRegistration, replace: Bool) throws
 }
 

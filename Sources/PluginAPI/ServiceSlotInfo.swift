@@ -12,28 +12,15 @@ public struct ServiceSlotInfo: @unchecked Sendable, Hashable, CustomStringConver
     public let origin: String?
     /// True if the slot's factory is `async`: get it with ``ServiceLocator/tryServiceAsync(key:)``.
     public let isAsync: Bool
-    private let service: TypeName
-    private let params: TypeName?
+    private let service: Any.Type
+    private let params: Any.Type?
 
     /// The full name of the service type the slot was made for.
-    public var serviceType: String { service.name }
+    public var serviceType: String { String(reflecting: service) }
     /// The full name of the parameters type, for slots with parameters.
-    public var paramsType: String? { params?.name }
-
-    /// Describes one slot.
-    public init(key: String, serviceType: String, paramsType: String?, mode: ServiceFactoryMode, origin: String?,
-                isAsync: Bool = false) {
-        self.init(key: key, service: .named(serviceType), params: paramsType.map(TypeName.named), mode: mode,
-                  origin: origin, isAsync: isAsync)
-    }
+    public var paramsType: String? { params.map { String(reflecting: $0) } }
 
     init(key: String, service: Any.Type, params: Any.Type?, mode: ServiceFactoryMode, origin: String?, isAsync: Bool) {
-        self.init(key: key, service: .type(service), params: params.map(TypeName.type), mode: mode, origin: origin,
-                  isAsync: isAsync)
-    }
-
-    private init(key: String, service: TypeName, params: TypeName?, mode: ServiceFactoryMode, origin: String?,
-                 isAsync: Bool) {
         self.key = key
         self.service = service
         self.params = params
@@ -57,18 +44,5 @@ public struct ServiceSlotInfo: @unchecked Sendable, Hashable, CustomStringConver
     public var description: String {
         let params = paramsType.map { "(\($0)) -> " } ?? ""
         return "'\(key)': \(params)\(serviceType) [\(isAsync ? "async " : "")\(mode)]" + (origin.map { " from \($0)" } ?? "")
-    }
-}
-
-/// A type's full name, or the type to make it from when asked.
-private enum TypeName {
-    case named(String)
-    case type(Any.Type)
-
-    var name: String {
-        switch self {
-        case let .named(name): name
-        case let .type(type): String(reflecting: type)
-        }
     }
 }

@@ -1,4 +1,4 @@
-import PluginAPI
+@_spi(Testing) import PluginAPI
 
 /// A plugin whose header does not start with the plugin magic.
 struct BadMagicPlugin: Plugin {
@@ -9,5 +9,5 @@ struct BadMagicPlugin: Plugin {
 @_cdecl("swift_plugin_entry")
 public func swiftPluginEntry() -> UnsafeRawPointer {
     let descriptor = PluginDescriptor(metadata: BadMagicPlugin.metadata) { BadMagicPlugin() }
-    return PluginABI.makeHeader(for: descriptor, magic: 0xDEAD_BEEF)
+    return PluginABI.forgedHeader(for: descriptor, version: PluginABI.version, magic: 0xDEAD_BEEF)
 }

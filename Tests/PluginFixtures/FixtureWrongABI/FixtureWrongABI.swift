@@ -1,4 +1,4 @@
-import PluginAPI
+@_spi(Testing) import PluginAPI
 
 /// A plugin that claims to be built for a future PluginAPI ABI; the host must refuse it unread.
 struct WrongABIPlugin: Plugin {
@@ -9,5 +9,5 @@ struct WrongABIPlugin: Plugin {
 @_cdecl("swift_plugin_entry")
 public func swiftPluginEntry() -> UnsafeRawPointer {
     let descriptor = PluginDescriptor(metadata: WrongABIPlugin.metadata) { WrongABIPlugin() }
-    return PluginABI.makeHeader(for: descriptor, version: PluginABI.version + 998)
+    return PluginABI.forgedHeader(for: descriptor, version: PluginABI.version + 998, magic: PluginABI.magic)
 }
