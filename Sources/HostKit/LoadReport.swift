@@ -35,11 +35,7 @@ public struct LoadReport: Sendable {
 
     /// One line per plugin: `loaded name version (path)` or the problem.
     public var text: String {
-        entries.map { entry in
-            if let error = entry.error { return "error: \(error)" }
-            let meta = entry.metadata.map { "\($0.name) \($0.version)" } ?? "?"
-            return "loaded \(meta) (\(entry.path))"
-        }.joined(separator: "\n")
+        entries.map(\.summary).joined(separator: "\n")
     }
 
     /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "status", "error"}]}`.
