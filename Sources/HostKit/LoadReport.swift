@@ -58,8 +58,10 @@ public struct LoadReport: Sendable {
     }
 }
 
-/// Pretty, key-sorted JSON; encoding plain strings and arrays cannot fail, but say so if it does.
-func encodeJSON(_ value: some Encodable) -> String {
+/// `value` as pretty, key-sorted JSON, formatted as ``LoadReport/json`` is: for hosts that print
+/// JSON of their own beside the report. Encoding plain strings and arrays cannot fail, but if it
+/// does, the JSON says so.
+public func encodeJSON(_ value: some Encodable) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     guard let data = try? encoder.encode(value) else { return #"{"error": "could not encode the report"}"# }

@@ -9,6 +9,11 @@ public enum PluginSource: Sendable, Hashable {
     /// A colon-separated list of files and directories, as in an environment variable.
     case searchPath(String)
 
+    /// `path` as given on a command line: a ``directory(_:)`` if it is one, else a ``file(_:)``.
+    public static func path(_ path: String) -> PluginSource {
+        FileStatus(path)?.isDirectory == true ? .directory(path) : .file(path)
+    }
+
     /// The search path in the environment variable `name`, if it is set and not empty.
     public static func environment(_ name: String = "SWIFT_PLUGIN_PATH") -> PluginSource? {
         guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
@@ -48,22 +53,19 @@ public struct PluginDiscovery: Sendable {
                 if !problems.contains(problem) { problems.append(problem) }
             }
         }
-        for source in sources {
+        func visit(_ source: PluginSource) {
             switch source {
             case let .file(path):
                 add(candidate(path))
             case let .directory(path):
                 scan(path).forEach(add)
             case let .searchPath(list):
-                for entry in list.split(separator: ":").map(String.init) where !entry.isEmpty {
-                    if FileStatus(absolute(entry))?.isDirectory == true {
-                        scan(entry).forEach(add)
-                    } else {
-                        add(candidate(entry))
-                    }
+                for entry in list.split(separator: ":") where !entry.isEmpty {
+                    visit(.path(String(entry)))
                 }
             }
         }
+        sources.forEach(visit)
         return (candidates, problems)
     }
 

@@ -94,7 +94,7 @@ struct HostCommand {
     /// `--plugins`, else `SWIFT_PLUGIN_PATH`, else the sample plugins beside this executable.
     private func sources() -> [PluginSource] {
         if !arguments.plugins.isEmpty {
-            return arguments.plugins.map { FileStatusProbe.isDirectory($0) ? .directory($0) : .file($0) }
+            return arguments.plugins.map(PluginSource.path)
         }
         if let environment = PluginSource.environment() { return [environment] }
         let folder = Bundle.main.executableURL?.deletingLastPathComponent().path ?? "."
@@ -105,9 +105,8 @@ struct HostCommand {
         switch PluginHost.inspect(path, discovery: PluginDiscovery(allowUntrusted: arguments.allowUntrusted)) {
         case let .success(meta):
             if arguments.json {
-                Output.line(encode(["name": .string(meta.name), "version": .string(meta.version),
-                                    "provides": .list(meta.provides), "requires": .list(meta.requires),
-                                    "abiVersion": .string(String(PluginABI.version))]))
+                Output.line(encodeJSON(Descriptor(name: meta.name, version: meta.version, provides: meta.provides,
+                                                  requires: meta.requires, abiVersion: String(PluginABI.version))))
             } else {
                 Output.line("""
                     name:     \(meta.name)
@@ -144,10 +143,19 @@ struct HostCommand {
     }
 
     private func slotsJSON(_ locator: ServiceLocator) -> String {
-        encode(["slots": .objects(locator.slots.map { slot in
+        encodeJSON(["slots": locator.slots.map { slot in
             ["key": slot.key, "type": slot.serviceType, "params": slot.paramsType ?? "",
              "mode": slot.mode.rawValue, "async": String(slot.isAsync), "plugin": slot.origin ?? ""]
-        })])
+        }])
+    }
+
+    /// What `inspect --json` prints.
+    private struct Descriptor: Encodable {
+        let name: String
+        let version: String
+        let provides: [String]
+        let requires: [String]
+        let abiVersion: String
     }
 
     /// Uses each sample service that was loaded, the way an application would.
@@ -196,35 +204,5 @@ struct HostCommand {
         let back = locator.getService(key: SampleKeys.account)
         Output.line("sessions:   \(guest.user) -> \(ada?.user ?? "?") -> \(back?.user ?? "?"): "
             + "same account as before: \(back === guest), activations \(back?.activations ?? 0)")
-    }
-}
-
-/// JSON values the host prints.
-enum JSONValue: Encodable {
-    case string(String)
-    case list([String])
-    case objects([[String: String]])
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case let .string(value): try container.encode(value)
-        case let .list(value): try container.encode(value)
-        case let .objects(value): try container.encode(value)
-        }
-    }
-}
-
-func encode(_ object: [String: JSONValue]) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(object) else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
-}
-
-enum FileStatusProbe {
-    static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }
