@@ -2,6 +2,7 @@ import Foundation
 import HostKit
 import PluginAPI
 import SampleContracts
+import TestSupport
 import Testing
 
 /// The control the lifecycle fixtures (`FixtureLifecycleA/B/C`, see `LifecycleFixture.swift`) look
