@@ -3,7 +3,8 @@ import PackageDescription
 
 // PluginAPI, and every library whose types cross a plugin boundary (SampleContracts), is a nested
 // package with a dynamic product: then the process holds one copy of its types and casts across
-// plugins work. A target of this package would be linked statically into each plugin instead.
+// plugins work. A target of this package would be linked statically into each plugin instead
+// (ARCHITECTURE.md: what was tried, what works).
 let pluginAPI = Target.Dependency.product(name: "PluginAPI", package: "PluginAPI")
 let contracts = Target.Dependency.product(name: "SampleContracts", package: "SampleContracts")
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
