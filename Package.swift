@@ -64,7 +64,7 @@ let package = Package(
                     swiftSettings: swift6),
         // Runs the built `host` and `sample-tour` executables, as a user would.
         .testTarget(name: "HostCLITests", dependencies: ["TestSupport"], swiftSettings: swift6),
-        // What HostKitTests and HostCLITests share: where the build put things, temporary folders.
+        // What HostKitTests and HostCLITests share: where the build put things, temporary folders, polling.
         .target(name: "TestSupport", dependencies: ["HostKit"], path: "Tests/TestSupport", swiftSettings: swift6),
         // The code the lifecycle fixtures share, linked into each of them.
         .target(name: "FixtureLifecycleSupport", dependencies: [pluginAPI],

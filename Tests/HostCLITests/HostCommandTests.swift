@@ -46,17 +46,6 @@ import Testing
         var output: String { (try? String(contentsOfFile: outFile, encoding: .utf8)) ?? "" }
         /// What the child wrote to stderr so far.
         var errors: String { (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? "" }
-
-        /// Checks `condition` every `interval` for at most `limit`; returns whether it became true.
-        func wait(atMost limit: Duration, every interval: Duration = .milliseconds(20),
-                  until condition: () -> Bool) async throws -> Bool {
-            let deadline = ContinuousClock.now + limit
-            while !condition() {
-                guard ContinuousClock.now < deadline else { return false }
-                try await Task.sleep(for: interval)
-            }
-            return true
-        }
     }
 
     func host(_ arguments: [String], executable: String = "host", environment: [String: String] = [:]) throws -> Run {
@@ -222,10 +211,10 @@ import Testing
     func serveUntilSignalled(_ arguments: [String], environment: [String: String], serving line: String,
                              signal: Int32) async throws -> Child {
         let child = try Child(arguments, environment: environment)
-        let serving = try await child.wait(atMost: .seconds(30), every: .milliseconds(1)) { child.output.contains(line) }
+        let serving = try await poll(atMost: .seconds(30), every: .milliseconds(1)) { child.output.contains(line) }
         try #require(serving, "no serving line within 30 s; stdout: \(child.output)\nstderr: \(child.errors)")
         #expect(kill(child.process.processIdentifier, signal) == 0)
-        let exited = try await child.wait(atMost: .seconds(30)) { !child.process.isRunning }
+        let exited = try await poll(atMost: .seconds(30)) { !child.process.isRunning }
         try #require(exited, "still running 30 s after signal \(signal); stdout: \(child.output)")
         try #require(child.process.terminationReason == .exit, "ended by signal \(child.process.terminationStatus)")
         return child
