@@ -3,7 +3,8 @@ import PackageDescription
 
 // PluginAPI, and every library whose types cross a plugin boundary (SampleContracts), is a nested
 // package with a dynamic product: then the process holds one copy of its types and casts across
-// plugins work. A target of this package would be linked statically into each plugin instead.
+// plugins work. A target of this package would be linked statically into each plugin instead
+// (ARCHITECTURE.md: what was tried, what works).
 let pluginAPI = Target.Dependency.product(name: "PluginAPI", package: "PluginAPI")
 let contracts = Target.Dependency.product(name: "SampleContracts", package: "SampleContracts")
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -16,11 +17,12 @@ func plugin(_ name: String, in folder: String, contracts needed: Bool = true,
              path: "\(folder)/\(name)", swiftSettings: swift6))
 }
 
-let plugins = [
-    plugin("ClockPlugin", in: "Sources/SamplePlugins"),
-    plugin("GreeterPlugin", in: "Sources/SamplePlugins"),
-    plugin("NotesPlugin", in: "Sources/SamplePlugins"),
-    plugin("AccountPlugin", in: "Sources/SamplePlugins"),
+// The sample plugins, the one list of them. No code can import a manifest, so `host`, `sample-tour` and
+// the tests find them by their names instead: they load every `lib*Plugin.so` beside them
+// (`PluginSource.besideExecutable()`). Only sample plugins may end in "Plugin"; fixtures start with "Fixture".
+let samples = ["ClockPlugin", "GreeterPlugin", "NotesPlugin", "AccountPlugin"]
+
+let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     // Deliberately broken plugins the tests load next to the good ones.
     plugin("FixtureWrongABI", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureBadMagic", in: "Tests/PluginFixtures", contracts: false),
@@ -52,11 +54,18 @@ let package = Package(
     targets: [
         .target(name: "HostKit", dependencies: [pluginAPI], swiftSettings: swift6),
         .target(name: "PluginAPIExport", dependencies: [pluginAPI], swiftSettings: swift6),
-        .executableTarget(name: "host", dependencies: ["HostKit", pluginAPI, contracts], swiftSettings: swift6),
+        // A general host: it knows no sample contract.
+        .executableTarget(name: "host", dependencies: ["HostKit", pluginAPI], swiftSettings: swift6),
+        // The sample plugins at work: loads them and uses each service through its contract.
+        .executableTarget(name: "sample-tour", dependencies: ["HostKit", pluginAPI, contracts],
+                          path: "Sources/SamplePlugins/SampleTour", swiftSettings: swift6),
         .testTarget(name: "PluginAPITests", dependencies: [pluginAPI], swiftSettings: swift6),
-        .testTarget(name: "HostKitTests", dependencies: ["HostKit", pluginAPI, contracts], swiftSettings: swift6),
-        // Runs the built `host` executable, as a user would.
-        .testTarget(name: "HostCLITests", dependencies: [], swiftSettings: swift6),
+        .testTarget(name: "HostKitTests", dependencies: ["HostKit", pluginAPI, contracts, "TestSupport"],
+                    swiftSettings: swift6),
+        // Runs the built `host` and `sample-tour` executables, as a user would.
+        .testTarget(name: "HostCLITests", dependencies: ["TestSupport"], swiftSettings: swift6),
+        // What HostKitTests and HostCLITests share: where the build put things, temporary folders, polling.
+        .target(name: "TestSupport", dependencies: ["HostKit"], path: "Tests/TestSupport", swiftSettings: swift6),
         // The code the lifecycle fixtures share, linked into each of them.
         .target(name: "FixtureLifecycleSupport", dependencies: [pluginAPI],
                 path: "Tests/PluginFixtures/FixtureLifecycleSupport", swiftSettings: swift6),

@@ -2,7 +2,7 @@ import Glibc
 import Synchronization
 
 /// A shared library opened with `dlopen`, never closed: Swift plugins leave type metadata and
-/// conformance records in the runtime's caches, which would dangle after `dlclose`.
+/// conformance records in the runtime's caches, which would dangle after `dlclose` (ARCHITECTURE.md).
 struct DynamicLibrary: @unchecked Sendable {
     // @unchecked: the handle is an opaque token that dlsym accepts from any thread.
     let path: String

@@ -1,6 +1,5 @@
 import Dispatch
-import Foundation
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 
 /// How one lifecycle hook ended.
 public enum HookOutcome: Sendable, CustomStringConvertible {
@@ -39,8 +38,7 @@ enum HookRunner {
     /// cannot be killed); the caller goes on. Blocks the calling thread meanwhile.
     static func run(name: String, timeout: Duration, _ hook: @escaping @Sendable () async throws -> Void) -> HookOutcome {
         let done = DispatchSemaphore(value: 0)
-        let outcome = NSLock()
-        nonisolated(unsafe) var result: HookOutcome?
+        let result = Lock<HookOutcome?>(nil)
         let executor = ThreadExecutor(name: name)
         let task = Task(executorPreference: executor) {
             defer { executor.finish() }
@@ -51,7 +49,7 @@ enum HookRunner {
             } catch {
                 ended = .failed(String(describing: error))
             }
-            outcome.withLock { result = ended }
+            result.withLock { $0 = ended }
             done.signal()
         }
         let (seconds, attoseconds) = timeout.components
@@ -61,6 +59,6 @@ enum HookRunner {
             task.cancel()
             return .timedOut(timeout)
         }
-        return outcome.withLock { result } ?? .finished
+        return result.withLock { $0 } ?? .finished
     }
 }

@@ -11,11 +11,6 @@ struct LoadPlan {
     /// Plugins refused, with the reason, in discovery order.
     private(set) var refused: [(plugin: LoadedPlugin, error: PluginLoadError)] = []
 
-    /// Plans `plugins` (in discovery order) for a locator whose keys are `existing` (key to origin).
-    init(_ plugins: [LoadedPlugin], existing: [String: String]) {
-        self.init(plugins) { existing[$0] }
-    }
-
     /// Plans `plugins` (in discovery order); `existing` gives the origin of a key the locator has
     /// already, or nil.
     init(_ plugins: [LoadedPlugin], existing: (String) -> String?) {

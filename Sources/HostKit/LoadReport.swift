@@ -35,11 +35,7 @@ public struct LoadReport: Sendable {
 
     /// One line per plugin: `loaded name version (path)` or the problem.
     public var text: String {
-        entries.map { entry in
-            if let error = entry.error { return "error: \(error)" }
-            let meta = entry.metadata.map { "\($0.name) \($0.version)" } ?? "?"
-            return "loaded \(meta) (\(entry.path))"
-        }.joined(separator: "\n")
+        entries.map(\.summary).joined(separator: "\n")
     }
 
     /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "status", "error"}]}`.
@@ -62,8 +58,10 @@ public struct LoadReport: Sendable {
     }
 }
 
-/// Pretty, key-sorted JSON; encoding plain strings and arrays cannot fail, but say so if it does.
-func encodeJSON(_ value: some Encodable) -> String {
+/// `value` as pretty, key-sorted JSON, formatted as ``LoadReport/json`` is: for hosts that print
+/// JSON of their own beside the report. Encoding plain strings and arrays cannot fail, but if it
+/// does, the JSON says so.
+public func encodeJSON(_ value: some Encodable) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     guard let data = try? encoder.encode(value) else { return #"{"error": "could not encode the report"}"# }

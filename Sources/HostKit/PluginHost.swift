@@ -1,5 +1,4 @@
-import Foundation
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 
 /// A plugin whose start hook succeeded: what its shutdown needs.
 struct StartedPlugin {
@@ -24,16 +23,18 @@ struct StartedPlugin {
 /// Lifecycle: once a load's plugins are registered and the locator is read-only, each plugin's
 /// ``Module/start(locator:)`` runs, in dependency order; ``shutdown(timeout:)`` (or
 /// ``ShutdownSignals``) runs their ``Module/shutdown()`` hooks in reverse order.
-public final class PluginHost: @unchecked Sendable {
-    // @unchecked: `current` and `started` are read and written only under `currentLock`. NSLocks
-    // (pthread mutexes underneath) rather than Synchronization.Mutex, so that ThreadSanitizer sees them.
-    private var current: ServiceLocator
-    /// Plugins whose start hook succeeded, in start order.
-    private var started: [StartedPlugin] = []
-    private let currentLock = NSLock()
+public final class PluginHost: Sendable {
+    /// What loads and shutdowns change.
+    private struct State {
+        var current: ServiceLocator
+        /// Plugins whose start hook succeeded, in start order.
+        var started: [StartedPlugin] = []
+    }
+
+    private let state: Lock<State>
     /// Held for a whole load, so two loads cannot each clone the same locator and lose one's plugins.
     /// Readers of ``locator`` never wait for it.
-    private let loading = NSLock()
+    private let loading = Lock(())
     /// How plugin files are found and which are trusted.
     public let discovery: PluginDiscovery
     /// How long one plugin's start hook may take before it counts as failed.
@@ -55,13 +56,13 @@ public final class PluginHost: @unchecked Sendable {
     private init(start: ServiceLocator, discovery: PluginDiscovery, startTimeout: Duration) {
         // The host's locators never deny cloning: each load works on a clone of the current one.
         start.setReadOnly(denyClone: false)
-        current = start
+        state = Lock(State(current: start))
         self.discovery = discovery
         self.startTimeout = startTimeout
     }
 
     /// The current locator: read-only, with the services of every plugin loaded so far.
-    public var locator: ServiceLocator { currentLock.withLock { current } }
+    public var locator: ServiceLocator { state.withLock(\.current) }
 
     /// Finds, opens, orders and registers the plugins in `sources`, then publishes the new locator.
     /// Good plugins load even when others fail; the report says what happened to each file.
@@ -76,7 +77,7 @@ public final class PluginHost: @unchecked Sendable {
     /// this call blocks its thread until they are done.
     @discardableResult
     public func load(_ sources: [PluginSource], probe: PluginProbe? = nil) -> LoadReport {
-        loading.withLock { loadSerially(sources, probe: probe) }
+        loading.withLock { _ in loadSerially(sources, probe: probe) }
     }
 
     private func loadSerially(_ sources: [PluginSource], probe: PluginProbe?) -> LoadReport {
@@ -131,9 +132,9 @@ public final class PluginHost: @unchecked Sendable {
             outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
         }
         let published = without(dropped.flatMap(\.plugin.metadata.provides), next)
-        currentLock.withLock {
-            current = published
-            self.started += started
+        state.withLock { state in
+            state.current = published
+            state.started += started
         }
         report.entries = candidates.compactMap { outcome[$0.realPath] }
             + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
@@ -175,7 +176,7 @@ public final class PluginHost: @unchecked Sendable {
     }
 
     /// The plugins started and not shut down yet, in start order.
-    public var startedPlugins: [String] { currentLock.withLock { started.map(\.name) } }
+    public var startedPlugins: [String] { state.withLock { $0.started.map(\.name) } }
 
     /// Calls the shutdown hook of every started plugin, in reverse start order, then closes that
     /// plugin's existing services that are ``ClosableService``s. Each hook and each close is bounded
@@ -184,10 +185,10 @@ public final class PluginHost: @unchecked Sendable {
     /// starts the plugins it loads. Blocks the calling thread while hooks run.
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(5)) -> ShutdownReport {
-        loading.withLock {
-            let (stopping, locator) = currentLock.withLock {
-                defer { started = [] }
-                return (started, current)
+        loading.withLock { _ in
+            let (stopping, locator) = state.withLock { state in
+                defer { state.started = [] }
+                return (state.started, state.current)
             }
             var report = ShutdownReport()
             let clock = ContinuousClock()

@@ -1,5 +1,4 @@
-import Foundation
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 
 /// A plugin file whose header checked out: its path and descriptor.
 public struct LoadedPlugin: Sendable {
@@ -15,15 +14,14 @@ public struct LoadedPlugin: Sendable {
 /// Each real path is opened and asked for its descriptor once per process.
 enum PluginLoader {
     private typealias Entry = @convention(c) () -> UnsafeRawPointer?
-    // An NSLock (pthread underneath) rather than a Synchronization.Mutex: ThreadSanitizer sees it.
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var opened: [String: Result<LoadedPlugin, PluginLoadError>] = [:]
+    /// Each real path opened so far, and what came of it.
+    private static let opened = Lock<[String: Result<LoadedPlugin, PluginLoadError>]>([:])
 
     static func load(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
-        if let known = lock.withLock({ opened[candidate.realPath] }) { return known }
+        if let known = opened.withLock({ $0[candidate.realPath] }) { return known }
         // dlopen runs the library's initializers: done outside the lock, then the first result wins.
         let result = Result { () throws(PluginLoadError) in try open(candidate.realPath) }
-        return lock.withLock {
+        return opened.withLock { opened in
             if let known = opened[candidate.realPath] { return known }
             opened[candidate.realPath] = result
             return result

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+@_spi(HostKit) import PluginAPI
 
 /// Shuts a host down when the process gets SIGINT or SIGTERM (or the signals you name).
 ///
@@ -33,8 +34,7 @@ public final class ShutdownSignals: Sendable {
 
 /// The process-wide part: `sigaction` handlers that write the signal's number into a pipe, and one
 /// thread that reads the pipe and runs the watchers outside the signal handler.
-private final class SignalRelay: @unchecked Sendable {
-    // @unchecked: `watchers`, `former` and `nextToken` are only touched with `lock` held.
+private final class SignalRelay: Sendable {
     static let shared = SignalRelay()
 
     private struct Watcher {
@@ -44,11 +44,20 @@ private final class SignalRelay: @unchecked Sendable {
         var fired = false
     }
 
-    private let lock = NSLock()
-    private var watchers: [Watcher] = []
-    /// The actions the signals had before this relay took them over.
-    private var former: [Int32: sigaction] = [:]
-    private var nextToken = 0
+    private struct State {
+        var watchers: [Watcher] = []
+        /// The actions the signals had before this relay took them over.
+        var former: [Int32: sigaction] = [:]
+        var nextToken = 0
+
+        /// Gives `number` its former action back.
+        mutating func restore(_ number: Int32) {
+            guard var previous = former.removeValue(forKey: number) else { return }
+            sigaction(number, &previous, nil)
+        }
+    }
+
+    private let state = Lock(State())
     private let readEnd: Int32
 
     private init() {
@@ -67,27 +76,28 @@ private final class SignalRelay: @unchecked Sendable {
     }
 
     func watch(_ signals: Set<Int32>, _ action: @escaping @Sendable (Int32) -> Void) -> Int {
-        lock.withLock {
-            nextToken += 1
-            watchers.append(Watcher(token: nextToken, signals: signals, action: action))
+        state.withLock { state in
+            state.nextToken += 1
+            state.watchers.append(Watcher(token: state.nextToken, signals: signals, action: action))
             defer { wakeRelay() }
-            for number in signals where former[number] == nil {
+            for number in signals where state.former[number] == nil {
                 var handler = sigaction()
                 handler.__sigaction_handler.sa_handler = relaySignal
                 sigemptyset(&handler.sa_mask)
                 handler.sa_flags = SA_RESTART
                 var previous = sigaction()
-                if sigaction(number, &handler, &previous) == 0 { former[number] = previous }
+                if sigaction(number, &handler, &previous) == 0 { state.former[number] = previous }
             }
-            return nextToken
+            return state.nextToken
         }
     }
 
     func stopWatching(_ token: Int) {
-        lock.withLock {
-            watchers.removeAll { $0.token == token }
-            for number in Array(former.keys) where !watchers.contains(where: { $0.signals.contains(number) }) {
-                restore(number)
+        state.withLock { state in
+            state.watchers.removeAll { $0.token == token }
+            for number in Array(state.former.keys)
+            where !state.watchers.contains(where: { $0.signals.contains(number) }) {
+                state.restore(number)
             }
         }
     }
@@ -104,14 +114,8 @@ private final class SignalRelay: @unchecked Sendable {
     private func unblockWatchedSignals() {
         var set = sigset_t()
         sigemptyset(&set)
-        for number in lock.withLock({ Array(former.keys) }) { sigaddset(&set, number) }
+        for number in state.withLock({ Array($0.former.keys) }) { sigaddset(&set, number) }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
-    }
-
-    /// Called with `lock` held.
-    private func restore(_ number: Int32) {
-        guard var previous = former.removeValue(forKey: number) else { return }
-        sigaction(number, &previous, nil)
     }
 
     private static func relay(from readEnd: Int32) {
@@ -129,15 +133,16 @@ private final class SignalRelay: @unchecked Sendable {
     }
 
     private func deliver(_ number: Int32) {
-        let actions: [@Sendable (Int32) -> Void] = lock.withLock {
+        let actions: [@Sendable (Int32) -> Void] = state.withLock { state in
             var due: [@Sendable (Int32) -> Void] = []
-            for index in watchers.indices where watchers[index].signals.contains(number) && !watchers[index].fired {
-                watchers[index].fired = true
-                due.append(watchers[index].action)
+            for index in state.watchers.indices
+            where state.watchers[index].signals.contains(number) && !state.watchers[index].fired {
+                state.watchers[index].fired = true
+                due.append(state.watchers[index].action)
             }
             if due.isEmpty {
                 // Everyone watching it is busy or done: the signal gets its former action again.
-                restore(number)
+                state.restore(number)
                 raise(number)
             }
             return due

@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // PluginAPI is its own package so that it can ship as one dynamic library: host, plugins and tests
-// must share a single copy of its types, or casts across a plugin boundary fail (DESIGN-NOTES 1).
+// must share a single copy of its types, or casts across a plugin boundary fail (ARCHITECTURE.md).
 import PackageDescription
 
 let package = Package(

@@ -63,7 +63,7 @@ struct Arguments {
     }
 
     static let usage = """
-        usage: host [run] [--plugins PATH]... [--json]   load plugins, list slots, use the sample services
+        usage: host [run] [--plugins PATH]... [--json]   load plugins, list slots, get each plain service
                host list [--plugins PATH]... [--json]    load plugins and list every slot
                host check [--plugins PATH]... [--json]   report every problem; exit 1 if any
                host inspect FILE [--json]                read one plugin's descriptor, register nothing
@@ -72,7 +72,8 @@ struct Arguments {
                host --help | --version
 
         PATH is a plugin file or a directory of *.so files; repeat --plugins for more. Without it, the
-        host reads SWIFT_PLUGIN_PATH (colon-separated), else loads the sample plugins built beside it.
+        host reads SWIFT_PLUGIN_PATH (colon-separated), else loads every lib*Plugin.so beside it (after
+        `swift build`, the sample plugins).
         --allow-untrusted     also load files others than you or root could have changed
         --isolated            load each plugin in a child process first; one that crashes or hangs
                               there is reported and not loaded

@@ -1,15 +1,12 @@
 import Foundation
 import HostKit
 import PluginAPI
-import SampleContracts
 
 /// Runs one command; returns the exit status.
 struct HostCommand {
     let arguments: Arguments
 
     static let version = "0.1.0"
-    /// The sample plugins `swift build` puts beside this executable.
-    static let samplePlugins = ["ClockPlugin", "GreeterPlugin", "NotesPlugin", "AccountPlugin"]
 
     func run() async -> Int32 {
         let discovery = PluginDiscovery(allowUntrusted: arguments.allowUntrusted)
@@ -18,8 +15,14 @@ struct HostCommand {
         case .probe: return PluginProbe.probe(arguments.operand ?? "", discovery: discovery)
         case .run, .list, .check, .resolve, .serve: break
         }
+        let sources = sources()
+        guard !sources.isEmpty else {
+            Output.problem("no plugins: no --plugins, no SWIFT_PLUGIN_PATH and no lib*Plugin.so beside the host"
+                + " (`swift build` builds the sample plugins there)")
+            return 1
+        }
         let host = PluginHost(discovery: discovery)
-        let report = host.load(sources(), probe: probe())
+        let report = host.load(sources, probe: probe())
         for problem in report.problems { Output.problem(problem.description) }
         let status = await use(host, report)
         // Normal exit: the plugins' shutdown hooks run, in reverse start order.
@@ -27,9 +30,6 @@ struct HostCommand {
         for entry in shutdown.problems { Output.problem(entry.summary) }
         if arguments.command == .run && !arguments.json {
             Output.line("\n" + shutdown.text)
-            if let journal = host.locator.getService(key: SampleKeys.journal) {
-                Output.line("journal:    \(journal.isOpen ? "still open" : "closed") after shutdown")
-            }
         }
         return shutdown.problems.isEmpty ? status : 1
     }
@@ -50,8 +50,8 @@ struct HostCommand {
                 Output.line(report.json)
             } else {
                 Output.line((report.loaded.map(\.summary) + ["", slotTable(host.locator)]).joined(separator: "\n"))
-                Output.line("\nstarted:    \(host.startedPlugins.joined(separator: ", "))")
-                await exerciseSamples(host.locator)
+                Output.line("\nstarted:    \(host.startedPlugins.joined(separator: ", "))\n")
+                if !getEachService(host.locator) { return 1 }
             }
         case .serve:
             // A plugin whose shutdown failed on the signal makes the exit status 1, as after `run`.
@@ -91,23 +91,22 @@ struct HostCommand {
                            timeout: arguments.probeTimeout)
     }
 
-    /// `--plugins`, else `SWIFT_PLUGIN_PATH`, else the sample plugins beside this executable.
+    /// `--plugins`, else `SWIFT_PLUGIN_PATH`, else the plugins beside this executable (after
+    /// `swift build`, the sample plugins).
     private func sources() -> [PluginSource] {
         if !arguments.plugins.isEmpty {
-            return arguments.plugins.map { FileStatusProbe.isDirectory($0) ? .directory($0) : .file($0) }
+            return arguments.plugins.map(PluginSource.path)
         }
         if let environment = PluginSource.environment() { return [environment] }
-        let folder = Bundle.main.executableURL?.deletingLastPathComponent().path ?? "."
-        return Self.samplePlugins.map { .file("\(folder)/lib\($0).so") }
+        return PluginSource.besideExecutable()
     }
 
     private func inspect(_ path: String) -> Int32 {
         switch PluginHost.inspect(path, discovery: PluginDiscovery(allowUntrusted: arguments.allowUntrusted)) {
         case let .success(meta):
             if arguments.json {
-                Output.line(encode(["name": .string(meta.name), "version": .string(meta.version),
-                                    "provides": .list(meta.provides), "requires": .list(meta.requires),
-                                    "abiVersion": .string(String(PluginABI.version))]))
+                Output.line(encodeJSON(Descriptor(name: meta.name, version: meta.version, provides: meta.provides,
+                                                  requires: meta.requires, abiVersion: String(PluginABI.version))))
             } else {
                 Output.line("""
                     name:     \(meta.name)
@@ -136,6 +135,26 @@ struct HostCommand {
         }
     }
 
+    /// Gets the service of every slot that needs neither `await` nor parameters, knowing nothing of
+    /// its type, and prints what it got; the others are listed as not gotten. Returns false if a get
+    /// failed (the reason goes to stderr).
+    private func getEachService(_ locator: ServiceLocator) -> Bool {
+        var succeeded = true
+        let rows = locator.slots.map { slot -> [String] in
+            if slot.isAsync { return [slot.key, "not gotten: async"] }
+            if let params = slot.paramsType { return [slot.key, "not gotten: needs (\(params))"] }
+            do {
+                return [slot.key, String(describing: try locator.tryAnyService(storeKey: slot.key))]
+            } catch {
+                Output.problem("\(error)")
+                succeeded = false
+                return [slot.key, "failed"]
+            }
+        }
+        Output.line(Output.table(["KEY", "SERVICE"], rows))
+        return succeeded
+    }
+
     private func slotTable(_ locator: ServiceLocator) -> String {
         Output.table(["KEY", "TYPE", "MODE", "PLUGIN"], locator.slots.map { slot in
             [slot.key, slot.paramsType.map { "(\($0)) -> \(slot.serviceType)" } ?? slot.serviceType,
@@ -144,87 +163,18 @@ struct HostCommand {
     }
 
     private func slotsJSON(_ locator: ServiceLocator) -> String {
-        encode(["slots": .objects(locator.slots.map { slot in
+        encodeJSON(["slots": locator.slots.map { slot in
             ["key": slot.key, "type": slot.serviceType, "params": slot.paramsType ?? "",
              "mode": slot.mode.rawValue, "async": String(slot.isAsync), "plugin": slot.origin ?? ""]
-        })])
+        }])
     }
 
-    /// Uses each sample service that was loaded, the way an application would.
-    private func exerciseSamples(_ locator: ServiceLocator) async {
-        Output.line("")
-        if let greeter = locator.getService(key: SampleKeys.greeter) {
-            Output.line("greeter:    \(greeter.greet("world"))")
-        }
-        if let greeting = locator.getService(key: SampleKeys.greeting, params: "Ada") {
-            Output.line("greeting:   to \(greeting.recipient): \(greeting.text)")
-        }
-        if let first = locator.getService(key: SampleKeys.requestID),
-           let second = locator.getService(key: SampleKeys.requestID) {
-            Output.line("request-id: \(first), then \(second)")
-        }
-        if let notebook = locator.getService(key: SampleKeys.notebook) {
-            notebook.add("loaded \(locator.slots.count) slots")
-            let again = locator.getService(key: SampleKeys.notebook)
-            Output.line("notebook:   \(notebook.all()) (same notebook while held: \(again === notebook))")
-        }
-        if let journal = locator.getService(key: SampleKeys.journal) {
-            journal.write("the host ran its samples")
-            Output.line("journal:    \(journal.path) (\(journal.isOpen ? "open" : "closed"))")
-        }
-        if let sessions = locator.getService(key: SampleKeys.sessions) {
-            exerciseSessions(sessions, locator)
-        }
-        if let archive = await locator.getServiceAsync(key: SampleKeys.archive) {
-            // Eight tasks at once still connect once: the async factory runs exactly once.
-            let count = await withTaskGroup(of: Int.self) { group in
-                for index in 1...8 {
-                    group.addTask { await locator.getServiceAsync(key: SampleKeys.archive)?.store("note \(index)") ?? 0 }
-                }
-                return await group.reduce(0) { max($0, $1) }
-            }
-            Output.line("archive:    \(count) notes stored by 8 tasks, \(archive.connections) connection(s) made")
-        }
-    }
-
-    /// Switches users and shows that each user has an account of their own, which comes back.
-    private func exerciseSessions(_ sessions: ServiceSessionMediator<UserSession>, _ locator: ServiceLocator) {
-        guard let guest = locator.getService(key: SampleKeys.account) else { return }
-        sessions.updateSession(UserSession(user: "ada"))
-        let ada = locator.getService(key: SampleKeys.account)
-        sessions.updateSession(UserSession(user: guest.user))
-        let back = locator.getService(key: SampleKeys.account)
-        Output.line("sessions:   \(guest.user) -> \(ada?.user ?? "?") -> \(back?.user ?? "?"): "
-            + "same account as before: \(back === guest), activations \(back?.activations ?? 0)")
-    }
-}
-
-/// JSON values the host prints.
-enum JSONValue: Encodable {
-    case string(String)
-    case list([String])
-    case objects([[String: String]])
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case let .string(value): try container.encode(value)
-        case let .list(value): try container.encode(value)
-        case let .objects(value): try container.encode(value)
-        }
-    }
-}
-
-func encode(_ object: [String: JSONValue]) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(object) else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
-}
-
-enum FileStatusProbe {
-    static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    /// What `inspect --json` prints.
+    private struct Descriptor: Encodable {
+        let name: String
+        let version: String
+        let provides: [String]
+        let requires: [String]
+        let abiVersion: String
     }
 }

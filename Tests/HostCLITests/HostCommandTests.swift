@@ -1,7 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// The `host` executable, run as a user would: exit status, stdout and stderr.
+/// The `host` executable (and `sample-tour`), run as a user would: exit status, stdout and stderr.
 @Suite struct HostCommandTests {
     struct Run {
         let status: Int32
@@ -11,40 +12,26 @@ import Testing
         var errorLines: [String] { errors.split(separator: "\n").map(String.init) }
     }
 
-    static let buildDirectory: String = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return URL(fileURLWithPath: executable).deletingLastPathComponent().path
-    }()
-
-    /// A new, empty temporary folder; the caller removes it.
-    static func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("host-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
-    /// A running `host`, its stdout and stderr going to files of its own. Killed, if still running,
-    /// and its files removed when the value goes away.
+    /// A running `host` (or another executable of the build), its stdout and stderr going to files
+    /// of its own. Killed, if still running, and its files removed when the value goes away.
     final class Child {
         let process = Process()
-        private let folder: URL
-        private let outFile: URL
-        private let errFile: URL
+        private let folder: TemporaryFolder
+        private let outFile: String
+        private let errFile: String
 
-        init(_ arguments: [String], environment: [String: String] = [:]) throws {
-            process.executableURL = URL(fileURLWithPath: "\(HostCommandTests.buildDirectory)/host")
+        init(_ arguments: [String], executable: String = "host", environment: [String: String] = [:]) throws {
+            process.executableURL = URL(fileURLWithPath: "\(BuiltPlugins.directory)/\(executable)")
             process.arguments = arguments
             var variables = ProcessInfo.processInfo.environment
             variables["SWIFT_PLUGIN_PATH"] = nil
             process.environment = variables.merging(environment) { $1 }
             // Files, not pipes: a child that fills one pipe while we drain the other would never finish.
-            folder = try HostCommandTests.temporaryFolder()
-            outFile = folder.appendingPathComponent("out")
-            errFile = folder.appendingPathComponent("err")
-            try Data().write(to: outFile)
-            try Data().write(to: errFile)
-            process.standardOutput = try FileHandle(forWritingTo: outFile)
-            process.standardError = try FileHandle(forWritingTo: errFile)
+            folder = try TemporaryFolder()
+            outFile = try folder.write("out", [])
+            errFile = try folder.write("err", [])
+            process.standardOutput = FileHandle(forWritingAtPath: outFile)
+            process.standardError = FileHandle(forWritingAtPath: errFile)
             try process.run()
         }
 
@@ -53,50 +40,29 @@ import Testing
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
             }
-            try? FileManager.default.removeItem(at: folder)
         }
 
         /// What the child wrote to stdout so far.
-        var output: String { (try? String(contentsOf: outFile, encoding: .utf8)) ?? "" }
+        var output: String { (try? String(contentsOfFile: outFile, encoding: .utf8)) ?? "" }
         /// What the child wrote to stderr so far.
-        var errors: String { (try? String(contentsOf: errFile, encoding: .utf8)) ?? "" }
-
-        /// Checks `condition` every `interval` for at most `limit`; returns whether it became true.
-        func wait(atMost limit: Duration, every interval: Duration = .milliseconds(20),
-                  until condition: () -> Bool) async throws -> Bool {
-            let deadline = ContinuousClock.now + limit
-            while !condition() {
-                guard ContinuousClock.now < deadline else { return false }
-                try await Task.sleep(for: interval)
-            }
-            return true
-        }
+        var errors: String { (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? "" }
     }
 
-    func host(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let child = try Child(arguments, environment: environment)
+    func host(_ arguments: [String], executable: String = "host", environment: [String: String] = [:]) throws -> Run {
+        let child = try Child(arguments, executable: executable, environment: environment)
         child.process.waitUntilExit()
         return Run(status: child.process.terminationStatus, output: child.output, errors: child.errors)
     }
 
-    /// Makes the crash and hang fixtures misbehave; a sanitizer must let the crash be one.
-    let misbehave: [String: String] = {
-        let environment = ProcessInfo.processInfo.environment
-        func adding(_ option: String, to name: String) -> String {
-            environment[name].map { "\($0):\(option)" } ?? option
-        }
-        return ["HOSTKIT_FIXTURE_MISBEHAVE": "1", "TSAN_OPTIONS": adding("handle_segv=0", to: "TSAN_OPTIONS"),
-                "ASAN_OPTIONS": adding("handle_segv=0", to: "ASAN_OPTIONS")]
-    }()
-
     func plugin(_ product: String) -> String {
-        "\(Self.buildDirectory)/lib\(product).so"
+        BuiltPlugins.path(product)
     }
 
-    @Test func theDefaultRunLoadsTheSamplesListsSlotsAndUsesThem() throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let journal = folder.appendingPathComponent("journal.log").path
+    /// Without `--plugins`, `host` loads the plugins built beside it (the samples), lists their slots
+    /// and gets each service it can without knowing its type.
+    @Test func theDefaultRunLoadsThePluginsBesideItListsSlotsAndGetsEachService() throws {
+        let folder = try TemporaryFolder()
+        let journal = folder.file("journal.log")
         let run = try host([], environment: ["SAMPLE_JOURNAL": journal])
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.errors.isEmpty)
@@ -104,29 +70,59 @@ import Testing
             #expect(run.output.contains(name))
         }
         #expect(run.output.contains("KEY"))
-        #expect(run.output.contains("sample.greeting"))
         #expect(run.output.contains("(Swift.String) -> SampleContracts.Greeting"))
-        #expect(run.output.contains("async lazy"))
-        #expect(run.output.contains("started:    clock, greeter, notes, account"))
+        #expect(run.output.contains("started:    account, clock, greeter, notes"))
+        // Gotten: a `many` slot makes a new value; async and parameter slots are only listed.
+        let got = try #require(run.output.components(separatedBy: "KEY                SERVICE\n").last)
+        #expect(got.contains("sample.request-id  req-1\n"), "\(run.output)")
+        #expect(got.contains("sample.greeter     TimeOfDayGreeter("), "\(run.output)")
+        #expect(got.contains("sample.archive     not gotten: async\n"), "\(run.output)")
+        #expect(got.contains("sample.greeting    not gotten: needs (Swift.String)\n"), "\(run.output)")
+        // Before it exits, the host shuts the plugins down in reverse start order; the archive was
+        // never made, so only the journal is closed.
+        #expect(run.output.hasSuffix("""
+
+            stopped notes
+            closed notes: sample.journal
+            stopped greeter
+            stopped clock
+            stopped account
+
+            """), "\(run.output)")
+        // The folder, and the journal in it, are there until here.
+        let written = try withExtendedLifetime(folder) { try String(contentsOfFile: journal, encoding: .utf8) }
+        #expect(written == "notes started with 9 slots\nnotes stopped\n")
+    }
+
+    /// `sample-tour` uses each sample service through its contract, as `host run` did before it knew
+    /// no contracts.
+    @Test func theSampleTourUsesEachSampleService() throws {
+        let folder = try TemporaryFolder()
+        let journal = folder.file("journal.log")
+        let run = try host([], executable: "sample-tour", environment: ["SAMPLE_JOURNAL": journal])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.isEmpty)
+        #expect(run.output.contains("started:    account, clock, greeter, notes"))
         #expect(run.output.contains("greeter:    Good "))
+        #expect(run.output.contains("greeting:   to Ada: Good "))
         #expect(run.output.contains("request-id: req-1, then req-2"))
         #expect(run.output.contains("same notebook while held: true"))
         #expect(run.output.contains("journal:    \(journal) (open)"))
         #expect(run.output.contains("sessions:   guest -> ada -> guest: same account as before: true, activations 2"))
         #expect(run.output.contains("archive:    8 notes stored by 8 tasks, 1 connection(s) made"))
-        // Before it exits, the host shuts the plugins down in reverse start order.
         #expect(run.output.contains("""
 
-            stopped account
             stopped notes
             closed notes: sample.archive
             closed notes: sample.journal
             stopped greeter
             stopped clock
+            stopped account
             journal:    closed after shutdown
             """), "\(run.output)")
-        let written = try String(contentsOfFile: journal, encoding: .utf8)
-        #expect(written == "notes started with 9 slots\nthe host ran its samples\nnotes stopped\n")
+        // The folder, and the journal in it, are there until here.
+        let written = try withExtendedLifetime(folder) { try String(contentsOfFile: journal, encoding: .utf8) }
+        #expect(written == "notes started with 9 slots\nthe tour used the samples\nnotes stopped\n")
     }
 
     @Test func checkReportsEveryProblemOnStderrOneLineEachAndExitsOne() throws {
@@ -215,10 +211,10 @@ import Testing
     func serveUntilSignalled(_ arguments: [String], environment: [String: String], serving line: String,
                              signal: Int32) async throws -> Child {
         let child = try Child(arguments, environment: environment)
-        let serving = try await child.wait(atMost: .seconds(30), every: .milliseconds(1)) { child.output.contains(line) }
+        let serving = try await poll(atMost: .seconds(30), every: .milliseconds(1)) { child.output.contains(line) }
         try #require(serving, "no serving line within 30 s; stdout: \(child.output)\nstderr: \(child.errors)")
         #expect(kill(child.process.processIdentifier, signal) == 0)
-        let exited = try await child.wait(atMost: .seconds(30)) { !child.process.isRunning }
+        let exited = try await poll(atMost: .seconds(30)) { !child.process.isRunning }
         try #require(exited, "still running 30 s after signal \(signal); stdout: \(child.output)")
         try #require(child.process.terminationReason == .exit, "ended by signal \(child.process.terminationStatus)")
         return child
@@ -228,22 +224,22 @@ import Testing
     /// cleanly (exit status 0), the plugins' shutdown hooks run in reverse start order.
     @Test(arguments: [SIGTERM, SIGINT])
     func serveShutsThePluginsDownOnASignalAndExitsZero(_ signal: Int32) async throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let journal = folder.appendingPathComponent("journal.log").path
+        let folder = try TemporaryFolder()
+        let journal = folder.file("journal.log")
         let child = try await serveUntilSignalled(["serve"], environment: ["SAMPLE_JOURNAL": journal],
                                                   serving: "serving 4 plugin(s)", signal: signal)
         #expect(child.process.terminationStatus == 0, "\(child.errors)")
         #expect(child.errors.isEmpty)
         #expect(child.output.contains("""
             signal \(signal): shutting down
-            stopped account
             stopped notes
             closed notes: sample.journal
             stopped greeter
             stopped clock
+            stopped account
             """), "\(child.output)")
-        #expect(try String(contentsOfFile: journal, encoding: .utf8).hasSuffix("notes stopped\n"))
+        #expect(try withExtendedLifetime(folder) { try String(contentsOfFile: journal, encoding: .utf8) }
+            .hasSuffix("notes stopped\n"))
     }
 
     /// A plugin whose shutdown hook fails makes the exit status 1 and says why, at a normal exit

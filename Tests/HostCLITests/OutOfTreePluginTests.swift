@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A plugin built in another package, which depends on this repository, loads into the host built
@@ -43,11 +44,10 @@ import Testing
         #expect(resolve.output.contains("Message of the day for process "), "\(resolve.output)")
     }
 
-    /// The `host` executable `swift test` built beside this test bundle, in `.build/<triple>/<config>/`.
+    /// The `host` executable `swift test` built beside this test bundle.
     private func hostExecutable() throws -> String {
-        let bundle = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let host = URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("host").path
-        try #require(FileManager.default.isExecutableFile(atPath: host), "no host executable beside \(bundle)")
+        let host = "\(BuiltPlugins.directory)/host"
+        try #require(FileManager.default.isExecutableFile(atPath: host), "no host executable in \(BuiltPlugins.directory)")
         return host
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HostKit
 import PluginAPI
 import SampleContracts
+import TestSupport
 import Testing
 
 @Suite struct BadPluginTests {
@@ -15,7 +16,7 @@ import Testing
         let randomELF = try folder.write("random.so", [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0]
             + (0..<2000).map { _ in UInt8.random(in: 0...255) })
         try FileManager.default.createDirectory(atPath: "\(folder.path)/dir.so", withIntermediateDirectories: false)
-        var sources: [PluginSource] = BuiltPlugins.samples.map { .file(BuiltPlugins.path($0)) }
+        var sources = BuiltPlugins.samples
         sources += [empty, text, truncated, randomELF, "\(folder.path)/dir.so", "\(folder.path)/missing.so"].map { .file($0) }
         sources += ["FixtureWrongABI", "FixtureBadMagic", "FixtureNullEntry", "FixtureThrowingModule",
                     "FixtureDuplicateKey", "SampleContracts"].map { .file(BuiltPlugins.path($0)) }

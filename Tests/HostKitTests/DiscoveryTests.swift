@@ -1,5 +1,6 @@
 import Foundation
 @testable import HostKit
+import TestSupport
 import Testing
 
 @Suite struct DiscoveryTests {

@@ -2,18 +2,8 @@ import Foundation
 import HostKit
 import PluginAPI
 import SampleContracts
+import TestSupport
 import Testing
-
-/// Makes the crash and hang fixtures misbehave. A sanitizer in the child must let the crash be one,
-/// on top of the options the test run was given.
-let misbehave: [String: String] = {
-    let environment = ProcessInfo.processInfo.environment
-    func adding(_ option: String, to name: String) -> String {
-        environment[name].map { "\($0):\(option)" } ?? option
-    }
-    return ["HOSTKIT_FIXTURE_MISBEHAVE": "1", "TSAN_OPTIONS": adding("handle_segv=0", to: "TSAN_OPTIONS"),
-            "ASAN_OPTIONS": adding("handle_segv=0", to: "ASAN_OPTIONS")]
-}()
 
 /// Plugins that crash or hang while loading, probed in a child process (the built `host __probe`).
 @Suite struct IsolationTests {

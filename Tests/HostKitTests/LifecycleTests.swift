@@ -2,6 +2,7 @@ import Foundation
 import HostKit
 import PluginAPI
 import SampleContracts
+import TestSupport
 import Testing
 
 /// The control the lifecycle fixtures (`FixtureLifecycleA/B/C`, see `LifecycleFixture.swift`) look
@@ -36,12 +37,7 @@ final class LifecycleScript: @unchecked Sendable {
 
     /// Waits (polling, at most `limit`) until `event` was reported; returns whether it was.
     func wait(for event: String, atMost limit: Duration = .seconds(20)) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !events.contains(event) {
-            guard ContinuousClock.now < deadline else { return false }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+        try await poll(atMost: limit, every: .milliseconds(10)) { events.contains(event) }
     }
 }
 

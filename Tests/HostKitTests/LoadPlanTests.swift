@@ -15,14 +15,14 @@ import Testing
 
     @Test func providersComeFirstAndDiscoveryOrderBreaksTies() {
         let plan = LoadPlan([plugin("c", requires: ["b.key"]), plugin("a"), plugin("b", provides: ["b.key"], requires: ["a.key"]),
-                             plugin("a2", provides: ["a.key"])], existing: [:])
+                             plugin("a2", provides: ["a.key"])], existing: { _ in nil })
         #expect(plan.order.map(\.metadata.name) == ["a", "a2", "b", "c"])
         #expect(plan.refused.isEmpty)
     }
 
     @Test func aRequirementCycleIsReportedWithItsChain() {
         let plan = LoadPlan([plugin("x", provides: ["x"], requires: ["y"]), plugin("y", provides: ["y"], requires: ["x"]),
-                             plugin("free")], existing: [:])
+                             plugin("free")], existing: { _ in nil })
         #expect(plan.order.map(\.metadata.name) == ["free"])
         let errors = plan.refused.map(\.error)
         #expect(errors.contains(.requirementCycle(plugin: "x", chain: ["x", "y", "x"])))
@@ -31,14 +31,14 @@ import Testing
 
     @Test func keysAlreadyInTheLocatorMeetRequirementsAndConflict() {
         let plan = LoadPlan([plugin("user", requires: ["base"]), plugin("thief", provides: ["base"])],
-                            existing: ["base": "host"])
+                            existing: { ["base": "host"][$0] })
         #expect(plan.order.map(\.metadata.name) == ["user"])
         #expect(plan.refused.map(\.error) == [.keyConflict(key: "base", plugin: "thief", providedBy: "host")])
     }
 
     @Test func refusingAProviderRefusesWhatDependsOnIt() {
         let plan = LoadPlan([plugin("one", provides: ["k"]), plugin("two", provides: ["k", "k2"]),
-                             plugin("needsK2", requires: ["k2"])], existing: [:])
+                             plugin("needsK2", requires: ["k2"])], existing: { _ in nil })
         #expect(plan.order.map(\.metadata.name) == ["one"])
         #expect(plan.refused.map(\.error) == [
             .keyConflict(key: "k", plugin: "two", providedBy: "one"),
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func twoPluginsOfOneNameLoadOnce() {
-        let plan = LoadPlan([plugin("same"), plugin("same")], existing: [:])
+        let plan = LoadPlan([plugin("same"), plugin("same")], existing: { _ in nil })
         #expect(plan.order.count == 1)
         #expect(plan.refused.count == 1)
     }
@@ -56,7 +56,7 @@ import Testing
     /// stay free for a later one.
     @Test func aKeyListedTwiceIsNotAConflictAndARefusedPluginFreesItsKeys() {
         let plan = LoadPlan([plugin("twice", provides: ["k", "k"]), plugin("late", provides: ["free", "k"]),
-                             plugin("after", provides: ["free"])], existing: [:])
+                             plugin("after", provides: ["free"])], existing: { _ in nil })
         #expect(plan.order.map(\.metadata.name) == ["twice", "after"])
         #expect(plan.refused.map(\.error) == [.keyConflict(key: "k", plugin: "late", providedBy: "twice")])
     }
@@ -65,7 +65,7 @@ import Testing
     /// that provider, not after whichever plugin is accepted next.
     @Test func aRefusedClaimantLeavesTheKeyWithItsProvider() {
         let plan = LoadPlan([plugin("needsK", requires: ["k"]), plugin("one", provides: ["k"]),
-                             plugin("two", provides: ["k"]), plugin("x", provides: ["x"])], existing: [:])
+                             plugin("two", provides: ["k"]), plugin("x", provides: ["x"])], existing: { _ in nil })
         #expect(plan.order.map(\.metadata.name) == ["one", "needsK", "x"])
         #expect(plan.refused.map(\.error) == [.keyConflict(key: "k", plugin: "two", providedBy: "one")])
     }

@@ -1,15 +1,17 @@
 import HostKit
 import PluginAPI
 import SampleContracts
+import TestSupport
 import Testing
 
 @Suite struct SamplePluginTests {
     @Test func loadsEverySamplePluginIntoAReadOnlyLocator() throws {
         let host = PluginHost()
-        let report = host.load(BuiltPlugins.samples.map { .file(BuiltPlugins.path($0)) })
+        let report = host.load(BuiltPlugins.samples)
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(Set(report.loadedNames) == ["clock", "greeter", "notes", "account"])
-        #expect(host.startedPlugins == ["clock", "greeter", "notes", "account"])
+        // In the order of their files' names, each after the plugins whose keys it requires.
+        #expect(host.startedPlugins == ["account", "clock", "greeter", "notes"])
         let locator = host.locator
         #expect(locator.isReadOnly)
         #expect(locator.slots.map(\.key) == ["sample.account", "sample.archive", "sample.clock", "sample.greeter",
@@ -28,7 +30,7 @@ import Testing
 
     @Test func contractTypesCastAcrossThePluginBoundary() throws {
         let host = PluginHost()
-        host.load(BuiltPlugins.samples.map { .file(BuiltPlugins.path($0)) })
+        host.load(BuiltPlugins.samples)
         let locator = host.locator
         // `any Greeter` made in one plugin from `any Clock` of another, handed to the host.
         let greeter = try locator.tryService(key: SampleKeys.greeter)
@@ -43,7 +45,7 @@ import Testing
 
     @Test func sampleModesBehaveAsDeclared() throws {
         let host = PluginHost()
-        host.load(BuiltPlugins.samples.map { .file(BuiltPlugins.path($0)) })
+        host.load(BuiltPlugins.samples)
         let locator = host.locator
         let first = try locator.tryService(key: SampleKeys.requestID)
         let second = try locator.tryService(key: SampleKeys.requestID)

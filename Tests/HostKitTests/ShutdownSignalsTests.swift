@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HostKit
+import TestSupport
 import Testing
 
 /// Signals raised in this process: SIGUSR1 only, which nothing else in the suite uses, and never more
@@ -11,7 +12,7 @@ import Testing
     @Test func eachWatcherInTurnCatchesItsSignalAndShutsTheHostDown() throws {
         for round in 1...3 {
             let host = PluginHost()
-            host.load(BuiltPlugins.samples.map { .file(BuiltPlugins.path($0)) })
+            host.load(BuiltPlugins.samples)
             #expect(host.startedPlugins.count == BuiltPlugins.samples.count)
             let caught = CaughtSignals()
             let watch = ShutdownSignals(host: host, signals: [SIGUSR1], timeout: .seconds(5)) { report, signal in
@@ -22,7 +23,7 @@ import Testing
             kill(getpid(), SIGUSR1)
             let (signal, report) = try #require(caught.wait(seconds: 10), "round \(round): SIGUSR1 was not caught")
             #expect(signal == SIGUSR1)
-            #expect(report.entries.filter { $0.service == nil }.map(\.plugin) == ["account", "notes", "greeter", "clock"])
+            #expect(report.entries.filter { $0.service == nil }.map(\.plugin) == ["notes", "greeter", "clock", "account"])
             #expect(report.entries.compactMap(\.service) == ["sample.journal"])
             #expect(report.problems.isEmpty)
             #expect(host.startedPlugins.isEmpty)

@@ -42,41 +42,27 @@ final class RequestCounter: Sendable {
     }
 }
 
-/// A value behind an `NSLock`. Not `Synchronization.Mutex`: ThreadSanitizer, which the test suite
-/// runs under, cannot see through `Mutex` on Linux and reports races that are not there.
-final class Locked<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&value) }
-    }
-}
-
 /// Notes in memory, safe to use from any thread.
-final class MemoryNotebook: Notebook {
-    private let notes = Locked<[String]>([])
+final class MemoryNotebook: Notebook, @unchecked Sendable {
+    // @unchecked: `notes` is only touched under `lock`: an NSLock, as ThreadSanitizer cannot see into a Mutex on Linux.
+    private let lock = NSLock()
+    private var notes: [String] = []
 
     func add(_ note: String) -> Int {
-        notes.withLock { notes in
+        lock.withLock {
             notes.append(note)
             return notes.count
         }
     }
 
     func all() -> [String] {
-        notes.withLock { $0 }
+        lock.withLock { notes }
     }
 }
 
 /// A text file, one line per entry; open only between `open()` and `close()`. A host closes it at
 /// shutdown (`ClosableService`).
-final class FileJournal: Journal, ClosableService {
+final class FileJournal: Journal, ClosableService, @unchecked Sendable {
     /// `SAMPLE_JOURNAL` if set, else `swift-plugin-host-journal.log` in the temporary folder.
     static var defaultPath: String {
         if let path = getenv("SAMPLE_JOURNAL") { return String(cString: path) }
@@ -85,8 +71,10 @@ final class FileJournal: Journal, ClosableService {
     }
 
     let path: String
-    /// The open file, as an address (a `FILE *` is not `Sendable`; it is only used under the lock).
-    private let file = Locked<UInt?>(nil)
+    // @unchecked: `file` is only touched under `lock`: an NSLock, as ThreadSanitizer cannot see into a Mutex on Linux.
+    private let lock = NSLock()
+    /// The open file, or nil.
+    private var file: UnsafeMutablePointer<FILE>?
 
     init(path: String) {
         self.path = path
@@ -99,28 +87,28 @@ final class FileJournal: Journal, ClosableService {
     }
 
     func open() throws {
-        try file.withLock { file in
+        try lock.withLock {
             guard file == nil else { return }
             guard let opened = fopen(path, "a") else { throw OpenError(path: path, code: errno) }
-            file = UInt(bitPattern: opened)
+            file = opened
         }
     }
 
     func close() {
-        file.withLock { file in
-            if let open = file.flatMap(UnsafeMutablePointer<FILE>.init(bitPattern:)) { fclose(open) }
+        lock.withLock {
+            if let file { fclose(file) }
             file = nil
         }
     }
 
-    var isOpen: Bool { file.withLock { $0 != nil } }
+    var isOpen: Bool { lock.withLock { file != nil } }
 
     @discardableResult
     func write(_ line: String) -> Bool {
-        file.withLock { file in
-            guard let open = file.flatMap(UnsafeMutablePointer<FILE>.init(bitPattern:)) else { return false }
-            fputs(line + "\n", open)
-            fflush(open)
+        lock.withLock {
+            guard let file else { return false }
+            fputs(line + "\n", file)
+            fflush(file)
             return true
         }
     }
@@ -137,10 +125,12 @@ struct ArchiveFactory: ServiceAsyncFactory {
 }
 
 /// Texts stored after connecting; the host disconnects it at shutdown, if it was ever connected.
-final class NoteArchive: Archive, ClosableService {
+final class NoteArchive: Archive, ClosableService, @unchecked Sendable {
     static let connectionCount = Atomic<Int>(0)
     let connection: Int
-    private let texts = Locked<[String]>([])
+    // @unchecked: `texts` is only touched under `lock`: an NSLock, as ThreadSanitizer cannot see into a Mutex on Linux.
+    private let lock = NSLock()
+    private var texts: [String] = []
 
     func close() async throws {
         try await Task.sleep(for: .milliseconds(1))  // saying goodbye to the server
@@ -153,7 +143,7 @@ final class NoteArchive: Archive, ClosableService {
     var connections: Int { Self.connectionCount.load(ordering: .relaxed) }
 
     func store(_ text: String) async -> Int {
-        texts.withLock { texts in
+        lock.withLock {
             texts.append(text)
             return texts.count
         }

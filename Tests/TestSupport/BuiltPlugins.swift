@@ -1,0 +1,20 @@
+import Foundation
+import HostKit
+
+/// What `swift build` / `swift test` put beside the test bundle: the plugin libraries and the
+/// executables.
+public enum BuiltPlugins {
+    /// The build folder: the test bundle runs from `.build/<triple>/<config>/`.
+    public static let directory: String = {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().path
+    }()
+
+    /// The library of the product `product`.
+    public static func path(_ product: String) -> String {
+        "\(directory)/lib\(product).so"
+    }
+
+    /// Every sample plugin, found as the `host` finds them by default (the list is in Package.swift).
+    public static let samples = PluginSource.besideExecutable()
+}
