@@ -7,8 +7,7 @@ import Glibc
 /// not through `Mutex` on Linux (it reports races on every value a `Mutex` guards), and the test suite
 /// runs under ThreadSanitizer. Not for plugins: an SPI may change in any release.
 @_spi(HostKit)
-public final class Lock<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched with `mutex` held.
+public final class Lock<Value> {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
@@ -33,3 +32,7 @@ public final class Lock<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+// @unchecked: `value` is only touched with `mutex` held; it crosses threads, so it must be Sendable.
+@_spi(HostKit)
+extension Lock: @unchecked Sendable where Value: Sendable {}

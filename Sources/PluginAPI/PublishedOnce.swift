@@ -6,7 +6,7 @@ import Synchronization
 /// returns: on a get's hot path that was a runtime metadata lookup and a shared reference count that
 /// two threads fight over. The instance stays published (retained once) until this value is destroyed,
 /// so borrowing it while the owner lives is safe.
-struct PublishedOnce<Instance: AnyObject>: ~Copyable, @unchecked Sendable {
+struct PublishedOnce<Instance: AnyObject & Sendable>: ~Copyable, @unchecked Sendable {
     private let bits = Atomic<UInt>(0)
 
     init() {}
