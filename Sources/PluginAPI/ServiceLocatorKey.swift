@@ -12,13 +12,12 @@ public protocol ServiceLocatorKey: Sendable {
 
     /// Runs `body` with the store key, lent rather than copied where the key can: a read-only get
     /// then touches no reference count of the key's string, which threads getting the same key would
-    /// otherwise contend on. An SPI: a key of your own gets the default, which copies `storeKey`.
-    @_spi(Internals)
+    /// otherwise contend on. Optional: the default copies ``storeKey``. (Public, not an SPI, because a
+    /// requirement that another module cannot see would keep it from conforming at all.)
     func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R
 }
 
 extension ServiceLocatorKey {
-    @_spi(Internals)
     public func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R {
         try body(storeKey)
     }
@@ -37,7 +36,7 @@ public protocol ServiceLocatorParamsKey: ServiceLocatorKey {
 public struct ServiceLocatorEasyKey<Service: Sendable>: ServiceLocatorKey {
     public let storeKey: String
 
-    @_spi(Internals)
+    /// Lends the stored key to `body`, without copying it.
     public func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R {
         try body(storeKey)
     }

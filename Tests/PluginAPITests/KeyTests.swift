@@ -37,4 +37,24 @@ import Testing
         #expect(try locator.tryService(key: Keys.label("upper"), params: "Ab").text == "AB")
         #expect(try locator.tryService(key: Keys.label("lower"), params: "Ab").text == "ab")
     }
+
+    /// A key type of one's own (without the SPI this module does not import) gets, read-only and
+    /// before, and is held to its type like a ready-made key.
+    @Test func aKeyTypeOfYourOwnWorksLikeAnEasyKey() throws {
+        struct TenantKey: ServiceLocatorKey {
+            typealias Service = Widget
+            let tenant: String
+            var storeKey: String { "tenant.\(tenant)" }
+        }
+        let locator = ServiceLocator()
+        try locator.addService(key: TenantKey(tenant: "a"), service: Widget(serial: 1))
+        try locator.addLazyService(key: TenantKey(tenant: "b")) { Widget(serial: 2) }
+        #expect(try locator.tryService(key: TenantKey(tenant: "a")).serial == 1)
+        locator.setReadOnly()
+        #expect(try locator.tryService(key: TenantKey(tenant: "b")).serial == 2)
+        #expect(try locator.tryService(key: ServiceLocatorEasyKey<Widget>(name: "tenant.a")).serial == 1)
+        expectLocatorError(.typeMismatch(key: "tenant.a", registered: TypeNames.widget, requested: TypeNames.label)) {
+            try locator.tryService(key: ServiceLocatorEasyKey<Label>(name: "tenant.a"))
+        }
+    }
 }
