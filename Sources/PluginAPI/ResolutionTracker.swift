@@ -1,18 +1,18 @@
 /// The services a thread (or task) is making right now, innermost on top.
 ///
 /// Frames form a persistent list through `parent`, so pushing one is a single allocation and a
-/// path can be read without copying. `chain` is shared by every frame of one outermost get.
+/// path can be read without copying. A task started inside a factory (`async let`, a task group,
+/// `Task {}`) inherits the factory's frame as its own top: its path leads through the service being
+/// made, which cannot be finished before the task's wait is.
 final class ResolutionFrame: Sendable {
     let cell: ObjectIdentifier
     let service: ServiceIdentity
     let parent: ResolutionFrame?
-    let chain: ResolutionChain
 
     init(cell: ObjectIdentifier, service: ServiceIdentity, parent: ResolutionFrame?) {
         self.cell = cell
         self.service = service
         self.parent = parent
-        self.chain = parent?.chain ?? ResolutionChain()
     }
 
     /// The services from the frame making `cell` up to this one, or `nil` if `cell` is not on the path.
@@ -26,55 +26,60 @@ final class ResolutionFrame: Sendable {
         }
         return nil
     }
+
+    /// True if `frame` is this frame or one of its ancestors.
+    func hasOnPath(_ frame: ResolutionFrame) -> Bool {
+        var current: ResolutionFrame? = self
+        while let candidate = current {
+            if candidate === frame { return true }
+            current = candidate.parent
+        }
+        return false
+    }
 }
 
-/// Identity of one outermost resolution: the unit that can wait for another.
-final class ResolutionChain: Sendable {}
-
 /// Detects dependency cycles, on one thread (the service is already on the path) and across threads
-/// (making it would wait for a thread that, through others, waits for us).
+/// and tasks (making it would wait for a maker that, through others, waits for us).
 ///
-/// The per-thread path is a task-local value, read only when a service is being made. The
+/// The per-task path is a task-local value, read only when a service is being made. The
 /// cross-thread graph sits behind one lock that is touched only when a singleton is made or waited
-/// for, never on the path of a service that already exists.
+/// for, never on the path of a service that already exists. Its nodes are frames, not whole
+/// resolutions: two child tasks of one factory may wait for different services at once, and a
+/// sibling's wait holds back only the services on that sibling's own path.
 enum ResolutionTracker {
     @TaskLocal static var current: ResolutionFrame?
 
-    /// Names one wait, so that ending it ends only that one: the child tasks of an async factory
-    /// share their parent's chain and may each wait for another service at the same time.
+    /// Names one wait, so that ending it ends only that one.
     struct WaitToken {
-        fileprivate let chain: ObjectIdentifier
         fileprivate let id: Int
     }
 
-    private struct Owner {
-        let chain: ResolutionChain
-        let service: ServiceIdentity
-    }
-
     private struct Wait {
-        let id: Int
         let cell: ObjectIdentifier
+        /// The waiting task's top frame: every service on its path waits with it.
         let top: ResolutionFrame
     }
 
-    /// Who makes which cell, and which cells each chain waits for.
+    /// Who makes which cell, and who waits for which.
     private struct Graph {
-        var owners: [ObjectIdentifier: Owner] = [:]
-        /// Every wait in progress, by the chain that waits; a chain may wait for several cells at once.
-        var waits: [ObjectIdentifier: [Wait]] = [:]
+        /// The frame making each cell now.
+        var owners: [ObjectIdentifier: ResolutionFrame] = [:]
+        /// Every wait in progress.
+        var waits: [Int: Wait] = [:]
         var nextWait = 0
 
-        /// Follows `cell` to the chain making it, then every wait of that chain, and so on. If that
-        /// leads to `chain`, returns the services passed on the way and the cell of `chain` reached.
-        func leadsBack(to chain: ResolutionChain, from cell: ObjectIdentifier, service: ServiceIdentity,
+        /// Whether making `cell` waits, through the waits below its maker and the makers of what
+        /// they wait for, on a service on `frame`'s path. If so, returns the services passed on the
+        /// way and the cell on `frame`'s path that is reached.
+        func leadsBack(to frame: ResolutionFrame, from cell: ObjectIdentifier, service: ServiceIdentity,
                        visited: inout Set<ObjectIdentifier>) -> (hops: [ServiceIdentity], reached: ObjectIdentifier)? {
-            guard let owner = owners[cell] else { return nil }
-            if owner.chain === chain { return ([], cell) }
-            guard visited.insert(ObjectIdentifier(owner.chain)).inserted else { return nil }
-            for wait in waits[ObjectIdentifier(owner.chain)] ?? [] {
+            guard let maker = owners[cell] else { return nil }
+            if frame.hasOnPath(maker) { return ([], cell) }
+            guard visited.insert(ObjectIdentifier(maker)).inserted else { return nil }
+            // The maker finishes only when the waits of its own task, and of the tasks it started, do.
+            for wait in waits.values where wait.top.hasOnPath(maker) {
                 let next = owners[wait.cell]?.service ?? service
-                if let found = leadsBack(to: chain, from: wait.cell, service: next, visited: &visited) {
+                if let found = leadsBack(to: frame, from: wait.cell, service: next, visited: &visited) {
                     return ((wait.top.services(from: cell) ?? [service]) + found.hops, found.reached)
                 }
             }
@@ -100,9 +105,9 @@ enum ResolutionTracker {
         return try $current.withValue(frame, operation: make)
     }
 
-    /// Records that `frame`'s chain is making `cell`, so waits for it can be checked for cycles.
+    /// Records that `frame` is making `cell`, so waits for it can be checked for cycles.
     private static func own(_ cell: ObjectIdentifier, by frame: ResolutionFrame) {
-        graph.withLock { $0.owners[cell] = Owner(chain: frame.chain, service: frame.service) }
+        graph.withLock { $0.owners[cell] = frame }
     }
 
     private static func disown(_ cell: ObjectIdentifier) {
@@ -127,15 +132,14 @@ enum ResolutionTracker {
         guard let frame else { return nil }
         let outcome: Result<WaitToken, ServiceObtainError> = graph.withLock { graph in
             var visited: Set<ObjectIdentifier> = []
-            if let (hops, reached) = graph.leadsBack(to: frame.chain, from: cell, service: service, visited: &visited) {
+            if let (hops, reached) = graph.leadsBack(to: frame, from: cell, service: service, visited: &visited) {
                 let mine = frame.services(from: reached) ?? [graph.owners[reached]?.service ?? service]
                 let cycle = ServiceCycleError(cycle: mine + hops + [mine[0]], acrossThreads: true)
                 return .failure(ServiceObtainError(service: service, error: cycle))
             }
-            let chain = ObjectIdentifier(frame.chain)
             graph.nextWait += 1
-            graph.waits[chain, default: []].append(Wait(id: graph.nextWait, cell: cell, top: frame))
-            return .success(WaitToken(chain: chain, id: graph.nextWait))
+            graph.waits[graph.nextWait] = Wait(cell: cell, top: frame)
+            return .success(WaitToken(id: graph.nextWait))
         }
         return try outcome.get()
     }
@@ -143,9 +147,6 @@ enum ResolutionTracker {
     /// Ends the wait ``beginWait(_:cell:service:)`` recorded, and only that one.
     static func endWait(_ token: WaitToken?) {
         guard let token else { return }
-        graph.withLock { graph in
-            graph.waits[token.chain]?.removeAll { $0.id == token.id }
-            if graph.waits[token.chain]?.isEmpty == true { graph.waits[token.chain] = nil }
-        }
+        _ = graph.withLock { $0.waits.removeValue(forKey: token.id) }
     }
 }

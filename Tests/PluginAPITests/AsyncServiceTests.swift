@@ -5,13 +5,13 @@ import Testing
 // MARK: Bounding
 
 /// A test's `async` work did not finish in time: the code under test hangs.
-private struct TimedOut: Error, CustomStringConvertible {
+struct TimedOut: Error, CustomStringConvertible {
     let seconds: Double
     var description: String { "timed out after \(seconds) s" }
 }
 
 /// Lets exactly one of two racers resume a continuation.
-private final class FirstWins: @unchecked Sendable {
+final class FirstWins: @unchecked Sendable {
     // @unchecked: `done` is touched only under `lock`.
     private let lock = NSLock()
     private var done = false
@@ -29,7 +29,7 @@ private final class FirstWins: @unchecked Sendable {
 /// operation runs in a task of its own, so a hung one cannot hold the test: it is cancelled and left.
 /// The bound is generous: in the full suite, tests that block threads can keep the two threads of the
 /// cooperative pool busy for seconds.
-private func withTimeout<T: Sendable>(seconds: Double = 30, _ operation: @escaping @Sendable () async throws -> T)
+func withTimeout<T: Sendable>(seconds: Double = 30, _ operation: @escaping @Sendable () async throws -> T)
     async throws -> T {
     let race = FirstWins()
     return try await withCheckedThrowingContinuation { continuation in
@@ -52,7 +52,7 @@ private func withTimeout<T: Sendable>(seconds: Double = 30, _ operation: @escapi
 }
 
 /// Checks `condition` every few milliseconds until it holds or `seconds` pass; returns whether it held.
-private func eventually(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+func eventually(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if condition() { return true }
