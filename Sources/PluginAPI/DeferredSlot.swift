@@ -35,6 +35,11 @@ final class DeferredSlot: AnySlot, @unchecked Sendable {
         built.unretained ?? buildSlot()
     }
 
+    /// Nothing exists before the slot is built, and asking must not build it.
+    override var servedIfBuilt: AnySlot? {
+        built.unretained?.takeUnretainedValue()
+    }
+
     /// Builds the slot, or waits for the thread that builds it. Building runs no factory and takes
     /// no lock, so the wait is short: it yields the processor until the slot is published.
     @inline(never)

@@ -77,9 +77,11 @@ public enum PluginABI {
     /// Size of the header in bytes.
     public static let headerSize: UInt32 = 24
     /// The ABI version of this PluginAPI, as compiled into whoever uses it (host or plugin).
-    /// Version 2 added the lifecycle hooks of ``Module``.
+    /// Version 2 added the lifecycle hooks of ``Module``. Version 3: services are `Sendable`, providers
+    /// hold a core class instead of a protocol existential (a plugin built for 2 that made its own
+    /// provider crashed a host of 3), and PluginAPI is built for library evolution.
     @_alwaysEmitIntoClient
-    public static var version: UInt32 { 2 }
+    public static var version: UInt32 { 3 }
 
     /// Writes a header for `descriptor`; the result stays valid for the life of the process.
     /// Compiled into the plugin (with ``exportPlugin(_:)``), so the version it writes is the plugin's.

@@ -40,6 +40,10 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     // MARK: Getting services
 
     /// The service for `key`, or `nil` if there is none or it could not be made.
+    // @inlinable: compiled into the caller, which knows `Key`, so the optional result needs no
+    // runtime lookup of the key's associated type (57 instructions per get once PluginAPI is
+    // built for library evolution). Its body only calls `tryService(key:)` and can never change.
+    @inlinable
     public func getService<Key: ServiceLocatorKey>(key: Key) -> Key.Service? {
         try? tryService(key: key)
     }
@@ -87,8 +91,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     }
 
     /// The provider of the async slot `key`, or the reason there is none.
-    public func tryServiceAsyncProvider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceAsyncProvider<Key.Service>
-    where Key.Service: Sendable {
+    public func tryServiceAsyncProvider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceAsyncProvider<Key.Service> {
         try slot(for: key).asyncProvider(as: Key.Service.self)
     }
 
@@ -146,7 +149,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             guard let slot = existingSlot(storeKey) else {
                 throw ServiceLocatorError.serviceNotFound(key: storeKey, requested: "Any", closeMatches: [])
             }
-            return try slot.served().takeUnretainedValue().anyService()
+            return try slot.servedSlot.anyService()
         } catch {
             throw failed("get '\(storeKey)'", error)
         }
@@ -157,7 +160,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     private func slot<Key: ServiceLocatorKey>(for key: Key) throws -> AnySlot {
         let storeKey = key.storeKey
         if let found = existingSlot(storeKey) {
-            return found.served().takeUnretainedValue()
+            return found.servedSlot
         }
         let requested = ObjectIdentifier(Key.Service.self)
         let similar = allSlots.filter { $0.serviceType == requested }.map(\.key).sorted()
@@ -363,6 +366,6 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// slot, a `lazy` one once made, a `weak` one while held. A host uses it to close services at
     /// shutdown.
     public func existingService(forKey key: String) -> Any? {
-        existingSlot(key)?.served().takeUnretainedValue().existingService
+        existingSlot(key)?.servedIfBuilt?.existingService
     }
 }

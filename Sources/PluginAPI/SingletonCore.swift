@@ -50,7 +50,7 @@ final class SingletonCore<Service: Sendable>: ServiceCore<Service>, @unchecked S
         try ResolutionTracker.checkPath(parent, cell: cell, service: identity)
         while true {
             if phase.compareExchange(expected: Phase.idle, desired: Phase.making, ordering: .acquiringAndReleasing).exchanged {
-                return try make(parent: parent)
+                return try make()
             }
             if let existing { return existing }
             // Another thread is making it: wait for that, unless the wait would close a cycle.
@@ -62,7 +62,7 @@ final class SingletonCore<Service: Sendable>: ServiceCore<Service>, @unchecked S
     }
 
     /// Runs the factory as the one maker, then hands the phase back (or marks a lazy service made).
-    private func make(parent: ResolutionFrame?) throws -> Service {
+    private func make() throws -> Service {
         defer { WaitStripes.wake(self) }
         // A maker that finished between this caller's look and its compare-exchange left an instance.
         if mode == .weak, let existing {

@@ -1,4 +1,4 @@
-/// One slot of a locator: the types it was made for, where it came from, and its provider.
+/// One slot of a locator: the types it was made for, where it came from, and how it serves.
 ///
 /// A locator first asks a slot for the slot that serves it (``served()``: itself, or the slot a
 /// ``DeferredSlot`` builds on first use), then makes its request there. Each kind of slot overrides
@@ -6,7 +6,8 @@
 /// wrong parameters). Each compares the requested types with its own by metatype identity, so a get
 /// needs no protocol-conformance cast.
 class AnySlot: @unchecked Sendable {
-    // @unchecked: every stored property is immutable and Sendable (a subclass adds a provider).
+    // @unchecked: a class with subclasses cannot be checked; every stored property here is immutable
+    // and Sendable, and each subclass adds only immutable, Sendable ones (a core, a provider).
     let key: String
     let serviceMetatype: Any.Type
     let origin: String?
@@ -37,6 +38,15 @@ class AnySlot: @unchecked Sendable {
     func served() -> Unmanaged<AnySlot> {
         Unmanaged.passUnretained(self)
     }
+
+    /// ``served()``, retained. A method, so `self`, which keeps the served slot alive, is alive until
+    /// the retain: a caller's own reference may already be gone after its last use.
+    final var servedSlot: AnySlot {
+        served().takeUnretainedValue()
+    }
+
+    /// The served slot if it exists without building anything (a stand-in not used yet has none).
+    var servedIfBuilt: AnySlot? { self }
 
     /// The service, for a get without parameters.
     func service<S>(as type: S.Type) throws -> S {
@@ -128,7 +138,15 @@ final class ParamsSlot<Service: Sendable, Params>: AnySlot, @unchecked Sendable 
 
     /// `nil` as the parameters, if they are optional.
     private static var noParams: Params? {
-        (Params.self as? any ExpressibleByNilLiteral.Type)?.init(nilLiteral: ()) as? Params
+        guard let optional = Params.self as? any ExpressibleByNilLiteral.Type else { return nil }
+        return nilValue(of: optional)
+    }
+
+    /// `nil` of `type`, which is `Params`. Not `as? Params`: a cast of an optional into an optional
+    /// type adds a layer, so `Int??` would get `.some(nil)`.
+    private static func nilValue<Optional: ExpressibleByNilLiteral>(of type: Optional.Type) -> Params? {
+        guard Optional.self == Params.self else { return nil }
+        return unsafeBitCast(Optional(nilLiteral: ()), to: Params.self)
     }
 
     /// A get without parameters works when the parameters are optional: it passes `nil`.

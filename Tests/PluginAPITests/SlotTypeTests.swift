@@ -77,6 +77,19 @@ import Testing
         #expect(received.all == [nil, "given", nil])
     }
 
+    /// Without parameters the factory gets plain `nil` whatever the optional's depth, not `.some(nil)`.
+    @Test func nestedOptionalParamsGetPlainNil() throws {
+        let locator = ServiceLocator()
+        let nested = ServiceLocatorParamsEasyKey<String, Int??>(name: "nested")
+        try locator.addService(key: nested) { (params: Int??) in String(describing: params) }
+        let plain = ServiceLocatorEasyKey<String>(name: "nested")
+
+        #expect(try locator.tryService(key: plain) == "nil")
+        #expect(try locator.tryServiceProvider(key: plain).getService() == "nil")
+        #expect(try locator.tryService(key: nested, params: .some(nil)) == "Optional(nil)")
+        #expect(try locator.tryService(key: nested, params: 3) == "Optional(Optional(3))")
+    }
+
     @Test func missingKeyListsSlotsOfTheSameType() throws {
         let locator = ServiceLocator()
         try locator.addService(key: Keys.widget("w2"), service: Widget(serial: 2))
