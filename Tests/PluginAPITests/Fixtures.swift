@@ -183,6 +183,14 @@ func runOnThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
     return done
 }
 
+/// Runs `body` on a thread of its own and awaits its result: blocking work that would otherwise hold
+/// a thread of the small pool async tests run on.
+func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
 // MARK: Errors
 
 /// A ``ServiceLocatorError`` with every payload made comparable (a wrapped error by its description).
@@ -196,6 +204,8 @@ enum LocatorFailure: Equatable {
     case moduleFailed(module: String, error: String)
     case registrationClosed(module: String)
     case asyncService(key: String)
+    /// A case added to ``ServiceLocatorError`` after these tests were written.
+    case unknown(String)
 }
 
 extension ServiceLocatorError {
@@ -219,6 +229,8 @@ extension ServiceLocatorError {
             .registrationClosed(module: module)
         case let .asyncService(key):
             .asyncService(key: key)
+        @unknown default:
+            .unknown(String(describing: self))
         }
     }
 }
