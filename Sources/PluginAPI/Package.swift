@@ -13,7 +13,7 @@ let package = Package(
             name: "PluginAPI",
             path: ".",
             exclude: ["Package.swift"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-enable-library-evolution"])]
         ),
     ]
 )

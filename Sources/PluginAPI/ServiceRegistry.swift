@@ -40,12 +40,32 @@ public struct ServiceRegistration {
 
 /// Something services can be added to: a ``ServiceLocator``, or the ``ModuleRegistrar`` a module
 /// writes through. All the `add` calls below are available on both.
-/// Only ``ServiceLocator`` and ``ModuleRegistrar`` conform: the requirement is an SPI.
+///
+/// Only those two can store what the `add` calls make: the requirement they implement is an SPI.
+/// Another type that conforms gets an error from every `add` call.
 public protocol ServiceRegistry {
     /// Adds the slot `registration` describes. Throws ``ServiceLocatorError/keyAlreadyRegistered(key:registeredBy:attemptedBy:)``
     /// if its key is taken and `replace` is false; then nothing changes.
     @_spi(Internals)
     func register(_ registration: ServiceRegistration, replace: Bool) throws
+}
+
+extension ServiceRegistry {
+    /// What another type than ``ServiceLocator`` and ``ModuleRegistrar`` does: refuse. (An SPI
+    /// requirement needs a default in a library built for evolution.)
+    @_spi(Internals)
+    public func register(_ registration: ServiceRegistration, replace: Bool) throws {
+        throw NotARegistry(type: String(reflecting: Self.self), key: registration.key)
+    }
+}
+
+/// A type of another module conformed to ``ServiceRegistry``, which only a locator and a registrar can.
+private struct NotARegistry: Error, CustomStringConvertible {
+    let type: String
+    let key: String
+    var description: String {
+        "\(type) cannot store services (adding '\(key)'): only a ServiceLocator or a ModuleRegistrar can"
+    }
 }
 
 extension ServiceRegistry {
@@ -141,7 +161,7 @@ extension ServiceRegistry {
     public func addAsyncService<Key: ServiceLocatorKey>(
         key: Key, mode: ServiceFactoryMode, replace: Bool = false,
         _ make: @escaping @Sendable () async throws -> Key.Service
-    ) throws where Key.Service: Sendable {
+    ) throws {
         // An atOne async factory starts when its slot is built.
         let timing: ServiceRegistration.Timing = mode == .atOne ? .runsFactory(service: Key.Service.self, isAsync: true)
             : .whenAdded

@@ -17,7 +17,7 @@ let package = Package(
             dependencies: [.product(name: "PluginAPI", package: "PluginAPI")],
             path: ".",
             exclude: ["Package.swift"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-enable-library-evolution"])]
         ),
     ]
 )
