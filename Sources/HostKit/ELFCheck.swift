@@ -1,6 +1,6 @@
 import Glibc
 
-/// Checks a file's ELF headers before `dlopen` sees it.
+/// Reads a file's ELF headers before `dlopen` sees it.
 ///
 /// The dynamic loader trusts the headers: a truncated library whose segments reach past the end of
 /// the file is mapped anyway and kills the process with SIGBUS when touched. So the segments are
@@ -12,6 +12,7 @@ enum ELFCheck {
     private static let segmentLoad: UInt32 = 1
     private static let headerSize = 64
     private static let programHeaderSize = 56
+    private static let sectionHeaderSize = 64
 
     #if arch(x86_64)
     private static let machine: UInt16 = 62
@@ -55,6 +56,45 @@ enum ELFCheck {
                 throw fail("truncated: a segment ends at byte \(end) but the file has \(size) bytes")
             }
         }
+    }
+
+    /// The strings of the `.comment` section of the ELF file at `path`: `nil` if the file is not a
+    /// readable 64-bit ELF file, `[]` if it has no such section. Every offset and size is checked
+    /// against the file before it is read: the file may lie.
+    static func commentStrings(_ path: String) -> [String]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        let size = Int(info.st_size)
+        let header = read(descriptor, offset: 0, count: headerSize)
+        guard header.count == headerSize, Array(header[0..<4]) == elfMagic, header[4] == 2, header[5] == 1 else { return nil }
+        let tableOffset = integer(header, 40, UInt64.self)
+        let entrySize = Int(integer(header, 58, UInt16.self))
+        let count = Int(integer(header, 60, UInt16.self))
+        let namesIndex = Int(integer(header, 62, UInt16.self))
+        guard entrySize >= sectionHeaderSize, count > 0, namesIndex < count, tableOffset <= UInt64(size),
+              count <= (size - Int(tableOffset)) / entrySize
+        else { return nil }
+        let table = read(descriptor, offset: Int(tableOffset), count: entrySize * count)
+        guard table.count == entrySize * count else { return nil }
+        /// The bytes of section `index`, if they lie in the file and are not larger than `limit`.
+        func contents(_ index: Int, limit: Int) -> [UInt8]? {
+            let base = index * entrySize
+            let offset = integer(table, base + 24, UInt64.self), length = integer(table, base + 32, UInt64.self)
+            guard length <= UInt64(limit), offset <= UInt64(size), length <= UInt64(size) - offset else { return nil }
+            let bytes = read(descriptor, offset: Int(offset), count: Int(length))
+            return bytes.count == Int(length) ? bytes : nil
+        }
+        guard let names = contents(namesIndex, limit: 1 << 20) else { return nil }
+        for index in 0..<count {
+            let nameOffset = Int(integer(table, index * entrySize, UInt32.self))
+            guard nameOffset < names.count, names[nameOffset...].starts(with: Array(".comment\0".utf8)) else { continue }
+            guard let comment = contents(index, limit: 1 << 16) else { return nil }
+            return comment.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        }
+        return []
     }
 
     private static func read(_ descriptor: Int32, offset: Int, count: Int) -> [UInt8] {

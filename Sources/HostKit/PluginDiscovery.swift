@@ -44,10 +44,15 @@ public struct PluginCandidate: Sendable, Hashable {
 public struct PluginDiscovery: Sendable {
     /// Accept files and folders that others than the host's user (or root) could change.
     public var allowUntrusted: Bool
+    /// Accept plugins that another toolchain built than the host (their ELF `.comment` lines
+    /// differ). Such a plugin may lay out Swift's and PluginAPI's types otherwise, and crash.
+    public var allowOtherCompilers: Bool
 
-    /// A discovery that refuses untrusted files unless `allowUntrusted`.
-    public init(allowUntrusted: Bool = false) {
+    /// A discovery that refuses untrusted files unless `allowUntrusted`, and plugins another
+    /// toolchain built unless `allowOtherCompilers`.
+    public init(allowUntrusted: Bool = false, allowOtherCompilers: Bool = false) {
         self.allowUntrusted = allowUntrusted
+        self.allowOtherCompilers = allowOtherCompilers
     }
 
     /// The candidates in the order of the sources, without duplicates, and the problems found.
@@ -93,6 +98,7 @@ public struct PluginDiscovery: Sendable {
         if !allowUntrusted, let reason = untrustedReason(real, status) {
             return .failure(.untrusted(path: real, reason: reason))
         }
+        if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real) { return .failure(mismatch) }
         return .success(PluginCandidate(path: path, realPath: real))
     }
 

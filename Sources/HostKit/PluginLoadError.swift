@@ -6,6 +6,9 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     case notARegularFile(path: String, kind: String)
     /// The file or its folder could be changed by someone else than the host's user or root.
     case untrusted(path: String, reason: String)
+    /// Another toolchain built the plugin than the host (their `.comment` lines differ); refused
+    /// before `dlopen` unless the discovery allows other compilers.
+    case compilerMismatch(path: String, plugin: String, host: String)
     /// `dlopen` refused the file; `reason` is what `dlerror` said.
     case notASharedLibrary(path: String, reason: String)
     /// The library has no plugin entry symbol.
@@ -39,6 +42,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case let .notFound(path), let .notARegularFile(path, _), let .untrusted(path, _),
              let .notASharedLibrary(path, _), let .missingEntrySymbol(path, _), let .entryReturnedNothing(path),
+             let .compilerMismatch(path, _, _),
              let .badMagic(path, _), let .abiMismatch(path, _, _), let .foreignDescriptor(path),
              let .duplicatePlugin(_, path, _), let .probeFailed(path, _):
             path
@@ -53,6 +57,9 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .notFound(path): "\(path): no such file"
         case let .notARegularFile(path, kind): "\(path): not a regular file (\(kind))"
         case let .untrusted(path, reason): "\(path): refused, \(reason)"
+        case let .compilerMismatch(path, plugin, host):
+            "\(path): built by another compiler than this host (plugin: \(plugin); host: \(host)); "
+                + "--allow-other-compiler loads it anyway"
         case let .notASharedLibrary(path, reason): "\(path): cannot be loaded: \(reason)"
         case let .missingEntrySymbol(path, symbol): "\(path): not a plugin, no entry symbol '\(symbol)'"
         case let .entryReturnedNothing(path): "\(path): the plugin entry returned nothing"

@@ -1,3 +1,5 @@
+import HostKit
+
 /// The parsed command line.
 struct Arguments {
     enum Command: String {
@@ -13,6 +15,7 @@ struct Arguments {
     var plugins: [String] = []
     var json = false
     var allowUntrusted = false
+    var allowOtherCompiler = false
     var isolated = false
     var probeTimeout: Duration = .seconds(10)
     var shutdownTimeout: Duration = .seconds(5)
@@ -36,6 +39,7 @@ struct Arguments {
                 plugins.append(path)
             case "--json": json = true
             case "--allow-untrusted": allowUntrusted = true
+            case "--allow-other-compiler": allowOtherCompiler = true
             case "--isolated": isolated = true
             case "--probe-timeout": probeTimeout = try Self.seconds(word, rest.popFirst())
             case "--shutdown-timeout": shutdownTimeout = try Self.seconds(word, rest.popFirst())
@@ -52,6 +56,16 @@ struct Arguments {
         if !help && !version && command.takesOperand && operand == nil {
             throw UsageError(description: "\(command.rawValue) needs \(command == .resolve ? "a KEY" : "a FILE")")
         }
+    }
+
+    /// Which files the host accepts, as the options say.
+    var discovery: PluginDiscovery {
+        PluginDiscovery(allowUntrusted: allowUntrusted, allowOtherCompilers: allowOtherCompiler)
+    }
+
+    /// The options a `__probe` child needs to accept the same files.
+    var discoveryOptions: [String] {
+        (allowUntrusted ? ["--allow-untrusted"] : []) + (allowOtherCompiler ? ["--allow-other-compiler"] : [])
     }
 
     /// A positive number of seconds, at most a day.
@@ -75,6 +89,7 @@ struct Arguments {
         host reads SWIFT_PLUGIN_PATH (colon-separated), else loads every lib*Plugin.so beside it (after
         `swift build`, the sample plugins).
         --allow-untrusted     also load files others than you or root could have changed
+        --allow-other-compiler  also load plugins another Swift toolchain built (it may crash the host)
         --isolated            load each plugin in a child process first; one that crashes or hangs
                               there is reported and not loaded
         --probe-timeout SECS  how long a child may take (default 10)

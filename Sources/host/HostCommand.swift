@@ -9,7 +9,7 @@ struct HostCommand {
     static let version = "0.1.0"
 
     func run() async -> Int32 {
-        let discovery = PluginDiscovery(allowUntrusted: arguments.allowUntrusted)
+        let discovery = arguments.discovery
         switch arguments.command {
         case .inspect: return inspect(arguments.operand ?? "")
         case .probe: return PluginProbe.probe(arguments.operand ?? "", discovery: discovery)
@@ -87,7 +87,7 @@ struct HostCommand {
     private func probe() -> PluginProbe? {
         guard arguments.isolated, let executable = Bundle.main.executablePath else { return nil }
         return PluginProbe(executable: executable,
-                           arguments: ["__probe"] + (arguments.allowUntrusted ? ["--allow-untrusted"] : []),
+                           arguments: ["__probe"] + arguments.discoveryOptions,
                            timeout: arguments.probeTimeout)
     }
 
@@ -102,7 +102,7 @@ struct HostCommand {
     }
 
     private func inspect(_ path: String) -> Int32 {
-        switch PluginHost.inspect(path, discovery: PluginDiscovery(allowUntrusted: arguments.allowUntrusted)) {
+        switch PluginHost.inspect(path, discovery: arguments.discovery) {
         case let .success(meta):
             if arguments.json {
                 Output.line(encodeJSON(Descriptor(name: meta.name, version: meta.version, provides: meta.provides,

@@ -138,6 +138,28 @@ import Testing
         #expect(run.output.contains("3 loaded, 5 problem(s)"))
     }
 
+    /// A plugin whose `.comment` names another toolchain is refused, also in an isolated child,
+    /// until `--allow-other-compiler` accepts it.
+    @Test func anotherCompilersPluginIsRefusedUnlessAllowed() throws {
+        let folder = try TemporaryFolder()
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: plugin("ClockPlugin"))))
+        let needle = Array("clang version ".utf8)
+        let start = try #require(bytes.indices.first { bytes[$0...].starts(with: needle) }) + needle.count
+        bytes[start] = bytes[start] == UInt8(ascii: "9") ? UInt8(ascii: "8") : UInt8(ascii: "9")
+        let path = try folder.write("clock.so", bytes, mode: 0o755)
+        // The contracts it links, found beside it (through its `$ORIGIN` run path): `host` links none.
+        try folder.copy("SampleContracts", as: "libSampleContracts.so")
+
+        for isolation in [[], ["--isolated"]] {
+            let refused = try host(["check", "--plugins", path] + isolation)
+            #expect(refused.status == 1, "\(isolation): \(refused.output)")
+            #expect(refused.errors.contains("built by another compiler than this host"), "\(refused.errors)")
+            let allowed = try host(["check", "--allow-other-compiler", "--plugins", path] + isolation)
+            #expect(allowed.status == 0, "\(isolation): \(allowed.errors)")
+            #expect(allowed.output.contains("1 loaded, 0 problem(s)"), "\(allowed.output)")
+        }
+    }
+
     @Test func checkIsolatedSurvivesACrashingAndAHangingPlugin() throws {
         let run = try host(["check", "--isolated", "--probe-timeout", "2"]
             + ["ClockPlugin", "FixtureCrash", "FixtureHang"].flatMap { ["--plugins", plugin($0)] },

@@ -1,0 +1,53 @@
+/// Which toolchain built a binary, read from the file without loading it.
+///
+/// A Swift toolchain's linker writes the LLVM it was built from into the ELF `.comment` section of
+/// every binary it makes: `clang version 21.0.0 (https://github.com/swiftlang/llvm-project.git
+/// 11673e66…)`. A plugin built by another toolchain than the host may lay out the Swift runtime's
+/// and PluginAPI's types differently, so the host compares the lines before `dlopen`
+/// (ARCHITECTURE.md, "The compiler is checked before dlopen").
+enum CompilerIdentity {
+    /// What a file says about its toolchain.
+    enum Reading: Equatable {
+        /// Not a readable ELF file: the ELF check before `dlopen` says why.
+        case notELF
+        /// An ELF file that names no toolchain (its `.comment` section was stripped, say).
+        case unknown
+        /// The toolchain's line, with anything unprintable escaped.
+        case toolchain(String)
+    }
+
+    /// The toolchain line of the file at `path`.
+    static func read(_ path: String) -> Reading {
+        guard let strings = ELFCheck.commentStrings(path) else { return .notELF }
+        guard let line = strings.first(where: { $0.hasPrefix("clang version ") || $0.hasPrefix("Swift version ") }) else {
+            return .unknown
+        }
+        return .toolchain(printable(line))
+    }
+
+    /// The host's own toolchain (this executable's), or `nil` if it names none: then nothing can
+    /// be compared, and no plugin is refused for its compiler.
+    static let host: String? = {
+        if case let .toolchain(line) = read("/proc/self/exe") { return line }
+        return nil
+    }()
+
+    /// Why the plugin at `path` was not built by the host's toolchain, or `nil` if it was (or if
+    /// either side cannot tell, or the file is no ELF file for the ELF check to refuse).
+    static func mismatch(_ path: String) -> PluginLoadError? {
+        guard let host else { return nil }
+        switch read(path) {
+        case .notELF: return nil
+        case .unknown: return .compilerMismatch(path: path, plugin: "no compiler named in its .comment section", host: host)
+        case let .toolchain(line): return line == host ? nil : .compilerMismatch(path: path, plugin: line, host: host)
+        }
+    }
+
+    /// `text` cut to 200 characters, with control characters and quotes escaped: it comes from a
+    /// file anyone could have written, and is printed.
+    private static func printable(_ text: String) -> String {
+        String(text.prefix(200).unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control || scalar == "\"" ? scalar.escaped(asASCII: true) : String(scalar)
+        }.joined())
+    }
+}
