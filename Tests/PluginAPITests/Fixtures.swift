@@ -191,6 +191,12 @@ func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -
     }
 }
 
+/// ``runOnThreads(_:_:)`` for an async test: its threads run while the test awaits them, instead of
+/// holding a thread of the pool, which the async tests running beside it need.
+func runOnThreadsAwaiting(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async -> Bool {
+    await onAThreadOfItsOwn { runOnThreads(count, body) }
+}
+
 // MARK: Errors
 
 /// A ``ServiceLocatorError`` with every payload made comparable (a wrapped error by its description).

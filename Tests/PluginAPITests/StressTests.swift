@@ -189,7 +189,7 @@ private final class StressBoard: Sendable {
     /// change. The read-only variant freezes the locator first (still allowing clones); the mutable
     /// one also adds and removes a slot of the original while the getters run.
     @Test(arguments: [false, true])
-    func mixedGetsWhileCloning(readOnly: Bool) throws {
+    func mixedGetsWhileCloning(readOnly: Bool) async throws {
         let board = try StressBoard()
         let locator = board.locator
         if readOnly { locator.setReadOnly(denyClone: false) }
@@ -199,7 +199,7 @@ private final class StressBoard: Sendable {
         let getters = self.getters, getsPerThread = self.getsPerThread, minimumRounds = self.minimumRounds
         let deadline = DispatchTime.now() + budget
 
-        let finished = runOnThreads(getters + 1) { thread in
+        let finished = await runOnThreadsAwaiting(getters + 1) { thread in
             if thread < getters {
                 tallies.append(board.hammer(gets: getsPerThread, thread: thread, deadline: deadline))
                 gettersDone.increment()
@@ -261,7 +261,7 @@ private final class StressBoard: Sendable {
     /// While a lazy factory is stuck (on a semaphore), with its maker and two more threads waiting for
     /// it, 8 threads get every other service of the locator, another clones it, adds a slot to the clone
     /// and one to the locator: all of that finishes. Released, the slow service is made once and all three get the same instance.
-    @Test func slowLazyFactoryBlocksOnlyItsOwnGets() throws {
+    @Test func slowLazyFactoryBlocksOnlyItsOwnGets() async throws {
         let board = try StressBoard()
         let locator = board.locator
         let slowKey = ServiceLocatorEasyKey<StressService>(name: "slow")
@@ -282,7 +282,7 @@ private final class StressBoard: Sendable {
 
         let tallies = Collector<Tally>()
         let getters = self.getters
-        let othersFinished = runOnThreads(getters + 1) { thread in
+        let othersFinished = await runOnThreadsAwaiting(getters + 1) { thread in
             if thread < getters {
                 tallies.append(board.hammer(gets: 2_000, thread: thread))
                 return
