@@ -14,7 +14,7 @@ struct DynamicLibrary: @unchecked Sendable {
         try ELFCheck.validate(path)
         _ = dlerror()
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
-            throw .notASharedLibrary(path: path, reason: lastError() ?? "unknown dlopen error")
+            throw .notASharedLibrary(path: path, reason: lastError().map(SwiftDemangle.explain) ?? "unknown dlopen error")
         }
         return DynamicLibrary(path: path, handle: handle)
     }
