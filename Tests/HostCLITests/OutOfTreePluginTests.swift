@@ -6,10 +6,6 @@ import Testing
 /// here: the plugin must link the host's `libPluginAPI.so` (not a copy of its own), or the host
 /// could not use the plugin's module or cast its service.
 @Suite struct OutOfTreePluginTests {
-    /// The repository root: this file is `<root>/Tests/HostCLITests/OutOfTreePluginTests.swift`.
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     @Test(.timeLimit(.minutes(10)))
     func templatePluginBuiltElsewhereLoadsIntoHost() async throws {
         let files = FileManager.default
@@ -19,26 +15,26 @@ import Testing
         defer { try? files.removeItem(at: work) }
 
         // Only the sources and the manifest: a `.build` left in the template must not come along.
-        let template = Self.repository.appendingPathComponent("Templates/PluginTemplate")
+        let template = repositoryRoot.appendingPathComponent("Templates/PluginTemplate")
         try files.copyItem(at: template.appendingPathComponent("Sources"), to: package.appendingPathComponent("Sources"))
         let manifest = try String(contentsOf: template.appendingPathComponent("Package.swift"), encoding: .utf8)
         let relative = #"path: "../..""#
         try #require(manifest.contains(relative), "the template's manifest no longer has \(relative)")
-        try manifest.replacingOccurrences(of: relative, with: "path: \"\(Self.repository.path)\"")
+        try manifest.replacingOccurrences(of: relative, with: "path: \"\(repositoryRoot.path)\"")
             .write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
 
-        let build = try await run("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        let build = try await runChild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
         try #require(build.status == 0, "swift build of the template failed (\(build.status)):\n\(build.output)")
         let plugin = package.appendingPathComponent(".build/debug/libMotdPlugin.so").path
         try #require(files.fileExists(atPath: plugin), "no \(plugin) after:\n\(build.output)")
 
         let host = try hostExecutable()
-        let inspect = try await run(host, ["inspect", plugin], in: work, log: work)
+        let inspect = try await runChild(host, ["inspect", plugin], in: work, log: work)
         #expect(inspect.status == 0, "\(inspect.output)")
         #expect(inspect.output.contains("name:     motd"), "\(inspect.output)")
         #expect(inspect.output.contains("provides: template.motd"), "\(inspect.output)")
 
-        let resolve = try await run(host, ["resolve", "template.motd", "--plugins", plugin], in: work, log: work)
+        let resolve = try await runChild(host, ["resolve", "template.motd", "--plugins", plugin], in: work, log: work)
         #expect(resolve.status == 0, "\(resolve.output)")
         #expect(resolve.output.contains("'template.motd': Swift.String [lazy] from motd"), "\(resolve.output)")
         #expect(resolve.output.contains("Message of the day for process "), "\(resolve.output)")
@@ -49,36 +45,5 @@ import Testing
         let host = "\(BuiltPlugins.directory)/host"
         try #require(FileManager.default.isExecutableFile(atPath: host), "no host executable in \(BuiltPlugins.directory)")
         return host
-    }
-
-    /// Runs `executable` in `folder` with stdout and stderr in one log file under `log`; after
-    /// `timeout` it is interrupted and the result says so.
-    private func run(_ executable: String, _ arguments: [String], in folder: URL, log: URL,
-                     timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
-        let logFile = log.appendingPathComponent("\(UUID().uuidString).log")
-        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logFile.path])
-        }
-        let handle = try FileHandle(forWritingTo: logFile)
-        defer { try? handle.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        // SwiftPM puts its lock files in TMPDIR; in `log` they go away with the rest.
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": log.path]) { $1 }
-        process.standardOutput = handle
-        process.standardError = handle
-        let started = ContinuousClock.now
-        try process.run()
-        while process.isRunning && ContinuousClock.now - started < timeout {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let timedOut = process.isRunning
-        if timedOut { process.interrupt() }
-        process.waitUntilExit()
-        let output = String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self)
-        let command = ([executable] + arguments).joined(separator: " ")
-        return timedOut ? (-1, "\(command): timed out after \(timeout)\n\(output)") : (process.terminationStatus, output)
     }
 }

@@ -1,12 +1,28 @@
 import PluginAPI
 
+// This library is built for library evolution (see ARCHITECTURE.md): a plugin built against an older
+// release keeps working with a newer one when the newer one only adds. The blocks marked
+// `since 1.1 { ... }` are such additions; `ContractEvolutionTests` builds a plugin against a copy
+// without them (release 1.0) and loads it into a host of today.
+
 /// Tells the time; provided by the clock plugin.
 public protocol Clock: Sendable {
     /// Seconds since 1970.
     func now() -> Double
     /// The hour of the day (0-23, UTC).
     func hour() -> Int
+    // since 1.1 {
+    /// The clock's time zone. Added in 1.1, with a default, so a clock of a 1.0 plugin still works.
+    func zone() -> String
+    // }
 }
+
+// since 1.1 {
+extension Clock {
+    /// `"UTC"`, for clocks written before ``zone()`` existed.
+    public func zone() -> String { "UTC" }
+}
+// }
 
 /// Greets people; provided by the greeter plugin, which needs a ``Clock``.
 public protocol Greeter: Sendable {
@@ -18,11 +34,23 @@ public protocol Greeter: Sendable {
 public struct Greeting: Sendable, Equatable {
     public let recipient: String
     public let text: String
+    // since 1.1 {
+    /// The greeting's language. Added in 1.1: a greeting made by a 1.0 plugin says `"en"`.
+    public var language = "en"
+    // }
 
     public init(recipient: String, text: String) {
         self.recipient = recipient
         self.text = text
     }
+    // since 1.1 {
+
+    /// A greeting in `language`.
+    public init(recipient: String, text: String, language: String) {
+        self.init(recipient: recipient, text: text)
+        self.language = language
+    }
+    // }
 }
 
 /// A small in-memory notebook shared by everyone who gets it.
