@@ -158,5 +158,17 @@ import Testing
         #expect(reason.contains("SampleContracts.compatNewerGreeting() -> Swift.String"), "\(reason)")
         #expect(reason.contains("built against a newer version"), "\(reason)")
         #expect(report.loaded.isEmpty)
+
+        // CI's ABI check sees the same break: against the newer release as its baseline, today's
+        // library lacks a declaration, and the check fails naming it.
+        let check = repositoryRoot.appendingPathComponent(".ci/api-check").path
+        let newer = work.appendingPathComponent("newer.abi.json").path
+        let newerModules = work.appendingPathComponent("Plugin/.build/debug/Modules").path
+        let dump = try await runChild(check, ["--dump", "SampleContracts", newerModules, newer], in: work, log: work)
+        try #require(dump.status == 0, "\(dump.output)")
+        let compare = try await runChild(check, ["--compare", newer, "SampleContracts", "\(BuiltPlugins.directory)/Modules"],
+                                         in: work, log: work)
+        #expect(compare.status == 1, "\(compare.output)")
+        #expect(compare.output.contains("compatNewerGreeting() has been removed"), "\(compare.output)")
     }
 }
