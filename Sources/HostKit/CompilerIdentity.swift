@@ -18,7 +18,11 @@ enum CompilerIdentity {
 
     /// The toolchain line of the file at `path`.
     static func read(_ path: String) -> Reading {
-        guard let strings = ELFCheck.commentStrings(path) else { return .notELF }
+        // A file that is no loadable shared library is the ELF check's to refuse, with its reason.
+        do { try ELFCheck.validate(path) } catch { return .notELF }
+        // A valid library whose sections cannot be read (an offset past the end, a section far too
+        // large) names no toolchain: refused, so that damaging them does not skip the check.
+        guard let strings = ELFCheck.commentStrings(path) else { return .unknown }
         guard let line = strings.first(where: { $0.hasPrefix("clang version ") || $0.hasPrefix("Swift version ") }) else {
             return .unknown
         }
@@ -32,8 +36,9 @@ enum CompilerIdentity {
         return nil
     }()
 
-    /// Why the plugin at `path` was not built by the host's toolchain, or `nil` if it was (or if
-    /// either side cannot tell, or the file is no ELF file for the ELF check to refuse).
+    /// Why the plugin at `path` was not built by the host's toolchain, or `nil` if it was (or if the
+    /// host names no toolchain, or the file is no library for the ELF check to refuse). This catches
+    /// mistakes, not forgers: whoever writes a file can write the host's line into it.
     static func mismatch(_ path: String) -> PluginLoadError? {
         guard let host else { return nil }
         switch read(path) {

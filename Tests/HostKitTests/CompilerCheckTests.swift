@@ -87,3 +87,22 @@ import Testing
         #expect(message.contains("\\u{1B}[2J"), "\(message.debugDescription)")
     }
 }
+
+extension CompilerCheckTests {
+    /// Damaging the section headers (their table moved past the end of the file) does not skip the
+    /// check: a library whose `.comment` cannot be read names no toolchain, and is refused.
+    @Test func unreadableSectionsDoNotSkipTheCheck() throws {
+        let folder = try TemporaryFolder()
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: BuiltPlugins.path("ClockPlugin"))))
+        // e_shoff, the section header table's offset, at byte 40 of the ELF header.
+        withUnsafeBytes(of: UInt64(bytes.count + 4096).littleEndian) { bytes.replaceSubrange(40..<48, with: $0) }
+        let path = try folder.write("damaged.so", bytes, mode: 0o755)
+
+        let report = PluginHost().load([.file(path)])
+        guard case let .compilerMismatch(_, plugin, _)? = report.problems.first else {
+            Issue.record("expected compilerMismatch, got \(report.problems)")
+            return
+        }
+        #expect(plugin.contains("no compiler named"), "\(plugin)")
+    }
+}
