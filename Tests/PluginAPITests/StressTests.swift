@@ -270,7 +270,9 @@ private final class StressBoard: Sendable {
         try locator.addLazyService(key: slowKey) {
             slowCalls.increment()
             entered.signal()
-            guard wait(release) else { throw SomeError(code: -1) }
+            // The test releases it once the others are done, which under a sanitizer on a busy
+            // machine can take longer than `bound`; the limit only keeps a failed test from hanging.
+            guard release.wait(timeout: .now() + 120) == .success else { throw SomeError(code: -1) }
             return StressService(key: slowKey.storeKey)
         }
         let slowGot = Collector<ObjectIdentifier>()
