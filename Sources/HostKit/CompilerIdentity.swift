@@ -51,7 +51,10 @@ enum CompilerIdentity {
     /// `text` cut to 200 characters, with control characters and quotes escaped: it comes from a
     /// file anyone could have written, and is printed.
     private static func printable(_ text: String) -> String {
-        String(text.prefix(200).unicodeScalars.map { scalar in
+        let text = String(text.prefix(200))
+        // The usual line is plain printable ASCII: nothing to escape, and nothing to build per character.
+        if text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") }) { return text }
+        return String(text.unicodeScalars.map { scalar in
             scalar.properties.generalCategory == .control || scalar == "\"" ? scalar.escaped(asASCII: true) : String(scalar)
         }.joined())
     }

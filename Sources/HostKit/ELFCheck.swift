@@ -88,9 +88,10 @@ enum ELFCheck {
             return bytes.count == Int(length) ? bytes : nil
         }
         guard let names = contents(namesIndex, limit: 1 << 20) else { return nil }
+        let wanted = Array(".comment\0".utf8)
         for index in 0..<count {
             let nameOffset = Int(integer(table, index * entrySize, UInt32.self))
-            guard nameOffset < names.count, names[nameOffset...].starts(with: Array(".comment\0".utf8)) else { continue }
+            guard nameOffset < names.count, names[nameOffset...].starts(with: wanted) else { continue }
             guard let comment = contents(index, limit: 1 << 16) else { return nil }
             return comment.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         }
