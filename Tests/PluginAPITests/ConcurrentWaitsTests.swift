@@ -68,16 +68,17 @@ import Testing
         #expect(try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyA) }.serial == 2)
     }
 
-    /// A gets X and Y in two child tasks, and X's factory needs Y: a diamond, not a cycle.
-    @Test func aSiblingsServiceIsWaitedForWithoutACycle() async throws {
+    /// A locator where Y is made after `ySleep`, X after `xSleep` and then needs Y, and A's factory
+    /// gets X and Y in two child tasks: a diamond, no cycle. A's service's serial is 21.
+    private func diamond(ySleep: Duration, xSleep: Duration) throws -> ServiceLocator {
         let locator = ServiceLocator()
         let keyA = keyA, keyX = keyX, keyY = keyY
         try locator.addAsyncService(key: keyY, mode: .lazy) {
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: ySleep)
             return Widget(serial: 10)
         }
         try locator.addAsyncService(key: keyX, mode: .lazy) {
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: xSleep)
             return Widget(serial: try await locator.tryServiceAsync(key: keyY).serial + 1)
         }
         try locator.addAsyncService(key: keyA, mode: .lazy) {
@@ -86,28 +87,21 @@ import Testing
             let (xValue, yValue) = try await (x, y)
             return Widget(serial: xValue.serial + yValue.serial)
         }
+        return locator
+    }
+
+    /// X's factory waits for Y, which A's other child task is making.
+    @Test func aSiblingsServiceIsWaitedForWithoutACycle() async throws {
+        let locator = try diamond(ySleep: .milliseconds(300), xSleep: .milliseconds(50))
+        let keyA = keyA
         #expect(try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyA) }.serial == 21)
     }
 
-    /// X needs Y; A's factory gets X and Y in two child tasks, while a task of its own, started
-    /// first, gets X. Nobody waits for anything on its own path: both gets succeed.
+    /// A task of its own, started first, gets X, while A's child tasks get X and Y. Nobody waits for
+    /// anything on its own path: both gets succeed.
     @Test func anUnrelatedGetIsNotPartOfAnotherResolutionsWaits() async throws {
-        let locator = ServiceLocator()
-        let keyA = keyA, keyX = keyX, keyY = keyY
-        try locator.addAsyncService(key: keyY, mode: .lazy) {
-            try await Task.sleep(for: .milliseconds(400))
-            return Widget(serial: 10)
-        }
-        try locator.addAsyncService(key: keyX, mode: .lazy) {
-            try await Task.sleep(for: .milliseconds(150))
-            return Widget(serial: try await locator.tryServiceAsync(key: keyY).serial + 1)
-        }
-        try locator.addAsyncService(key: keyA, mode: .lazy) {
-            async let x = locator.tryServiceAsync(key: keyX)
-            async let y = locator.tryServiceAsync(key: keyY)
-            let (xValue, yValue) = try await (x, y)
-            return Widget(serial: xValue.serial + yValue.serial)
-        }
+        let locator = try diamond(ySleep: .milliseconds(400), xSleep: .milliseconds(150))
+        let keyA = keyA, keyX = keyX
         let gettingX = Task { try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyX) } }
         try await Task.sleep(for: .milliseconds(30))
         let gettingA = Task { try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyA) } }
