@@ -8,14 +8,20 @@ import Testing
 @Suite struct ConcurrentWaitsTests {
     private let keyA = Keys.widget("A"), keyX = Keys.widget("X"), keyY = Keys.widget("Y")
 
-    /// Two child tasks of A's factory get the same async lazy X: one makes it, the other waits.
-    @Test func twoChildTasksGetOneAsyncService() async throws {
+    /// A locator with an async lazy X, serial 1, made 200 ms after it is first asked for.
+    private func slowX() throws -> ServiceLocator {
         let locator = ServiceLocator()
-        let keyA = keyA, keyX = keyX
         try locator.addAsyncService(key: keyX, mode: .lazy) {
             try await Task.sleep(for: .milliseconds(200))
             return Widget(serial: 1)
         }
+        return locator
+    }
+
+    /// Two child tasks of A's factory get the same async lazy X: one makes it, the other waits.
+    @Test func twoChildTasksGetOneAsyncService() async throws {
+        let locator = try slowX()
+        let keyA = keyA, keyX = keyX
         try locator.addAsyncService(key: keyA, mode: .lazy) {
             async let first = locator.tryServiceAsync(key: keyX)
             async let second = { () async throws -> Widget in
@@ -31,12 +37,8 @@ import Testing
 
     /// Eight tasks of a group get the same async lazy X.
     @Test func aTaskGroupGetsOneAsyncService() async throws {
-        let locator = ServiceLocator()
+        let locator = try slowX()
         let keyA = keyA, keyX = keyX
-        try locator.addAsyncService(key: keyX, mode: .lazy) {
-            try await Task.sleep(for: .milliseconds(200))
-            return Widget(serial: 1)
-        }
         try locator.addAsyncService(key: keyA, mode: .lazy) {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<8 {
