@@ -25,6 +25,9 @@ let samples = ["ClockPlugin", "GreeterPlugin", "NotesPlugin", "AccountPlugin"]
 let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     // Deliberately broken plugins the tests load next to the good ones.
     plugin("FixtureWrongABI", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureOldHeader", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureUnrecordedContracts", in: "Tests/PluginFixtures"),
+    plugin("FixtureOwnCopy", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureBadMagic", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureNullEntry", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureThrowingModule", in: "Tests/PluginFixtures", contracts: false),

@@ -59,9 +59,88 @@ enum ELFCheck {
     }
 
     /// The strings of the `.comment` section of the ELF file at `path`: `nil` if the file is not a
-    /// readable 64-bit ELF file, `[]` if it has no such section. Every offset and size is checked
-    /// against the file before it is read: the file may lie.
+    /// readable 64-bit ELF file, `[]` if it has no such section.
     static func commentStrings(_ path: String) -> [String]? {
+        withSections(path) { sections in
+            guard let index = sections.index(named: ".comment") else { return [] }
+            return sections.contents(index, limit: 1 << 16).map { $0.split(separator: 0).map { String(decoding: $0, as: UTF8.self) } }
+        }
+    }
+
+    /// The file names of the shared libraries the ELF file at `path` needs (its `DT_NEEDED` entries),
+    /// or `nil` if they cannot be read.
+    static func neededLibraries(_ path: String) -> [String]? {
+        withSections(path) { sections in
+            guard let index = sections.index(named: ".dynamic") else { return [] }
+            guard let dynamic = sections.contents(index, limit: 1 << 20),
+                  let strings = sections.contents(sections.link(index), limit: 1 << 20) else { return nil }
+            var needed: [String] = []
+            for entry in stride(from: 0, to: dynamic.count - 15, by: 16) {
+                let tag = integer(dynamic, entry, UInt64.self)
+                if tag == 0 { break }
+                guard tag == 1 else { continue }
+                let offset = integer(dynamic, entry + 8, UInt64.self)
+                guard offset < UInt64(strings.count) else { return nil }
+                needed.append(String(decoding: strings[Int(offset)...].prefix { $0 != 0 }, as: UTF8.self))
+            }
+            return needed
+        }
+    }
+
+    /// The names starting with `prefix` of the symbols the ELF file at `path` defines and exports
+    /// (its `.dynsym` entries with a section), or `nil` if they cannot be read.
+    static func definedSymbols(_ path: String, prefix: String) -> Set<String>? {
+        withSections(path) { sections in
+            guard let index = sections.index(named: ".dynsym") else { return [] }
+            guard let symbols = sections.contents(index, limit: 1 << 24),
+                  let strings = sections.contents(sections.link(index), limit: 1 << 24) else { return nil }
+            let wanted = Array(prefix.utf8)
+            var defined: Set<String> = []
+            for entry in stride(from: 0, to: symbols.count - 23, by: 24) where integer(symbols, entry + 6, UInt16.self) != 0 {
+                let offset = Int(integer(symbols, entry, UInt32.self))
+                guard offset < strings.count, strings[offset...].starts(with: wanted) else { continue }
+                defined.insert(String(decoding: strings[offset...].prefix { $0 != 0 }, as: UTF8.self))
+            }
+            return defined
+        }
+    }
+
+    /// The section headers of an ELF file, each offset and size checked against the file before it is
+    /// read: the file may lie.
+    private struct Sections {
+        let descriptor: Int32
+        let fileSize: Int
+        let table: [UInt8]
+        let entrySize: Int
+        let count: Int
+        let names: [UInt8]
+
+        /// The bytes of section `index`, if it exists, lies in the file and is not larger than `limit`.
+        func contents(_ index: Int, limit: Int) -> [UInt8]? {
+            guard index > 0, index < count else { return nil }
+            let base = index * entrySize
+            let offset = integer(table, base + 24, UInt64.self), length = integer(table, base + 32, UInt64.self)
+            guard length <= UInt64(limit), offset <= UInt64(fileSize), length <= UInt64(fileSize) - offset else { return nil }
+            let bytes = read(descriptor, offset: Int(offset), count: Int(length))
+            return bytes.count == Int(length) ? bytes : nil
+        }
+
+        /// The section `index` links to (for `.dynamic`, its string table).
+        func link(_ index: Int) -> Int { Int(integer(table, index * entrySize + 40, UInt32.self)) }
+
+        /// The first section called `name`.
+        func index(named name: String) -> Int? {
+            let wanted = Array(name.utf8) + [0]
+            return (0..<count).first { index in
+                let offset = Int(integer(table, index * entrySize, UInt32.self))
+                return offset < names.count && names[offset...].starts(with: wanted)
+            }
+        }
+    }
+
+    /// `body` applied to the section headers of the ELF file at `path`; `nil` if it is no readable
+    /// 64-bit little-endian ELF file.
+    private static func withSections<T>(_ path: String, _ body: (Sections) -> T?) -> T? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -79,23 +158,10 @@ enum ELFCheck {
         else { return nil }
         let table = read(descriptor, offset: Int(tableOffset), count: entrySize * count)
         guard table.count == entrySize * count else { return nil }
-        /// The bytes of section `index`, if they lie in the file and are not larger than `limit`.
-        func contents(_ index: Int, limit: Int) -> [UInt8]? {
-            let base = index * entrySize
-            let offset = integer(table, base + 24, UInt64.self), length = integer(table, base + 32, UInt64.self)
-            guard length <= UInt64(limit), offset <= UInt64(size), length <= UInt64(size) - offset else { return nil }
-            let bytes = read(descriptor, offset: Int(offset), count: Int(length))
-            return bytes.count == Int(length) ? bytes : nil
-        }
-        guard let names = contents(namesIndex, limit: 1 << 20) else { return nil }
-        let wanted = Array(".comment\0".utf8)
-        for index in 0..<count {
-            let nameOffset = Int(integer(table, index * entrySize, UInt32.self))
-            guard nameOffset < names.count, names[nameOffset...].starts(with: wanted) else { continue }
-            guard let comment = contents(index, limit: 1 << 16) else { return nil }
-            return comment.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        }
-        return []
+        var sections = Sections(descriptor: descriptor, fileSize: size, table: table, entrySize: entrySize, count: count, names: [])
+        guard let names = sections.contents(namesIndex, limit: 1 << 20) else { return nil }
+        sections = Sections(descriptor: descriptor, fileSize: size, table: table, entrySize: entrySize, count: count, names: names)
+        return body(sections)
     }
 
     private static func read(_ descriptor: Int32, offset: Int, count: Int) -> [UInt8] {

@@ -211,8 +211,8 @@ public final class PluginHost: Sendable {
         }
     }
 
-    /// Reads the header and metadata of one plugin file without registering anything.
-    public static func inspect(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Result<PluginMetadata, PluginLoadError> {
-        discovery.candidate(path).flatMap(PluginLoader.load).map(\.metadata)
+    /// Reads the header, the library versions and the metadata of one plugin file, registering nothing.
+    public static func inspect(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Result<LoadedPlugin, PluginLoadError> {
+        discovery.candidate(path).flatMap(PluginLoader.load)
     }
 }

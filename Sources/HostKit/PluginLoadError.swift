@@ -1,3 +1,5 @@
+import PluginAPI
+
 /// Why one plugin file was not loaded. Each case names the file (or plugin) and the cause.
 public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing at this path.
@@ -17,8 +19,14 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     case entryReturnedNothing(path: String)
     /// The header does not start with the plugin magic.
     case badMagic(path: String, found: UInt64)
-    /// The plugin was built against another PluginAPI ABI version than the host.
-    case abiMismatch(path: String, plugin: UInt32, host: UInt32)
+    /// The header has another layout than this host reads: the plugin was built against a PluginAPI
+    /// before 4.0 (which wrote its ABI version, 2 or 3, where the format is now) or a far newer one.
+    case unsupportedHeader(path: String, format: UInt32)
+    /// The header has the right magic and format, but a field is impossible.
+    case malformedHeader(path: String, reason: String)
+    /// The plugin was built against library versions the process's copies cannot serve: another
+    /// major version, a newer minor one, an unversioned copy, or a versioned library it does not record.
+    case incompatibleLibraries(path: String, mismatches: [LibraryMismatch])
     /// The header's Swift part is not a PluginAPI `PluginDescriptor` of this process (for example,
     /// the plugin linked its own static copy of PluginAPI).
     case foreignDescriptor(path: String)
@@ -43,7 +51,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .notFound(path), let .notARegularFile(path, _), let .untrusted(path, _),
              let .notASharedLibrary(path, _), let .missingEntrySymbol(path, _), let .entryReturnedNothing(path),
              let .compilerMismatch(path, _, _),
-             let .badMagic(path, _), let .abiMismatch(path, _, _), let .foreignDescriptor(path),
+             let .badMagic(path, _), let .unsupportedHeader(path, _), let .malformedHeader(path, _),
+             let .incompatibleLibraries(path, _), let .foreignDescriptor(path),
              let .duplicatePlugin(_, path, _), let .probeFailed(path, _):
             path
         case let .keyConflict(_, plugin, _), let .missingRequirement(plugin, _, _), let .requirementCycle(plugin, _),
@@ -65,8 +74,15 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .entryReturnedNothing(path): "\(path): the plugin entry returned nothing"
         case let .badMagic(path, found):
             "\(path): bad plugin header (magic 0x\(String(found, radix: 16)))"
-        case let .abiMismatch(path, plugin, host):
-            "\(path): built for PluginAPI ABI version \(plugin), this host has version \(host)"
+        case let .unsupportedHeader(path, format) where format < PluginABI.format:
+            "\(path): built against PluginAPI ABI version \(format) (before PluginAPI 4.0.0), this host has "
+                + "PluginAPI \(LibraryVersion.pluginAPI): rebuild the plugin"
+        case let .unsupportedHeader(path, format):
+            "\(path): its header has format \(format), this host reads format \(PluginABI.format) "
+                + "(PluginAPI \(LibraryVersion.pluginAPI)): built against a newer PluginAPI"
+        case let .malformedHeader(path, reason): "\(path): malformed plugin header: \(reason)"
+        case let .incompatibleLibraries(path, mismatches):
+            "\(path): " + mismatches.map(\.description).joined(separator: "; ")
         case let .foreignDescriptor(path):
             "\(path): its descriptor is not this host's PluginAPI type (is PluginAPI linked statically?)"
         case let .duplicatePlugin(name, path, loadedFrom):

@@ -4,8 +4,10 @@
 public struct LoadedPlugin: Sendable {
     /// The real path of the file.
     public let path: String
-    /// The plugin's descriptor, read after magic and ABI version matched.
+    /// The plugin's descriptor, read after its header and library versions checked out.
     public let descriptor: PluginDescriptor
+    /// The libraries the plugin was compiled against, as its header records them: PluginAPI first.
+    public let libraries: [LibraryVersion]
     /// The plugin's metadata.
     public var metadata: PluginMetadata { descriptor.metadata }
 }
@@ -34,20 +36,13 @@ enum PluginLoader {
             throw .missingEntrySymbol(path: path, symbol: PluginABI.entrySymbol)
         }
         let entry = unsafeBitCast(symbol, to: Entry.self)
-        guard let header = entry() else { throw .entryReturnedNothing(path: path) }
-        let magic = UInt64(littleEndian: header.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
-        guard magic == PluginABI.magic else { throw .badMagic(path: path, found: magic) }
-        let version = UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-        guard version == PluginABI.version else {
-            throw .abiMismatch(path: path, plugin: version, host: PluginABI.version)
-        }
-        let size = UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-        guard size >= PluginABI.headerSize,
-              let swiftPart = header.loadUnaligned(fromByteOffset: 16, as: UnsafeRawPointer?.self)
-        else { throw .entryReturnedNothing(path: path) }
-        // Only now, with magic and version matching, is the Swift part touched.
-        let object = Unmanaged<AnyObject>.fromOpaque(swiftPart).takeUnretainedValue()
+        guard let raw = entry() else { throw .entryReturnedNothing(path: path) }
+        let header = try PluginHeader.read(raw, path: path)
+        let mismatches = LibraryCheck.mismatches(recorded: header.libraries, in: library)
+        guard mismatches.isEmpty else { throw .incompatibleLibraries(path: path, mismatches: mismatches) }
+        // Only now, with the header and every library version checked, is the Swift part touched.
+        let object = Unmanaged<AnyObject>.fromOpaque(header.descriptor).takeUnretainedValue()
         guard let descriptor = object as? PluginDescriptor else { throw .foreignDescriptor(path: path) }
-        return LoadedPlugin(path: path, descriptor: descriptor)
+        return LoadedPlugin(path: path, descriptor: descriptor, libraries: header.libraries)
     }
 }

@@ -103,15 +103,17 @@ struct HostCommand {
 
     private func inspect(_ path: String) -> Int32 {
         switch PluginHost.inspect(path, discovery: arguments.discovery) {
-        case let .success(meta):
+        case let .success(plugin):
+            let meta = plugin.metadata
+            let libraries = plugin.libraries.map { "\($0.name) \($0)" }
             if arguments.json {
                 Output.line(encodeJSON(Descriptor(name: meta.name, version: meta.version, provides: meta.provides,
-                                                  requires: meta.requires, abiVersion: String(PluginABI.version))))
+                                                  requires: meta.requires, builtAgainst: libraries)))
             } else {
                 Output.line("""
                     name:     \(meta.name)
                     version:  \(meta.version)
-                    abi:      \(PluginABI.version)
+                    built against: \(libraries.joined(separator: ", "))
                     provides: \(meta.provides.joined(separator: ", "))
                     requires: \(meta.requires.isEmpty ? "-" : meta.requires.joined(separator: ", "))
                     """)
@@ -175,6 +177,7 @@ struct HostCommand {
         let version: String
         let provides: [String]
         let requires: [String]
-        let abiVersion: String
+        /// The libraries the plugin was compiled against, as `PluginAPI 4.0.0`.
+        let builtAgainst: [String]
     }
 }

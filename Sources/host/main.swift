@@ -14,7 +14,7 @@ if arguments.help {
     exit(0)
 }
 if arguments.version {
-    Output.line("host \(HostCommand.version) (PluginAPI ABI \(PluginABI.version))")
+    Output.line("host \(HostCommand.version) (PluginAPI \(LibraryVersion.pluginAPI))")
     exit(0)
 }
 exit(await HostCommand(arguments: arguments).run())

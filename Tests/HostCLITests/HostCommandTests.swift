@@ -132,7 +132,7 @@ import Testing
         #expect(run.status == 1)
         #expect(run.errorLines.count == fixtures.count, "\(run.errors)")
         #expect(run.errorLines.allSatisfy { $0.hasPrefix("host: ") })
-        #expect(run.errors.contains("libFixtureWrongABI.so: built for PluginAPI ABI version"))
+        #expect(run.errors.contains("libFixtureWrongABI.so: built against PluginAPI 5.0.0, this host has PluginAPI 4."))
         #expect(run.errors.contains("libFixtureNullEntry.so: the plugin entry returned nothing"))
         #expect(run.errors.contains("plugin 'fixture-duplicate-clock': key 'sample.clock' is already provided by plugin 'clock'"))
         #expect(run.output.contains("3 loaded, 5 problem(s)"))
@@ -185,6 +185,8 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
         #expect(object?["name"] as? String == "greeter")
         #expect(object?["requires"] as? [String] == ["sample.clock"])
+        let builtAgainst = try #require(object?["builtAgainst"] as? [String])
+        #expect(builtAgainst.count == 2 && builtAgainst[0].hasPrefix("PluginAPI 4.") && builtAgainst[1].hasPrefix("SampleContracts 1."))
     }
 
     @Test func inspectOfAFileThatIsNoPluginFailsWithTheReason() throws {
@@ -225,7 +227,7 @@ import Testing
         let help = try host(["--help"])
         #expect(help.status == 0 && help.output.contains("usage: host"))
         let version = try host(["--version"])
-        #expect(version.status == 0 && version.output.contains("PluginAPI ABI"))
+        #expect(version.status == 0 && version.output.contains("(PluginAPI 4."))
     }
 
     /// Runs `host` with `arguments` (a `serve`), signals it as soon as it prints `serving`, as a

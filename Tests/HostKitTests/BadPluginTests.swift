@@ -18,8 +18,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: "\(folder.path)/dir.so", withIntermediateDirectories: false)
         var sources = BuiltPlugins.samples
         sources += [empty, text, truncated, randomELF, "\(folder.path)/dir.so", "\(folder.path)/missing.so"].map { .file($0) }
-        sources += ["FixtureWrongABI", "FixtureBadMagic", "FixtureNullEntry", "FixtureThrowingModule",
-                    "FixtureDuplicateKey", "SampleContracts"].map { .file(BuiltPlugins.path($0)) }
+        sources += ["FixtureWrongABI", "FixtureOldHeader", "FixtureUnrecordedContracts", "FixtureOwnCopy", "FixtureBadMagic",
+                    "FixtureNullEntry", "FixtureThrowingModule", "FixtureDuplicateKey", "SampleContracts"].map { .file(BuiltPlugins.path($0)) }
         if let systemLibrary { sources.append(.file(systemLibrary)) }
 
         let host = PluginHost()
@@ -41,8 +41,19 @@ import Testing
         expectCase("random.so") { if case .notASharedLibrary = $0 { true } else { false } }
         expectCase("dir.so") { if case let .notARegularFile(_, kind) = $0 { kind == "a directory" } else { false } }
         expectCase("missing.so") { if case .notFound = $0 { true } else { false } }
+        let next = "\(LibraryVersion.pluginAPI.major + 1).0.0"
         expectCase("libFixtureWrongABI.so") {
-            if case let .abiMismatch(_, plugin, host) = $0 { plugin != host && host == PluginABI.version } else { false }
+            $0 == .incompatibleLibraries(path: $0.subject, mismatches: [
+                .version(library: "PluginAPI", plugin: next, host: "\(LibraryVersion.pluginAPI)"),
+                .unknown(library: "NoSuchContracts", plugin: "1.0.0")])
+        }
+        expectCase("libFixtureOwnCopy.so") {
+            $0 == .incompatibleLibraries(path: $0.subject, mismatches: [.ownCopy(library: "SampleContracts")])
+        }
+        expectCase("libFixtureOldHeader.so") { $0 == .unsupportedHeader(path: $0.subject, format: 3) }
+        expectCase("libFixtureUnrecordedContracts.so") {
+            $0 == .incompatibleLibraries(path: $0.subject, mismatches: [
+                .unrecorded(library: "SampleContracts", host: "\(LibraryVersion.sampleContracts)")])
         }
         expectCase("libFixtureBadMagic.so") { if case let .badMagic(_, found) = $0 { found == 0xDEAD_BEEF } else { false } }
         expectCase("libFixtureNullEntry.so") { if case .entryReturnedNothing = $0 { true } else { false } }
@@ -85,8 +96,9 @@ import Testing
         let report = PluginHost().load([.file(BuiltPlugins.path("FixtureWrongABI"))])
         let message = try #require(report.problems.first).description
         #expect(message.contains("libFixtureWrongABI.so"))
-        #expect(message.contains("ABI version \(PluginABI.version + 998)"))
-        #expect(message.contains("has version \(PluginABI.version)"))
+        #expect(message.contains("built against PluginAPI \(LibraryVersion.pluginAPI.major + 1).0.0"))
+        #expect(message.contains("this host has PluginAPI \(LibraryVersion.pluginAPI)"))
+        #expect(message.contains("another major version"))
     }
 
     @Test func theReportAsJSONListsEveryFile() throws {

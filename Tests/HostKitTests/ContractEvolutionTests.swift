@@ -5,41 +5,56 @@ import SampleContracts
 import TestSupport
 import Testing
 
-/// A plugin built apart from the host, against another release of a contract library (built for
-/// library evolution), as its author would build it: in a package of its own, with `swift build`.
-/// Against an older release it loads and works; against a newer one whose additions it uses it is
-/// refused with the missing declaration named, never a crash.
+/// A plugin built apart from the host, against another release of a contract library or of PluginAPI
+/// (both built for library evolution), as its author would build it: in a package of its own, with
+/// `swift build`. Against an older release it loads and works; against a newer minor or another major
+/// release it is refused with both versions named, and against a newer release whose additions it uses
+/// with the missing declaration named: never a crash.
 @Suite(.serialized) struct ContractEvolutionTests {
     /// The release of SampleContracts a plugin is built against.
     enum Release {
-        /// Today's sources without their `since 1.1 { ... }` blocks.
+        /// 1.0.0: today's sources without their `since 1.1 { ... }` blocks.
         case older
-        /// Today's sources plus one function that today's library lacks.
+        /// 1.2.0: today's sources plus one function that today's library lacks.
         case newer
+        /// Today's sources, with their version set to `major.minor.0`.
+        case version(UInt16, UInt16)
+
+        /// The release's major and minor version.
+        var version: (UInt16, UInt16) {
+            switch self {
+            case .older: (1, 0)
+            case .newer: (1, 2)
+            case let .version(major, minor): (major, minor)
+            }
+        }
     }
 
-    /// A folder with a copy of SampleContracts as `release` has it and a plugin package against it.
-    private func workspace(_ release: Release, plugin source: String) throws -> URL {
+    /// A folder with a copy of SampleContracts as `release` has it, a plugin package against it and,
+    /// if `pluginAPI` is set, a copy of PluginAPI with that version (else the repository's PluginAPI).
+    private func workspace(_ release: Release, pluginAPI: (UInt16, UInt16)? = nil, plugin source: String) throws -> URL {
         let files = FileManager.default
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("evolution-\(UUID().uuidString)")
         let contracts = work.appendingPathComponent("SampleContracts")
         let plugin = work.appendingPathComponent("Plugin/Sources/CompatPlugin")
-        try files.createDirectory(at: contracts, withIntermediateDirectories: true)
         try files.createDirectory(at: plugin, withIntermediateDirectories: true)
-        let original = repositoryRoot.appendingPathComponent("Sources/SamplePlugins/SampleContracts")
-        let pluginAPI = repositoryRoot.appendingPathComponent("Sources/PluginAPI").path
-
-        let manifest = try String(contentsOf: original.appendingPathComponent("Package.swift"), encoding: .utf8)
-        try #require(manifest.contains(#"path: "../../PluginAPI""#))
-        try manifest.replacingOccurrences(of: #"path: "../../PluginAPI""#, with: "path: \"\(pluginAPI)\"")
-            .write(to: contracts.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        for name in try files.contentsOfDirectory(atPath: original.path) where name.hasSuffix(".swift") && name != "Package.swift" {
-            var text = try String(contentsOf: original.appendingPathComponent(name), encoding: .utf8)
-            switch release {
-            case .older: text = withoutAdditions(text)
-            case .newer: text += "\n/// Only in the newer release.\npublic func compatNewerGreeting() -> String { \"newer\" }\n"
+        var pluginAPIPath = repositoryRoot.appendingPathComponent("Sources/PluginAPI").path
+        if let (major, minor) = pluginAPI {
+            pluginAPIPath = work.appendingPathComponent("PluginAPI").path
+            try copySwiftPackage(from: repositoryRoot.appendingPathComponent("Sources/PluginAPI"), to: URL(fileURLWithPath: pluginAPIPath)) {
+                try Self.settingVersion(of: "PluginAPI", to: (major, minor), in: $0)
             }
-            try text.write(to: contracts.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        try copySwiftPackage(from: repositoryRoot.appendingPathComponent("Sources/SamplePlugins/SampleContracts"), to: contracts) { text in
+            var text = try Self.settingVersion(of: "SampleContracts", to: release.version, in: text)
+            try #require(!text.contains("// swift-tools-version") || text.contains(#"path: "../../PluginAPI""#))
+            text = text.replacingOccurrences(of: #"path: "../../PluginAPI""#, with: "path: \"\(pluginAPIPath)\"")
+            switch release {
+            case .older: return withoutAdditions(text)
+            case .newer where text.contains("public protocol Clock"):
+                return text + "\n/// Only in the newer release.\npublic func compatNewerGreeting() -> String { \"newer\" }\n"
+            case .newer, .version: return text
+            }
         }
         try """
         // swift-tools-version:6.0
@@ -47,7 +62,7 @@ import Testing
         let package = Package(
             name: "Plugin",
             products: [.library(name: "CompatPlugin", type: .dynamic, targets: ["CompatPlugin"])],
-            dependencies: [.package(path: "\(pluginAPI)"), .package(path: "../SampleContracts")],
+            dependencies: [.package(path: "\(pluginAPIPath)"), .package(path: "../SampleContracts")],
             targets: [.target(name: "CompatPlugin", dependencies: [
                 .product(name: "PluginAPI", package: "PluginAPI"),
                 .product(name: "SampleContracts", package: "SampleContracts"),
@@ -56,6 +71,23 @@ import Testing
         """.write(to: work.appendingPathComponent("Plugin/Package.swift"), atomically: true, encoding: .utf8)
         try source.write(to: plugin.appendingPathComponent("CompatPlugin.swift"), atomically: true, encoding: .utf8)
         return work
+    }
+
+    /// Copies the `.swift` files of the package folder `source` (its manifest included, not its build)
+    /// to `destination`, each through `edit`.
+    private func copySwiftPackage(from source: URL, to destination: URL, edit: (String) throws -> String) throws {
+        let files = FileManager.default
+        try files.createDirectory(at: destination, withIntermediateDirectories: true)
+        for name in try files.contentsOfDirectory(atPath: source.path) where name.hasSuffix(".swift") {
+            let text = try String(contentsOf: source.appendingPathComponent(name), encoding: .utf8)
+            try edit(text).write(to: destination.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// `text` with the library's `LibraryVersion("library", M, m, p)` declaration set to `major.minor.0`.
+    private static func settingVersion(of library: String, to version: (UInt16, UInt16), in text: String) throws -> String {
+        let declaration = try Regex(#"LibraryVersion\(""# + library + #"", [0-9]+, [0-9]+, [0-9]+\)"#)
+        return text.replacing(declaration, with: "LibraryVersion(\"\(library)\", \(version.0), \(version.1), 0)")
     }
 
     /// `text` without its `// since 1.1 {` ... `// }` blocks: the release before they were added.
@@ -97,6 +129,7 @@ import Testing
             struct CompatPlugin: Plugin {
                 static let metadata = PluginMetadata(name: "compat-older", version: "1.0.0",
                                                      provides: ["compat.clock", "compat.greeting"])
+                static let contractLibraries: [LibraryVersion] = [.sampleContracts]
                 func registerServices(in registrar: ModuleRegistrar) throws {
                     try registrar.addService(key: ServiceLocatorEasyKey<any Clock>(name: "compat.clock"), service: FixedClock())
                     try registrar.addService(key: ServiceLocatorParamsEasyKey<Greeting, String>(name: "compat.greeting")) {
@@ -105,17 +138,21 @@ import Testing
                 }
             }
 
-            @_cdecl("swift_plugin_entry")
+            @c(swift_plugin_entry)
             public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(CompatPlugin.self) }
             """)
         defer { try? FileManager.default.removeItem(at: work) }
         let library = try await build(work)
         let contracts = try String(contentsOf: work.appendingPathComponent("SampleContracts/Contracts.swift"), encoding: .utf8)
         try #require(!contracts.contains("zone") && !contracts.contains("language"), "the older copy still has the additions")
+        let version = try String(contentsOf: work.appendingPathComponent("SampleContracts/Version.swift"), encoding: .utf8)
+        try #require(version.contains(#"LibraryVersion("SampleContracts", 1, 0, 0)"#))
 
         let host = PluginHost()
         let report = host.load([.file(library)])
         #expect(report.problems.isEmpty, "\(report.problems)")
+        let recorded = try PluginHost.inspect(library).get().libraries
+        #expect(recorded == [.pluginAPI, LibraryVersion("SampleContracts", 1, 0, 0)], "the plugin records the release it was built against")
         let clock = try host.locator.tryService(key: Self.clockKey)
         #expect(clock.now() == 1_000)
         #expect(clock.hour() == 7)
@@ -136,6 +173,7 @@ import Testing
 
             struct CompatPlugin: Plugin {
                 static let metadata = PluginMetadata(name: "compat-newer", version: "1.0.0", provides: ["compat.newer"])
+                static let contractLibraries: [LibraryVersion] = [.sampleContracts]
                 func registerServices(in registrar: ModuleRegistrar) throws {
                     try registrar.addLazyService(key: ServiceLocatorEasyKey<String>(name: "compat.newer")) {
                         compatNewerGreeting()
@@ -143,7 +181,7 @@ import Testing
                 }
             }
 
-            @_cdecl("swift_plugin_entry")
+            @c(swift_plugin_entry)
             public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(CompatPlugin.self) }
             """)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -170,5 +208,68 @@ import Testing
                                          in: work, log: work)
         #expect(compare.status == 1, "\(compare.output)")
         #expect(compare.output.contains("compatNewerGreeting() has been removed"), "\(compare.output)")
+    }
+
+    /// A plugin that uses nothing new, built against copies of PluginAPI and SampleContracts that say
+    /// `versions`: the host refuses it before touching its descriptor, naming each library and both
+    /// versions, in process and with `--isolated` (where the `host` command has its own copy of SampleContracts).
+    private func expectRefusal(pluginAPI: (UInt16, UInt16), contracts: (UInt16, UInt16), named description: String) async throws {
+        let work = try workspace(.version(contracts.0, contracts.1), pluginAPI: pluginAPI, plugin: """
+            import PluginAPI
+            import SampleContracts
+
+            struct CompatPlugin: Plugin {
+                static let metadata = PluginMetadata(name: "compat-versions", version: "1.0.0", provides: ["compat.clock"])
+                static let contractLibraries: [LibraryVersion] = [.sampleContracts]
+                func registerServices(in registrar: ModuleRegistrar) throws {
+                    try registrar.addService(key: ServiceLocatorEasyKey<any Clock>(name: "compat.clock"), service: StoppedClock())
+                }
+            }
+
+            struct StoppedClock: Clock {
+                func now() -> Double { 0 }
+                func hour() -> Int { 0 }
+            }
+
+            @c(swift_plugin_entry)
+            public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(CompatPlugin.self) }
+            """)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let library = try await build(work)
+        let plugin = LibraryVersion("PluginAPI", pluginAPI.0, pluginAPI.1, 0)
+        let sampleContracts = LibraryVersion("SampleContracts", contracts.0, contracts.1, 0)
+
+        let report = PluginHost().load([.file(library)])
+        let path = URL(fileURLWithPath: library).resolvingSymlinksInPath().path
+        #expect(report.problems == [.incompatibleLibraries(path: path, mismatches: [
+            .version(library: "PluginAPI", plugin: "\(plugin)", host: "\(LibraryVersion.pluginAPI)"),
+            .version(library: "SampleContracts", plugin: "\(sampleContracts)", host: "\(LibraryVersion.sampleContracts)"),
+        ])])
+        #expect(report.problems.first?.description.contains(description) == true, "\(report.problems)")
+
+        // The `host` command links no SampleContracts: the plugin brings the copy it was built with,
+        // and only PluginAPI differs. Refused alike with and without a probe child, exit 1, no crash.
+        let host = "\(BuiltPlugins.directory)/host"
+        for isolation in [[], ["--isolated"]] {
+            let check = try await runChild(host, ["check", "--plugins", library] + isolation, in: work, log: work)
+            #expect(check.status == 1, "\(isolation): \(check.output)")
+            #expect(check.output.contains("built against PluginAPI \(plugin), this host has PluginAPI \(LibraryVersion.pluginAPI)"),
+                    "\(isolation): \(check.output)")
+            #expect(check.output.contains("0 loaded, 1 problem(s)"), "\(isolation): \(check.output)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func aPluginBuiltAgainstNewerMinorsIsRefusedNamingBothVersions() async throws {
+        let host = LibraryVersion.pluginAPI
+        try await expectRefusal(pluginAPI: (host.major, host.minor + 1), contracts: (1, 2),
+                                named: "built against SampleContracts 1.2.0, this host has SampleContracts 1.1.0 (a newer minor version)")
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func aPluginBuiltAgainstOtherMajorsIsRefusedNamingBothVersions() async throws {
+        let host = LibraryVersion.pluginAPI
+        try await expectRefusal(pluginAPI: (host.major + 1, 0), contracts: (2, 0),
+                                named: "built against SampleContracts 2.0.0, this host has SampleContracts 1.1.0 (another major version)")
     }
 }

@@ -30,7 +30,7 @@ import Testing
 
     @Test func aPluginThatFailsCleanlyInTheProbeGetsItsOwnError() throws {
         let report = PluginHost().load([.file(BuiltPlugins.path("FixtureWrongABI"))], probe: probe)
-        guard case .abiMismatch? = report.problems.first else {
+        guard case .incompatibleLibraries? = report.problems.first else {
             Issue.record("expected the plugin's own error, got \(report.problems)")
             return
         }

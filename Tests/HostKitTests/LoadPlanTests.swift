@@ -10,7 +10,8 @@ import Testing
 
     func plugin(_ name: String, provides: [String] = [], requires: [String] = []) -> LoadedPlugin {
         let meta = PluginMetadata(name: name, version: "1", provides: provides, requires: requires)
-        return LoadedPlugin(path: "/plugins/\(name).so", descriptor: PluginDescriptor(metadata: meta) { Empty() })
+        return LoadedPlugin(path: "/plugins/\(name).so", descriptor: PluginDescriptor(metadata: meta) { Empty() },
+                            libraries: [.pluginAPI])
     }
 
     @Test func providersComeFirstAndDiscoveryOrderBreaksTies() {

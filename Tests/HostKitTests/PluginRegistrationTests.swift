@@ -17,7 +17,8 @@ import Testing
 
     func register(declaring declared: [String], adding added: [String]) -> (ServiceLocator, Result<ModuleHandle, PluginLoadError>) {
         let meta = PluginMetadata(name: "keys", version: "1", provides: declared)
-        let plugin = LoadedPlugin(path: "/plugins/keys.so", descriptor: PluginDescriptor(metadata: meta) { KeysModule(keys: added) })
+        let plugin = LoadedPlugin(path: "/plugins/keys.so", descriptor: PluginDescriptor(metadata: meta) { KeysModule(keys: added) },
+                                  libraries: [.pluginAPI])
         let locator = ServiceLocator()
         return (locator, PluginRegistration.register(plugin, into: locator))
     }

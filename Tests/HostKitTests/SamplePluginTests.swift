@@ -123,7 +123,9 @@ import Testing
     }
 
     @Test func inspectReadsMetadataWithoutRegistering() throws {
-        let meta = try PluginHost.inspect(BuiltPlugins.path("GreeterPlugin")).get()
+        let plugin = try PluginHost.inspect(BuiltPlugins.path("GreeterPlugin")).get()
+        #expect(plugin.libraries == [.pluginAPI, .sampleContracts])
+        let meta = plugin.metadata
         #expect(meta.name == "greeter")
         #expect(meta.provides == ["sample.greeter", "sample.greeting"])
         #expect(meta.requires == ["sample.clock"])

@@ -155,7 +155,7 @@ enum StartupCases {
                 }
             }
 
-            @_cdecl("swift_plugin_entry")
+            @c(swift_plugin_entry)
             public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(GeneratedPlugin.self) }
 
             """

@@ -9,6 +9,8 @@ struct AccountPlugin: Plugin {
         name: "account", version: "1.0.0",
         provides: [SampleKeys.sessions.storeKey, SampleKeys.account.storeKey])
 
+    static let contractLibraries: [LibraryVersion] = [.sampleContracts]
+
     func registerServices(in registrar: ModuleRegistrar) throws {
         let sessions = ServiceSessionMediator(session: UserSession(user: "guest"))
         try registrar.addService(key: SampleKeys.sessions, service: sessions)
@@ -49,5 +51,5 @@ final class UserAccount: Account {
     }
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(AccountPlugin.self) }

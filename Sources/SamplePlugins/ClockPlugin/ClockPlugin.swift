@@ -6,6 +6,8 @@ import SampleContracts
 struct ClockPlugin: Plugin {
     static let metadata = PluginMetadata(name: "clock", version: "1.0.0", provides: [SampleKeys.clock.storeKey])
 
+    static let contractLibraries: [LibraryVersion] = [.sampleContracts]
+
     func registerServices(in registrar: ModuleRegistrar) throws {
         try registrar.addService(key: SampleKeys.clock, service: SystemClock())
     }
@@ -24,5 +26,5 @@ struct SystemClock: Clock {
     }
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(ClockPlugin.self) }

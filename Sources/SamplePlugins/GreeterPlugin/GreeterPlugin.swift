@@ -8,6 +8,8 @@ struct GreeterPlugin: Plugin {
         provides: [SampleKeys.greeter.storeKey, SampleKeys.greeting.storeKey],
         requires: [SampleKeys.clock.storeKey])
 
+    static let contractLibraries: [LibraryVersion] = [.sampleContracts]
+
     func registerServices(in registrar: ModuleRegistrar) throws {
         let locator = registrar.locator
         // Lazy: the clock is looked up the first time someone wants a greeter, from whichever plugin
@@ -36,5 +38,5 @@ struct TimeOfDayGreeter: Greeter {
     }
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(GreeterPlugin.self) }

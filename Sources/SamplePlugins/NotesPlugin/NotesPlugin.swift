@@ -14,6 +14,8 @@ struct NotesPlugin: Plugin {
     /// The journal lives as long as the plugin: opened by `start`, closed by `shutdown`.
     let journal = FileJournal(path: FileJournal.defaultPath)
 
+    static let contractLibraries: [LibraryVersion] = [.sampleContracts]
+
     func registerServices(in registrar: ModuleRegistrar) throws {
         let counter = RequestCounter()
         try registrar.addService(key: SampleKeys.requestID) { "req-\(counter.next())" }
@@ -150,5 +152,5 @@ final class NoteArchive: Archive, ClosableService, @unchecked Sendable {
     }
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(NotesPlugin.self) }

@@ -6,8 +6,8 @@ struct BadMagicPlugin: Plugin {
     func registerServices(in registrar: ModuleRegistrar) throws {}
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer {
     let descriptor = PluginDescriptor(metadata: BadMagicPlugin.metadata) { BadMagicPlugin() }
-    return PluginABI.forgedHeader(for: descriptor, version: PluginABI.version, magic: 0xDEAD_BEEF)
+    return PluginABI.forgedHeader(for: descriptor, format: PluginABI.format, magic: 0xDEAD_BEEF, libraries: [.pluginAPI])
 }

@@ -12,5 +12,5 @@ struct CrashPlugin: Plugin {
     }
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(CrashPlugin.self) }

@@ -6,6 +6,8 @@ struct DuplicateClockPlugin: Plugin {
     static let metadata = PluginMetadata(
         name: "fixture-duplicate-clock", version: "1.0.0", provides: [SampleKeys.clock.storeKey])
 
+    static let contractLibraries: [LibraryVersion] = [.sampleContracts]
+
     func registerServices(in registrar: ModuleRegistrar) throws {
         try registrar.addService(key: SampleKeys.clock, service: StoppedClock())
     }
@@ -17,5 +19,5 @@ struct StoppedClock: Clock {
     func hour() -> Int { 0 }
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(DuplicateClockPlugin.self) }

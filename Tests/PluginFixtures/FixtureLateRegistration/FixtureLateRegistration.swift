@@ -34,5 +34,5 @@ final class KeptRegistrar: @unchecked Sendable {
     init(_ registrar: ModuleRegistrar) { self.registrar = registrar }
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(LateRegistrationPlugin.self) }

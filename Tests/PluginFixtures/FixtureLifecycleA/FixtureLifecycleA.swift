@@ -8,5 +8,5 @@ struct LifecycleA: LifecycleFixture {
     let hooks = LifecycleHooks()
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(LifecycleA.self) }

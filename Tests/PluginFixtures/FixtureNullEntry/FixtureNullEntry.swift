@@ -1,3 +1,3 @@
 /// A library whose entry symbol exists but returns nothing.
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer? { nil }

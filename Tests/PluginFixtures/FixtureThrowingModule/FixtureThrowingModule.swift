@@ -15,5 +15,5 @@ struct ThrowingModulePlugin: Plugin {
     }
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(ThrowingModulePlugin.self) }

@@ -1,13 +1,15 @@
 @_spi(Testing) import PluginAPI
 
-/// A plugin that claims to be built for a future PluginAPI ABI; the host must refuse it unread.
+/// A plugin that says it was built against the next major version of PluginAPI and against a library
+/// no process has; the host must refuse it, naming both, before it touches the descriptor.
 struct WrongABIPlugin: Plugin {
     static let metadata = PluginMetadata(name: "fixture-wrong-abi", version: "1.0.0", provides: [])
     func registerServices(in registrar: ModuleRegistrar) throws {}
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer {
+    let next = LibraryVersion("PluginAPI", LibraryVersion.pluginAPI.major + 1, 0, 0)
     let descriptor = PluginDescriptor(metadata: WrongABIPlugin.metadata) { WrongABIPlugin() }
-    return PluginABI.forgedHeader(for: descriptor, version: PluginABI.version + 998, magic: PluginABI.magic)
+    return PluginABI.forgedHeader(for: descriptor, format: PluginABI.format, magic: PluginABI.magic, libraries: [next, LibraryVersion("NoSuchContracts", 1, 0, 0)])
 }

@@ -11,5 +11,5 @@ struct MotdPlugin: Plugin {
     }
 }
 
-@_cdecl("swift_plugin_entry")
+@c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(MotdPlugin.self) }
