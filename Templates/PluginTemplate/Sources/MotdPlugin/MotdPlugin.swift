@@ -1,13 +1,20 @@
 import Glibc
 import PluginAPI
+import WeatherContracts
 
-/// Provides a message of the day, made once, on the first get.
+/// Provides a message of the day, made once, on the first get, with the weather from the weather plugin.
 struct MotdPlugin: Plugin {
     static let motd = ServiceLocatorEasyKey<String>(name: "template.motd")
-    static let metadata = PluginMetadata(name: "motd", version: "1.0.0", provides: [motd.storeKey])
+    static let metadata = PluginMetadata(name: "motd", version: "1.0.0", provides: [motd.storeKey],
+                                         requires: [WeatherKeys.service.storeKey])
+    static let contractLibraries: [LibraryVersion] = [.weatherContracts]
 
     func registerServices(in registrar: ModuleRegistrar) throws {
-        try registrar.addLazyService(key: Self.motd) { "Message of the day for process \(getpid())" }
+        let locator = registrar.locator
+        try registrar.addLazyService(key: Self.motd) {
+            let weather = try locator.tryService(key: WeatherKeys.service).today()
+            return "Message of the day for process \(getpid()): \(weather.summary), \(weather.celsius) °C"
+        }
     }
 }
 
