@@ -33,9 +33,10 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureThrowingModule", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureDuplicateKey", in: "Tests/PluginFixtures"),
     plugin("FixtureLateRegistration", in: "Tests/PluginFixtures", contracts: false),
-    // These two crash or hang only when HOSTKIT_FIXTURE_MISBEHAVE is set (the isolation tests do).
+    // These crash, hang or exit only when HOSTKIT_FIXTURE_MISBEHAVE is set (the isolation tests do).
     plugin("FixtureCrash", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureHang", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureExit", in: "Tests/PluginFixtures", contracts: false),
     // Lifecycle hooks a test steers through a control in its host's base locator; B requires A, C requires B.
     plugin("FixtureLifecycleA", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureLifecycleB", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),

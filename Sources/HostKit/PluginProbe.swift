@@ -6,8 +6,10 @@ import PluginAPI
 /// while loading costs only the child: the host reports the signal or the timeout and carries on.
 ///
 /// The child is a program that calls ``PluginProbe/probe(_:discovery:)`` for the path it is given
-/// (the `host` command does so for `host __probe FILE`). A plugin that fails cleanly in the child is
-/// loaded by the host anyway, to report its exact error.
+/// (the `host` command does so for `host __probe FILE`). The child must end with a verdict, written
+/// to its standard output behind a token only the parent and the child know: an exit without one
+/// (a plugin that calls `exit`, whatever the status), a signal or a timeout is a failure. A plugin the
+/// child refused cleanly is loaded by the host anyway, to report its exact error.
 public struct PluginProbe: Sendable {
     /// The program to run, by absolute path.
     public var executable: String
@@ -18,9 +20,10 @@ public struct PluginProbe: Sendable {
     /// Variables added to the child's environment.
     public var environment: [String: String]
 
-    /// The exit status of a child whose plugin failed cleanly (it printed the reason). Any other
-    /// status but 0 means the child died some other way: a sanitizer, `exit` in the plugin, ...
+    /// The exit status of a child whose plugin failed cleanly (it printed the reason).
     public static let cleanFailureStatus: Int32 = 3
+    /// The variable that gives the child the token of its verdict.
+    static let tokenVariable = "SWIFT_PLUGIN_PROBE_TOKEN"
 
     /// A probe that runs `executable arguments... PATH` for each plugin.
     public init(executable: String, arguments: [String], timeout: Duration = .seconds(10),
@@ -39,8 +42,20 @@ public struct PluginProbe: Sendable {
         var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         // A crashing child need not spend seconds printing a backtrace nobody reads.
         variables["SWIFT_BACKTRACE"] = "enable=no"
+        let token = UUID().uuidString
+        variables[Self.tokenVariable] = token
         process.environment = variables
-        process.standardOutput = FileHandle.nullDevice
+        // A file, not a pipe: a child that writes much must not block on a full pipe.
+        let verdictFile = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-probe-\(token)")
+        guard FileManager.default.createFile(atPath: verdictFile.path, contents: nil),
+              let output = try? FileHandle(forWritingTo: verdictFile) else {
+            return .probeFailed(path: candidate.realPath, reason: "could not create \(verdictFile.path)")
+        }
+        defer {
+            try? output.close()
+            try? FileManager.default.removeItem(at: verdictFile)
+        }
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         do {
             try process.run()
@@ -63,23 +78,33 @@ public struct PluginProbe: Sendable {
             return .probeFailed(path: candidate.realPath, reason: "crashed while loading: signal \(signal) (\(name))")
         }
         let status = process.terminationStatus
-        guard status == 0 || status == Self.cleanFailureStatus else {
-            return .probeFailed(path: candidate.realPath, reason: "the probe exited with status \(status) while loading")
+        let said = (try? String(contentsOf: verdictFile, encoding: .utf8)) ?? ""
+        let verdict: Int32? = said.contains("\(token) loaded\n") ? 0 : said.contains("\(token) refused\n") ? Self.cleanFailureStatus : nil
+        guard let verdict else {
+            return .probeFailed(path: candidate.realPath, reason: "the probe exited with status \(status) without a verdict "
+                                + "(did the plugin call exit?)")
+        }
+        guard status == verdict else {
+            return .probeFailed(path: candidate.realPath, reason: "the probe exited with status \(status) after its verdict")
         }
         return nil
     }
 
     /// What the child runs: loads the plugin at `path` into a scratch locator, as the host would,
-    /// and returns the exit status: 0 if it loaded, ``cleanFailureStatus`` (with the reason on stderr) if not.
+    /// writes its verdict and returns the exit status: 0 if it loaded, ``cleanFailureStatus`` (with
+    /// the reason on stderr) if not.
     public static func probe(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
         let outcome = discovery.candidate(path).flatMap(PluginLoader.load).flatMap { plugin in
             PluginRegistration.register(plugin, into: ServiceLocator()).map { _ in plugin }
         }
+        let token = ProcessInfo.processInfo.environment[tokenVariable] ?? ""
         switch outcome {
         case .success:
+            FileHandle.standardOutput.write(Data("\(token) loaded\n".utf8))
             return 0
         case let .failure(error):
             FileHandle.standardError.write(Data("\(error)\n".utf8))
+            FileHandle.standardOutput.write(Data("\(token) refused\n".utf8))
             return cleanFailureStatus
         }
     }

@@ -28,6 +28,25 @@ import Testing
         #expect(hang.contains("did not finish"))
     }
 
+    /// `exit` in a plugin is not a verdict, whatever the status: before, status 0 passed the probe and
+    /// status 3 (the clean-failure status) made the host load the plugin in process, which then ended
+    /// the host.
+    @Test(arguments: ["0", "3", "1"])
+    func aPluginThatExitsWhileLoadingFailsTheProbe(status: String) throws {
+        var environment = misbehave
+        environment["HOSTKIT_FIXTURE_EXIT_STATUS"] = status
+        let probe = PluginProbe(executable: probe.executable, arguments: probe.arguments, timeout: probe.timeout,
+                                environment: environment)
+        let host = PluginHost()
+        let report = host.load(["FixtureExit", "ClockPlugin"].map { .file(BuiltPlugins.path($0)) }, probe: probe)
+        #expect(report.loadedNames == ["clock"])
+        guard case let .probeFailed(_, reason)? = report.error(for: "libFixtureExit.so") else {
+            Issue.record("no probe failure for the exiting plugin: \(report.problems)")
+            return
+        }
+        #expect(reason.contains("exited with status \(status) without a verdict"), "\(reason)")
+    }
+
     @Test func aPluginThatFailsCleanlyInTheProbeGetsItsOwnError() throws {
         let report = PluginHost().load([.file(BuiltPlugins.path("FixtureWrongABI"))], probe: probe)
         guard case .incompatibleLibraries? = report.problems.first else {
