@@ -56,7 +56,9 @@ let package = Package(
         .package(path: "Sources/SamplePlugins/SampleContracts"),
     ],
     targets: [
-        .target(name: "HostKit", dependencies: [pluginAPI], swiftSettings: swift6),
+        .target(name: "HostKit", dependencies: [pluginAPI, "CDynamicLinker"], swiftSettings: swift6),
+        // dladdr and a loaded library's link map, which Swift's Glibc module does not import.
+        .target(name: "CDynamicLinker"),
         .target(name: "PluginAPIExport", dependencies: [pluginAPI], swiftSettings: swift6),
         // A general host: it knows no sample contract.
         .executableTarget(name: "host", dependencies: ["HostKit", pluginAPI], swiftSettings: swift6),

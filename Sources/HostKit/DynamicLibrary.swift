@@ -1,3 +1,4 @@
+import CDynamicLinker
 import Glibc
 import Synchronization
 
@@ -23,6 +24,24 @@ struct DynamicLibrary: @unchecked Sendable {
     func symbol(_ name: String) -> UnsafeMutableRawPointer? {
         _ = dlerror()
         return dlsym(handle, name)
+    }
+
+    /// The path of the loaded object that defines the address `symbol`, as the dynamic loader knows it.
+    func owner(of symbol: UnsafeMutableRawPointer) -> String? {
+        dynamic_linker_object_path(symbol).map { String(cString: $0) }
+    }
+
+    /// The libraries this one links (its `DT_NEEDED` entries, as the loader mapped them), or `nil` if
+    /// its link map cannot be read.
+    func neededLibraries() -> [String]? {
+        var names = [UnsafePointer<CChar>?](repeating: nil, count: 64)
+        let count = dynamic_linker_needed(handle, &names, names.count)
+        guard count >= 0 else { return nil }
+        if count > names.count {
+            names = [UnsafePointer<CChar>?](repeating: nil, count: count)
+            guard dynamic_linker_needed(handle, &names, names.count) == count else { return nil }
+        }
+        return names.prefix(count).compactMap { $0.map { String(cString: $0) } }
     }
 
     private static func lastError() -> String? {

@@ -38,12 +38,14 @@ enum ELFCheck {
         guard integer(header, 16, UInt16.self) == typeSharedObject else { throw fail("not a shared object (ELF type \(integer(header, 16, UInt16.self)))") }
         let fileMachine = integer(header, 18, UInt16.self)
         guard machine == 0 || fileMachine == machine else { throw fail("built for another machine (ELF machine \(fileMachine))") }
-        let tableOffset = Int(integer(header, 32, UInt64.self))
+        // Compared as the file's 64-bit number first: an offset past Int.max must be an error, not a trap.
+        let rawTableOffset = integer(header, 32, UInt64.self)
         let entrySize = Int(integer(header, 54, UInt16.self))
         let count = Int(integer(header, 56, UInt16.self))
-        guard entrySize >= programHeaderSize, count > 0,
-              tableOffset >= 0, tableOffset <= size, count <= (size - tableOffset) / entrySize
+        guard entrySize >= programHeaderSize, count > 0, rawTableOffset <= UInt64(size),
+              count <= (size - Int(rawTableOffset)) / entrySize
         else { throw fail("truncated or damaged: program headers lie outside the file") }
+        let tableOffset = Int(rawTableOffset)
         let table = read(descriptor, offset: tableOffset, count: entrySize * count)
         guard table.count == entrySize * count else { throw fail("truncated: cannot read the program headers") }
         for index in 0..<count {
@@ -67,44 +69,6 @@ enum ELFCheck {
         }
     }
 
-    /// The file names of the shared libraries the ELF file at `path` needs (its `DT_NEEDED` entries),
-    /// or `nil` if they cannot be read.
-    static func neededLibraries(_ path: String) -> [String]? {
-        withSections(path) { sections in
-            guard let index = sections.index(named: ".dynamic") else { return [] }
-            guard let dynamic = sections.contents(index, limit: 1 << 20),
-                  let strings = sections.contents(sections.link(index), limit: 1 << 20) else { return nil }
-            var needed: [String] = []
-            for entry in stride(from: 0, to: dynamic.count - 15, by: 16) {
-                let tag = integer(dynamic, entry, UInt64.self)
-                if tag == 0 { break }
-                guard tag == 1 else { continue }
-                let offset = integer(dynamic, entry + 8, UInt64.self)
-                guard offset < UInt64(strings.count) else { return nil }
-                needed.append(String(decoding: strings[Int(offset)...].prefix { $0 != 0 }, as: UTF8.self))
-            }
-            return needed
-        }
-    }
-
-    /// The names starting with `prefix` of the symbols the ELF file at `path` defines and exports
-    /// (its `.dynsym` entries with a section), or `nil` if they cannot be read.
-    static func definedSymbols(_ path: String, prefix: String) -> Set<String>? {
-        withSections(path) { sections in
-            guard let index = sections.index(named: ".dynsym") else { return [] }
-            guard let symbols = sections.contents(index, limit: 1 << 24),
-                  let strings = sections.contents(sections.link(index), limit: 1 << 24) else { return nil }
-            let wanted = Array(prefix.utf8)
-            var defined: Set<String> = []
-            for entry in stride(from: 0, to: symbols.count - 23, by: 24) where integer(symbols, entry + 6, UInt16.self) != 0 {
-                let offset = Int(integer(symbols, entry, UInt32.self))
-                guard offset < strings.count, strings[offset...].starts(with: wanted) else { continue }
-                defined.insert(String(decoding: strings[offset...].prefix { $0 != 0 }, as: UTF8.self))
-            }
-            return defined
-        }
-    }
-
     /// The section headers of an ELF file, each offset and size checked against the file before it is
     /// read: the file may lie.
     private struct Sections {
@@ -124,9 +88,6 @@ enum ELFCheck {
             let bytes = read(descriptor, offset: Int(offset), count: Int(length))
             return bytes.count == Int(length) ? bytes : nil
         }
-
-        /// The section `index` links to (for `.dynamic`, its string table).
-        func link(_ index: Int) -> Int { Int(integer(table, index * entrySize + 40, UInt32.self)) }
 
         /// The first section called `name`.
         func index(named name: String) -> Int? {

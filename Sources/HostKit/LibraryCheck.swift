@@ -10,9 +10,12 @@ public enum LibraryMismatch: Equatable, Sendable, CustomStringConvertible {
     case unknown(library: String, plugin: String)
     /// The plugin links a library that reports its version (`host` here) but records none for it.
     case unrecorded(library: String, host: String)
-    /// The plugin defines the library's version function itself: it carries its own copy of the
-    /// library, whose types are not the host's.
-    case ownCopy(library: String)
+    /// The library's version function comes from `carrier`, not from `lib<library>.so`: that file (the
+    /// plugin itself, or another library it links) carries its own copy of the library, whose types
+    /// are not the process's.
+    case ownCopy(library: String, carrier: String)
+    /// The libraries the plugin links could not be read from its loaded image.
+    case unreadableLinks
 
     public var description: String {
         switch self {
@@ -25,9 +28,11 @@ public enum LibraryMismatch: Equatable, Sendable, CustomStringConvertible {
         case let .unrecorded(library, host):
             "links \(library) (\(host) here) without recording the version it was built against;"
                 + " list the LibraryVersion of \(library) in the plugin's contractLibraries"
-        case let .ownCopy(library):
-            "carries its own copy of \(library) (it defines \(LibraryVersion.symbol(of: library)));"
-                + " link \(library) as a shared library (a `.dynamic` product of its own package)"
+        case let .ownCopy(library, carrier):
+            "\(carrier) carries its own copy of \(library) (it defines \(LibraryVersion.symbol(of: library)));"
+                + " link \(library) as a shared library, lib\(library).so (a `.dynamic` product of its own package)"
+        case .unreadableLinks:
+            "the libraries it links cannot be read from its loaded image"
         }
     }
 
@@ -43,39 +48,50 @@ enum LibraryCheck {
     }
 
     /// What keeps the plugin in `library`, which recorded `recorded`, from using the loaded copies.
-    /// Its file says which shared libraries it links (`DT_NEEDED`) and which version functions it
-    /// defines itself: `dlsym` on its handle would find those first, so they are refused instead.
+    /// Each version is asked of the copy the plugin is bound to (`dlsym` on its handle), and only
+    /// believed from a file named for the library: a definition in the plugin, or in another library
+    /// it links, is a copy of the library of its own.
     static func mismatches(recorded: [LibraryVersion], in library: DynamicLibrary) -> [LibraryMismatch] {
-        let own = ELFCheck.definedSymbols(library.path, prefix: LibraryVersion.symbol(of: "")) ?? []
-        let needed = ELFCheck.neededLibraries(library.path) ?? []
-        var mismatches = own.sorted().map { LibraryMismatch.ownCopy(library: String($0.dropFirst(LibraryVersion.symbol(of: "").count))) }
-        guard mismatches.isEmpty else { return mismatches }
+        var mismatches: [LibraryMismatch] = []
         for version in recorded {
-            guard let host = loadedVersion(of: version.name, in: library) else {
+            switch loadedVersion(of: version.name, in: library) {
+            case nil:
                 mismatches.append(.unknown(library: version.name, plugin: "\(version)"))
+            case let .ownCopy(carrier)?:
+                mismatches.append(.ownCopy(library: version.name, carrier: carrier))
+            case let .version(host)? where !accepts(plugin: version, host: host):
+                mismatches.append(.version(library: version.name, plugin: "\(version)", host: "\(host)"))
+            case .version?:
                 continue
             }
-            if !accepts(plugin: version, host: host) {
-                mismatches.append(.version(library: version.name, plugin: "\(version)", host: "\(host)"))
-            }
         }
+        guard let needed = library.neededLibraries() else { return mismatches + [.unreadableLinks] }
         let names = Set(recorded.map(\.name))
         for file in needed {
             guard let name = libraryName(file), !names.contains(name),
-                  let host = loadedVersion(of: name, in: library) else { continue }
+                  case let .version(host)? = loadedVersion(of: name, in: library) else { continue }
             mismatches.append(.unrecorded(library: name, host: "\(host)"))
         }
         return mismatches
     }
 
-    /// The version that the copy of library `name` loaded for `library` reports, if one does.
-    private static func loadedVersion(of name: String, in library: DynamicLibrary) -> LibraryVersion? {
+    /// What the copy of library `name` that `library` is bound to says of itself.
+    private enum Loaded {
+        case version(LibraryVersion)
+        /// The version function lives in `carrier`, a file not named for the library.
+        case ownCopy(carrier: String)
+    }
+
+    private static func loadedVersion(of name: String, in library: DynamicLibrary) -> Loaded? {
         typealias VersionFunction = @convention(c) () -> UInt64
         guard let symbol = library.symbol(LibraryVersion.symbol(of: name)) else { return nil }
+        let owner = library.owner(of: symbol) ?? library.path
+        let file = owner.split(separator: "/").last.map(String.init) ?? owner
+        guard file == "lib\(name).so" else { return .ownCopy(carrier: file) }
         let encoded = unsafeBitCast(symbol, to: VersionFunction.self)()
         guard encoded >> 48 == 0 else { return nil }
-        return LibraryVersion(name, UInt16(truncatingIfNeeded: encoded >> 32), UInt16(truncatingIfNeeded: encoded >> 16),
-                              UInt16(truncatingIfNeeded: encoded))
+        return .version(LibraryVersion(name, UInt16(truncatingIfNeeded: encoded >> 32),
+                                       UInt16(truncatingIfNeeded: encoded >> 16), UInt16(truncatingIfNeeded: encoded)))
     }
 
     /// `SampleContracts` for `libSampleContracts.so`: the library a SwiftPM product of that name builds.

@@ -23,7 +23,7 @@ struct PluginHeader {
         let size = UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
         guard size == PluginABI.headerSize else { throw malformed("header size \(size), format \(format) has \(PluginABI.headerSize)") }
         guard let descriptor = header.loadUnaligned(fromByteOffset: 16, as: UnsafeRawPointer?.self) else {
-            throw .entryReturnedNothing(path: path)
+            throw malformed("no descriptor")
         }
         let count = Int(UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 32, as: UInt32.self)))
         guard (1...maximumRecords).contains(count) else { throw malformed("\(count) library records") }
@@ -44,7 +44,10 @@ struct PluginHeader {
         guard libraries[0].name == LibraryVersion.pluginAPI.name else {
             throw malformed("the first library record is \(libraries[0].name), not PluginAPI")
         }
-        guard Set(libraries.map(\.name)).count == count else { throw malformed("a library is recorded twice") }
+        var seen: Set<String> = []
+        if let twice = libraries.first(where: { !seen.insert($0.name).inserted }) {
+            throw malformed("\(twice.name) is recorded twice (PluginAPI is recorded always: list only contract libraries)")
+        }
         return PluginHeader(libraries: libraries, descriptor: descriptor)
     }
 

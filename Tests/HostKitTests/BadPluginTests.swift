@@ -13,11 +13,15 @@ import Testing
         let text = try folder.write("text.so", Array("just some text, not a library\n".utf8))
         let plugin = try Data(contentsOf: URL(fileURLWithPath: BuiltPlugins.path("ClockPlugin")))
         let truncated = try folder.write("truncated.so", Array(plugin.prefix(4096)))
+        // The program headers' offset (bytes 32-39) far past Int.max: it trapped the check once.
+        var farTable = Array(plugin)
+        farTable.replaceSubrange(32..<40, with: [0, 0, 0, 0, 0, 0, 0, 0x80])
+        let farProgramHeaders = try folder.write("far-headers.so", farTable)
         let randomELF = try folder.write("random.so", [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0]
             + (0..<2000).map { _ in UInt8.random(in: 0...255) })
         try FileManager.default.createDirectory(atPath: "\(folder.path)/dir.so", withIntermediateDirectories: false)
         var sources = BuiltPlugins.samples
-        sources += [empty, text, truncated, randomELF, "\(folder.path)/dir.so", "\(folder.path)/missing.so"].map { .file($0) }
+        sources += [empty, text, truncated, farProgramHeaders, randomELF, "\(folder.path)/dir.so", "\(folder.path)/missing.so"].map { .file($0) }
         sources += ["FixtureWrongABI", "FixtureOldHeader", "FixtureUnrecordedContracts", "FixtureOwnCopy", "FixtureBadMagic",
                     "FixtureNullEntry", "FixtureThrowingModule", "FixtureDuplicateKey", "SampleContracts"].map { .file(BuiltPlugins.path($0)) }
         if let systemLibrary { sources.append(.file(systemLibrary)) }
@@ -38,6 +42,9 @@ import Testing
         expectCase("truncated.so") {
             if case let .notASharedLibrary(_, reason) = $0 { reason.contains("truncated") } else { false }
         }
+        expectCase("far-headers.so") {
+            if case let .notASharedLibrary(_, reason) = $0 { reason.contains("program headers lie outside the file") } else { false }
+        }
         expectCase("random.so") { if case .notASharedLibrary = $0 { true } else { false } }
         expectCase("dir.so") { if case let .notARegularFile(_, kind) = $0 { kind == "a directory" } else { false } }
         expectCase("missing.so") { if case .notFound = $0 { true } else { false } }
@@ -48,7 +55,7 @@ import Testing
                 .unknown(library: "NoSuchContracts", plugin: "1.0.0")])
         }
         expectCase("libFixtureOwnCopy.so") {
-            $0 == .incompatibleLibraries(path: $0.subject, mismatches: [.ownCopy(library: "SampleContracts")])
+            $0 == .incompatibleLibraries(path: $0.subject, mismatches: [.ownCopy(library: "SampleContracts", carrier: "libFixtureOwnCopy.so")])
         }
         expectCase("libFixtureOldHeader.so") { $0 == .unsupportedHeader(path: $0.subject, format: 3) }
         expectCase("libFixtureUnrecordedContracts.so") {

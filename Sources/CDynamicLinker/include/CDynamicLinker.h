@@ -1,0 +1,16 @@
+#ifndef C_DYNAMIC_LINKER_H
+#define C_DYNAMIC_LINKER_H
+
+#include <stddef.h>
+
+/// The path of the loaded object that contains `address` (as dladdr's dli_fname), or NULL.
+/// (Swift's Glibc module does not import dladdr: it needs _GNU_SOURCE.)
+const char *_Nullable dynamic_linker_object_path(const void *_Nonnull address);
+
+/// Writes up to `capacity` of the DT_NEEDED names of the object `handle` (from dlopen) into `names`,
+/// read from its dynamic section as the dynamic loader mapped it; returns how many it has, or -1 if
+/// the handle's link map cannot be read. The names point into the loaded object and stay valid while
+/// it is loaded.
+long dynamic_linker_needed(void *_Nonnull handle, const char *_Nullable *_Nonnull names, long capacity);
+
+#endif
