@@ -48,8 +48,11 @@ import Testing
         var errors: String { (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? "" }
     }
 
-    func host(_ arguments: [String], executable: String = "host", environment: [String: String] = [:]) throws -> Run {
+    /// Runs `host` (or `executable`) to its end. Awaited, not waited for: a blocked thread would be one
+    /// of the few the async tests beside it run on (under ThreadSanitizer they starved).
+    func host(_ arguments: [String], executable: String = "host", environment: [String: String] = [:]) async throws -> Run {
         let child = try Child(arguments, executable: executable, environment: environment)
+        _ = try await poll(atMost: .seconds(600)) { !child.process.isRunning }
         child.process.waitUntilExit()
         return Run(status: child.process.terminationStatus, output: child.output, errors: child.errors)
     }
@@ -60,10 +63,10 @@ import Testing
 
     /// Without `--plugins`, `host` loads the plugins built beside it (the samples), lists their slots
     /// and gets each service it can without knowing its type.
-    @Test func theDefaultRunLoadsThePluginsBesideItListsSlotsAndGetsEachService() throws {
+    @Test func theDefaultRunLoadsThePluginsBesideItListsSlotsAndGetsEachService() async throws {
         let folder = try TemporaryFolder()
         let journal = folder.file("journal.log")
-        let run = try host([], environment: ["SAMPLE_JOURNAL": journal])
+        let run = try await host([], environment: ["SAMPLE_JOURNAL": journal])
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.errors.isEmpty)
         for name in ["loaded clock", "loaded greeter", "loaded notes", "loaded account"] {
@@ -96,10 +99,10 @@ import Testing
 
     /// `sample-tour` uses each sample service through its contract, as `host run` did before it knew
     /// no contracts.
-    @Test func theSampleTourUsesEachSampleService() throws {
+    @Test func theSampleTourUsesEachSampleService() async throws {
         let folder = try TemporaryFolder()
         let journal = folder.file("journal.log")
-        let run = try host([], executable: "sample-tour", environment: ["SAMPLE_JOURNAL": journal])
+        let run = try await host([], executable: "sample-tour", environment: ["SAMPLE_JOURNAL": journal])
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.errors.isEmpty)
         #expect(run.output.contains("started:    account, clock, greeter, notes"))
@@ -125,9 +128,9 @@ import Testing
         #expect(written == "notes started with 9 slots\nthe tour used the samples\nnotes stopped\n")
     }
 
-    @Test func checkReportsEveryProblemOnStderrOneLineEachAndExitsOne() throws {
+    @Test func checkReportsEveryProblemOnStderrOneLineEachAndExitsOne() async throws {
         let fixtures = ["FixtureWrongABI", "FixtureBadMagic", "FixtureNullEntry", "FixtureThrowingModule", "FixtureDuplicateKey"]
-        let run = try host(["check"] + (["ClockPlugin", "GreeterPlugin", "NotesPlugin"] + fixtures)
+        let run = try await host(["check"] + (["ClockPlugin", "GreeterPlugin", "NotesPlugin"] + fixtures)
             .flatMap { ["--plugins", plugin($0)] })
         #expect(run.status == 1)
         #expect(run.errorLines.count == fixtures.count, "\(run.errors)")
@@ -140,7 +143,7 @@ import Testing
 
     /// A plugin whose `.comment` names another toolchain is refused, also in an isolated child,
     /// until `--allow-other-compiler` accepts it.
-    @Test func anotherCompilersPluginIsRefusedUnlessAllowed() throws {
+    @Test func anotherCompilersPluginIsRefusedUnlessAllowed() async throws {
         let folder = try TemporaryFolder()
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: plugin("ClockPlugin"))))
         let needle = Array("clang version ".utf8)
@@ -151,17 +154,17 @@ import Testing
         try folder.copy("SampleContracts", as: "libSampleContracts.so")
 
         for isolation in [[], ["--isolated"]] {
-            let refused = try host(["check", "--plugins", path] + isolation)
+            let refused = try await host(["check", "--plugins", path] + isolation)
             #expect(refused.status == 1, "\(isolation): \(refused.output)")
             #expect(refused.errors.contains("built by another compiler than this host"), "\(refused.errors)")
-            let allowed = try host(["check", "--allow-other-compiler", "--plugins", path] + isolation)
+            let allowed = try await host(["check", "--allow-other-compiler", "--plugins", path] + isolation)
             #expect(allowed.status == 0, "\(isolation): \(allowed.errors)")
             #expect(allowed.output.contains("1 loaded, 0 problem(s)"), "\(allowed.output)")
         }
     }
 
-    @Test func checkIsolatedSurvivesACrashingAndAHangingPlugin() throws {
-        let run = try host(["check", "--isolated", "--probe-timeout", "2"]
+    @Test func checkIsolatedSurvivesACrashingAndAHangingPlugin() async throws {
+        let run = try await host(["check", "--isolated", "--probe-timeout", "2"]
             + ["ClockPlugin", "FixtureCrash", "FixtureHang"].flatMap { ["--plugins", plugin($0)] },
             environment: misbehave)
         #expect(run.status == 1)
@@ -171,16 +174,16 @@ import Testing
         #expect(run.output.contains("1 loaded, 2 problem(s)"))
     }
 
-    @Test func checkOfGoodPluginsExitsZero() throws {
-        let run = try host(["check", "--plugins", plugin("ClockPlugin"), "--json"])
+    @Test func checkOfGoodPluginsExitsZero() async throws {
+        let run = try await host(["check", "--plugins", plugin("ClockPlugin"), "--json"])
         #expect(run.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
         let plugins = try #require(object?["plugins"] as? [[String: Any]])
         #expect(plugins.map { $0["name"] as? String } == ["clock"])
     }
 
-    @Test func inspectPrintsTheDescriptor() throws {
-        let run = try host(["inspect", plugin("GreeterPlugin"), "--json"])
+    @Test func inspectPrintsTheDescriptor() async throws {
+        let run = try await host(["inspect", plugin("GreeterPlugin"), "--json"])
         #expect(run.status == 0, "\(run.errors)")
         let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
         #expect(object?["name"] as? String == "greeter")
@@ -189,24 +192,24 @@ import Testing
         #expect(builtAgainst.count == 2 && builtAgainst[0].hasPrefix("PluginAPI 4.") && builtAgainst[1].hasPrefix("SampleContracts 1."))
     }
 
-    @Test func inspectOfAFileThatIsNoPluginFailsWithTheReason() throws {
-        let run = try host(["inspect", plugin("SampleContracts")])
+    @Test func inspectOfAFileThatIsNoPluginFailsWithTheReason() async throws {
+        let run = try await host(["inspect", plugin("SampleContracts")])
         #expect(run.status == 1)
         #expect(run.errors.contains("libSampleContracts.so: not a plugin, no entry symbol 'swift_plugin_entry'"))
     }
 
-    @Test func resolveGetsAServiceByItsKey() throws {
-        let run = try host(["resolve", "sample.request-id", "--plugins", plugin("NotesPlugin")])
+    @Test func resolveGetsAServiceByItsKey() async throws {
+        let run = try await host(["resolve", "sample.request-id", "--plugins", plugin("NotesPlugin")])
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.output.contains("'sample.request-id': Swift.String [many] from notes"))
         #expect(run.output.contains("req-1"))
-        let missing = try host(["resolve", "sample.nothing", "--plugins", plugin("NotesPlugin")])
+        let missing = try await host(["resolve", "sample.nothing", "--plugins", plugin("NotesPlugin")])
         #expect(missing.status == 1)
         #expect(missing.errors.contains("no service for key 'sample.nothing'"))
     }
 
-    @Test func listReadsTheSearchPathFromTheEnvironment() throws {
-        let run = try host(["list", "--json"], environment: ["SWIFT_PLUGIN_PATH": "\(plugin("ClockPlugin")):\(plugin("NotesPlugin"))"])
+    @Test func listReadsTheSearchPathFromTheEnvironment() async throws {
+        let run = try await host(["list", "--json"], environment: ["SWIFT_PLUGIN_PATH": "\(plugin("ClockPlugin")):\(plugin("NotesPlugin"))"])
         #expect(run.status == 0, "\(run.errors)")
         let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
         let slots = try #require(object?["slots"] as? [[String: String]])
@@ -217,16 +220,16 @@ import Testing
     }
 
     @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"]])
-    func usageErrorsExitTwo(_ arguments: [String]) throws {
-        let run = try host(arguments)
+    func usageErrorsExitTwo(_ arguments: [String]) async throws {
+        let run = try await host(arguments)
         #expect(run.status == 2)
         #expect(run.errors.contains("usage: host"))
     }
 
-    @Test func helpAndVersionExitZero() throws {
-        let help = try host(["--help"])
+    @Test func helpAndVersionExitZero() async throws {
+        let help = try await host(["--help"])
         #expect(help.status == 0 && help.output.contains("usage: host"))
-        let version = try host(["--version"])
+        let version = try await host(["--version"])
         #expect(version.status == 0 && version.output.contains("(PluginAPI 4."))
     }
 
@@ -270,7 +273,7 @@ import Testing
     /// and when `serve` shuts down on a signal.
     @Test func aFailedShutdownIsReportedAndExitsOne() async throws {
         let refuse = ["HOSTKIT_FIXTURE_LIFECYCLE_THROW": "shutdown a"]
-        let check = try host(["check", "--plugins", plugin("FixtureLifecycleA")], environment: refuse)
+        let check = try await host(["check", "--plugins", plugin("FixtureLifecycleA")], environment: refuse)
         #expect(check.status == 1, "\(check.output)\n\(check.errors)")
         #expect(check.errors.contains("fixture refused to shutdown a"), "\(check.errors)")
 

@@ -10,10 +10,14 @@ import Testing
     let probe = PluginProbe(executable: "\(BuiltPlugins.directory)/host", arguments: ["__probe"],
                             timeout: .seconds(3), environment: misbehave)
 
-    @Test func aCrashingAndAHangingPluginAreReportedAndTheHostLoadsTheRest() throws {
+    @Test func aCrashingAndAHangingPluginAreReportedAndTheHostLoadsTheRest() async throws {
         let host = PluginHost()
-        let report = host.load(["FixtureCrash", "ClockPlugin", "FixtureHang", "GreeterPlugin"]
-            .map { .file(BuiltPlugins.path($0)) }, probe: probe)
+        // The probe waits for its children: on a thread of its own, not one of the async tests' pool.
+        let probe = probe
+        let report = await onAThreadOfItsOwn {
+            host.load(["FixtureCrash", "ClockPlugin", "FixtureHang", "GreeterPlugin"].map { .file(BuiltPlugins.path($0)) },
+                      probe: probe)
+        }
         #expect(Set(report.loadedNames) == ["clock", "greeter"])
         #expect(try host.locator.tryService(key: SampleKeys.greeter).greet("x").contains("x"))
         guard case let .probeFailed(_, crash)? = report.error(for: "libFixtureCrash.so") else {
@@ -32,13 +36,15 @@ import Testing
     /// status 3 (the clean-failure status) made the host load the plugin in process, which then ended
     /// the host.
     @Test(arguments: ["0", "3", "1"])
-    func aPluginThatExitsWhileLoadingFailsTheProbe(status: String) throws {
+    func aPluginThatExitsWhileLoadingFailsTheProbe(status: String) async throws {
         var environment = misbehave
         environment["HOSTKIT_FIXTURE_EXIT_STATUS"] = status
         let probe = PluginProbe(executable: probe.executable, arguments: probe.arguments, timeout: probe.timeout,
                                 environment: environment)
         let host = PluginHost()
-        let report = host.load(["FixtureExit", "ClockPlugin"].map { .file(BuiltPlugins.path($0)) }, probe: probe)
+        let report = await onAThreadOfItsOwn {
+            host.load(["FixtureExit", "ClockPlugin"].map { .file(BuiltPlugins.path($0)) }, probe: probe)
+        }
         #expect(report.loadedNames == ["clock"])
         guard case let .probeFailed(_, reason)? = report.error(for: "libFixtureExit.so") else {
             Issue.record("no probe failure for the exiting plugin: \(report.problems)")
@@ -47,8 +53,9 @@ import Testing
         #expect(reason.contains("exited with status \(status) without a verdict"), "\(reason)")
     }
 
-    @Test func aPluginThatFailsCleanlyInTheProbeGetsItsOwnError() throws {
-        let report = PluginHost().load([.file(BuiltPlugins.path("FixtureWrongABI"))], probe: probe)
+    @Test func aPluginThatFailsCleanlyInTheProbeGetsItsOwnError() async throws {
+        let probe = probe
+        let report = await onAThreadOfItsOwn { PluginHost().load([.file(BuiltPlugins.path("FixtureWrongABI"))], probe: probe) }
         guard case .incompatibleLibraries? = report.problems.first else {
             Issue.record("expected the plugin's own error, got \(report.problems)")
             return

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Checks `condition` every `interval` for at most `limit`; returns whether it became true.
 public func poll(atMost limit: Duration, every interval: Duration = .milliseconds(20),
                  until condition: () -> Bool) async throws -> Bool {
@@ -7,4 +9,12 @@ public func poll(atMost limit: Duration, every interval: Duration = .millisecond
         try await Task.sleep(for: interval)
     }
     return true
+}
+
+/// Runs `body` on a thread of its own and awaits its result: blocking work (a plugin load that waits
+/// for probe children) that would otherwise hold a thread of the small pool async tests run on.
+public func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
 }
