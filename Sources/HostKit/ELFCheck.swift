@@ -77,7 +77,8 @@ enum ELFCheck {
         let table: [UInt8]
         let entrySize: Int
         let count: Int
-        let names: [UInt8]
+        /// The section names' string table, read once the table is known.
+        var names: [UInt8] = []
 
         /// The bytes of section `index`, if it exists, lies in the file and is not larger than `limit`.
         func contents(_ index: Int, limit: Int) -> [UInt8]? {
@@ -119,9 +120,9 @@ enum ELFCheck {
         else { return nil }
         let table = read(descriptor, offset: Int(tableOffset), count: entrySize * count)
         guard table.count == entrySize * count else { return nil }
-        var sections = Sections(descriptor: descriptor, fileSize: size, table: table, entrySize: entrySize, count: count, names: [])
+        var sections = Sections(descriptor: descriptor, fileSize: size, table: table, entrySize: entrySize, count: count)
         guard let names = sections.contents(namesIndex, limit: 1 << 20) else { return nil }
-        sections = Sections(descriptor: descriptor, fileSize: size, table: table, entrySize: entrySize, count: count, names: names)
+        sections.names = names
         return body(sections)
     }
 

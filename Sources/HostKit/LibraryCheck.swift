@@ -88,10 +88,7 @@ enum LibraryCheck {
         let owner = library.owner(of: symbol) ?? library.path
         let file = owner.split(separator: "/").last.map(String.init) ?? owner
         guard file == "lib\(name).so" else { return .ownCopy(carrier: file) }
-        let encoded = unsafeBitCast(symbol, to: VersionFunction.self)()
-        guard encoded >> 48 == 0 else { return nil }
-        return .version(LibraryVersion(name, UInt16(truncatingIfNeeded: encoded >> 32),
-                                       UInt16(truncatingIfNeeded: encoded >> 16), UInt16(truncatingIfNeeded: encoded)))
+        return PluginHeader.decode(name, unsafeBitCast(symbol, to: VersionFunction.self)()).map(Loaded.version)
     }
 
     /// `SampleContracts` for `libSampleContracts.so`: the library a SwiftPM product of that name builds.

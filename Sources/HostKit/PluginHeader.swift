@@ -37,9 +37,10 @@ struct PluginHeader {
                 throw malformed("library record \(index) has no valid name (letters, digits, _)")
             }
             let encoded = UInt64(littleEndian: record.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            guard encoded >> 48 == 0 else { throw malformed("library \(name): version 0x\(String(encoded, radix: 16))") }
-            libraries.append(LibraryVersion(name, UInt16(truncatingIfNeeded: encoded >> 32),
-                                            UInt16(truncatingIfNeeded: encoded >> 16), UInt16(truncatingIfNeeded: encoded)))
+            guard let version = decode(name, encoded) else {
+                throw malformed("library \(name): version 0x\(String(encoded, radix: 16))")
+            }
+            libraries.append(version)
         }
         guard libraries[0].name == LibraryVersion.pluginAPI.name else {
             throw malformed("the first library record is \(libraries[0].name), not PluginAPI")
@@ -49,6 +50,13 @@ struct PluginHeader {
             throw malformed("\(twice.name) is recorded twice (PluginAPI is recorded always: list only contract libraries)")
         }
         return PluginHeader(libraries: libraries, descriptor: descriptor)
+    }
+
+    /// The version `encoded` as ``LibraryVersion/encoded`` makes it, or `nil` if its top 16 bits are set.
+    static func decode(_ name: String, _ encoded: UInt64) -> LibraryVersion? {
+        guard encoded >> 48 == 0 else { return nil }
+        return LibraryVersion(name, UInt16(truncatingIfNeeded: encoded >> 32), UInt16(truncatingIfNeeded: encoded >> 16),
+                              UInt16(truncatingIfNeeded: encoded))
     }
 
     /// The NUL-terminated name at `bytes` if it is a short identifier (it becomes part of a symbol
