@@ -94,10 +94,14 @@ public struct PluginProbe: Sendable {
     /// writes its verdict and returns the exit status: 0 if it loaded, ``cleanFailureStatus`` (with
     /// the reason on stderr) if not.
     public static func probe(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
+        // Out of the environment before the plugin runs: `getenv` in the plugin finds nothing. This
+        // keeps a careless exit from passing; a plugin set on forging a verdict can still read the
+        // process's initial environment (/proc/self/environ), as it can do anything the host can.
+        let token = ProcessInfo.processInfo.environment[tokenVariable] ?? ""
+        unsetenv(tokenVariable)
         let outcome = discovery.candidate(path).flatMap(PluginLoader.load).flatMap { plugin in
             PluginRegistration.register(plugin, into: ServiceLocator()).map { _ in plugin }
         }
-        let token = ProcessInfo.processInfo.environment[tokenVariable] ?? ""
         switch outcome {
         case .success:
             FileHandle.standardOutput.write(Data("\(token) loaded\n".utf8))
