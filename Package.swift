@@ -33,6 +33,8 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureThrowingModule", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureDuplicateKey", in: "Tests/PluginFixtures"),
     plugin("FixtureLateRegistration", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureStringClock", in: "Tests/PluginFixtures"),
+    plugin("FixtureTwiceDeclared", in: "Tests/PluginFixtures", contracts: false),
     // These crash, hang or exit only when HOSTKIT_FIXTURE_MISBEHAVE is set (the isolation tests do).
     plugin("FixtureCrash", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureHang", in: "Tests/PluginFixtures", contracts: false),

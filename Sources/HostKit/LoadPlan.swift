@@ -22,29 +22,37 @@ struct LoadPlan {
         // The first plugin of a name, and the first provider of a key, wins; the later one is refused whole.
         for plugin in plugins {
             let meta = plugin.metadata
+            if let reason = Self.malformation(of: meta) {
+                refuse(plugin, .malformedMetadata(path: plugin.path, reason: reason))
+                continue
+            }
             if let first = names[meta.name] {
                 refuse(plugin, .duplicatePlugin(name: meta.name, path: plugin.path, loadedFrom: first))
                 continue
             }
             var claimed: [String] = []
-            var conflict: (key: String, owner: String)?
+            var refusal: PluginLoadError?
             for key in meta.provides {
-                // Claimed with one hash of the key; a key some plugin claimed before is given back.
+                // Claimed with one hash of the key; a key claimed before is given back.
                 if let index = providerOf.updateValue(accepted.count, forKey: key) {
-                    // A key the plugin lists twice is its own: the registration's key check handles that.
-                    if index == accepted.count { continue }
-                    providerOf[key] = index
-                    conflict = (key, accepted[index].metadata.name)
+                    if index == accepted.count {
+                        // Its own claim (in `claimed`, given back below): the key is listed twice, and
+                        // its service would be closed twice.
+                        refusal = .malformedMetadata(path: plugin.path, reason: "'provides' lists key '\(key)' twice")
+                    } else {
+                        providerOf[key] = index
+                        refusal = .keyConflict(key: key, plugin: meta.name, providedBy: accepted[index].metadata.name)
+                    }
                 } else {
                     claimed.append(key)
                     guard let owner = existing(key) else { continue }
-                    conflict = (key, owner)
+                    refusal = .keyConflict(key: key, plugin: meta.name, providedBy: owner)
                 }
                 break
             }
-            if let conflict {
+            if let refusal {
                 claimed.forEach { providerOf[$0] = nil }
-                refuse(plugin, .keyConflict(key: conflict.key, plugin: meta.name, providedBy: conflict.owner))
+                refuse(plugin, refusal)
             } else {
                 names[meta.name] = plugin.path
                 accepted.append(plugin)
@@ -52,6 +60,19 @@ struct LoadPlan {
         }
         let kept = withRequirementsMet(accepted, providerOf: providerOf, existing: existing)
         order = ordered(kept.map { accepted[$0] }, providerOf: providerOf, kept: kept)
+    }
+
+    /// What is impossible in `meta` before its keys are claimed, or nil: an empty name or key, or a
+    /// required key listed twice. (A provided key listed twice is found as it is claimed.)
+    static func malformation(of meta: PluginMetadata) -> String? {
+        if meta.name.isEmpty { return "the plugin's name is empty" }
+        if meta.provides.contains("") { return "'provides' lists an empty key" }
+        if meta.requires.contains("") { return "'requires' lists an empty key" }
+        var seen: Set<String> = []
+        if let twice = meta.requires.first(where: { !seen.insert($0).inserted }) {
+            return "'requires' lists key '\(twice)' twice"
+        }
+        return nil
     }
 
     /// The indices of `plugins` left after dropping, until none is left to drop, those that require

@@ -131,9 +131,11 @@ public final class PluginHost: Sendable {
         for (plugin, error) in dropped {
             outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
         }
-        let published = without(dropped.flatMap(\.plugin.metadata.provides), next)
+        // Withdrawn from `next` itself: factories and hooks that kept it (a registrar's locator) reach
+        // only what is published.
+        next.withdraw(dropped.flatMap(\.plugin.metadata.provides))
         state.withLock { state in
-            state.current = published
+            state.current = next
             state.started += started
         }
         report.entries = candidates.compactMap { outcome[$0.realPath] }
@@ -165,14 +167,6 @@ public final class PluginHost: Sendable {
             }
         }
         return (started, dropped)
-    }
-
-    /// `locator`, or a read-only clone of it without the slots `keys`.
-    private func without(_ keys: [String], _ locator: ServiceLocator) -> ServiceLocator {
-        guard !keys.isEmpty, let pruned = try? locator.clone() else { return locator }
-        for key in keys { _ = try? pruned.removeService(storeKey: key) }
-        pruned.setReadOnly(denyClone: false)
-        return pruned
     }
 
     /// The plugins started and not shut down yet, in start order.

@@ -30,12 +30,16 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     /// The header's Swift part is not a PluginAPI `PluginDescriptor` of this process (for example,
     /// the plugin linked its own static copy of PluginAPI).
     case foreignDescriptor(path: String)
+    /// The plugin's metadata is impossible: an empty name or key, or a key listed twice.
+    case malformedMetadata(path: String, reason: String)
     /// Another file already provided a plugin of this name.
     case duplicatePlugin(name: String, path: String, loadedFrom: String)
     /// Another plugin already provides this key; the later plugin is refused whole.
     case keyConflict(key: String, plugin: String, providedBy: String)
     /// No loaded plugin provides a key this plugin requires.
     case missingRequirement(plugin: String, key: String, reason: String)
+    /// The slot that meets a key this plugin requires holds another type than the plugin declared.
+    case requirementTypeMismatch(plugin: String, key: String, providedBy: String, reason: String)
     /// Plugins require each other in a circle; `chain` starts and ends with the same plugin.
     case requirementCycle(plugin: String, chain: [String])
     /// The plugin's module threw, or added other keys than it declared; nothing of it was registered.
@@ -52,10 +56,11 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
              let .notASharedLibrary(path, _), let .missingEntrySymbol(path, _), let .entryReturnedNothing(path),
              let .compilerMismatch(path, _, _),
              let .badMagic(path, _), let .unsupportedHeader(path, _), let .malformedHeader(path, _),
-             let .incompatibleLibraries(path, _), let .foreignDescriptor(path),
+             let .incompatibleLibraries(path, _), let .foreignDescriptor(path), let .malformedMetadata(path, _),
              let .duplicatePlugin(_, path, _), let .probeFailed(path, _):
             path
         case let .keyConflict(_, plugin, _), let .missingRequirement(plugin, _, _), let .requirementCycle(plugin, _),
+             let .requirementTypeMismatch(plugin, _, _, _),
              let .registrationFailed(plugin, _), let .startFailed(plugin, _):
             plugin
         }
@@ -85,12 +90,15 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
             "\(path): " + mismatches.map(\.description).joined(separator: "; ")
         case let .foreignDescriptor(path):
             "\(path): its descriptor is not this host's PluginAPI type (is PluginAPI linked statically?)"
+        case let .malformedMetadata(path, reason): "\(path): malformed plugin metadata: \(reason)"
         case let .duplicatePlugin(name, path, loadedFrom):
             "\(path): a plugin named '\(name)' was already loaded from \(loadedFrom)"
         case let .keyConflict(key, plugin, providedBy):
             "plugin '\(plugin)': key '\(key)' is already provided by plugin '\(providedBy)'"
         case let .missingRequirement(plugin, key, reason):
             "plugin '\(plugin)': requires key '\(key)', \(reason)"
+        case let .requirementTypeMismatch(plugin, key, providedBy, reason):
+            "plugin '\(plugin)': requires key '\(key)' (provided by '\(providedBy)'), but \(reason)"
         case let .requirementCycle(plugin, chain):
             "plugin '\(plugin)': requirement cycle \(chain.joined(separator: " -> "))"
         case let .registrationFailed(plugin, reason):

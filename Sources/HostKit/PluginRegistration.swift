@@ -1,31 +1,53 @@
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 
 /// Puts one plugin's services into a locator.
 enum PluginRegistration {
-    /// Registers one plugin's module, all or nothing, holding it to the keys it declared.
-    /// Returns the module, whose lifecycle hooks the host calls later.
+    /// Registers one plugin's module, all or nothing, holding it to the keys and types it declared,
+    /// under its metadata name. Returns the module, whose lifecycle hooks the host calls later.
     static func register(_ plugin: LoadedPlugin, into locator: ServiceLocator,
                          failed: FailedProviders = FailedProviders()) -> Result<ModuleHandle, PluginLoadError> {
         let meta = plugin.metadata
         if let missing = failed.missingRequirement(of: meta, failedTo: "register") { return .failure(missing) }
-        let module = plugin.descriptor.makeModule()
-        do {
-            try locator.addModule(module) { slots in
-                // Most modules add their keys in the order their plugin declares them: then a pass of
-                // string comparisons settles it (a registrar's keys are distinct, so equal lists are
-                // equal sets). Otherwise: every key declared, and as many as declared; one set, of the
-                // declared keys, and the other only when it does not match.
-                if slots.count == meta.provides.count, zip(slots, meta.provides).allSatisfy({ $0.key == $1 }) { return }
-                let declared = Set(meta.provides)
-                guard slots.count != declared.count || !slots.allSatisfy({ declared.contains($0.key) }) else { return }
-                let added = Set(slots.map(\.key))
-                throw UndeclaredKeys(missing: declared.subtracting(added), extra: added.subtracting(declared))
+        // Before any code of the plugin runs: each requirement met by a slot of the declared type.
+        for required in meta.requiredKeys {
+            guard let slot = locator.slotInfo(forKey: required.storeKey), let reason = slot.mismatch(with: required) else {
+                continue
             }
+            return .failure(.requirementTypeMismatch(plugin: meta.name, key: required.storeKey,
+                                                     providedBy: slot.origin ?? "host", reason: reason))
+        }
+        let module = PluginModule(name: meta.name, base: plugin.descriptor.makeModule())
+        do {
+            try locator.addModule(module) { slots in try check(slots, against: meta) }
             return .success(ModuleHandle(module: module))
         } catch {
             // Unwrap the locator's "module failed" so the reason is said once.
             let reason = if case let ServiceLocatorError.moduleFailed(_, inner) = error { inner } else { error }
             return .failure(.registrationFailed(plugin: meta.name, reason: String(describing: reason)))
+        }
+    }
+
+    /// Throws unless `slots` are the keys `meta` provides, each of the declared type.
+    private static func check(_ slots: [ServiceSlotInfo], against meta: PluginMetadata) throws {
+        // Most modules add their keys in the order their plugin declares them: then one pass settles
+        // it (the load plan refused metadata that lists a key twice, and a registrar's keys are
+        // distinct, so equal lists are equal sets). Otherwise: every key declared, and as many as
+        // declared, matched by a dictionary of the declarations.
+        if slots.count == meta.providedKeys.count, zip(slots, meta.providedKeys).allSatisfy({ $0.key == $1.storeKey }) {
+            for (slot, declared) in zip(slots, meta.providedKeys) {
+                if let reason = slot.mismatch(with: declared) { throw WrongSlotType(key: slot.key, reason: reason) }
+            }
+            return
+        }
+        let declared = Dictionary(meta.providedKeys.map { ($0.storeKey, $0) }) { first, _ in first }
+        let added = Set(slots.map(\.key))
+        let missing = Set(declared.keys).subtracting(added)
+        let extra = added.subtracting(declared.keys)
+        guard missing.isEmpty && extra.isEmpty else { throw UndeclaredKeys(missing: missing, extra: extra) }
+        for slot in slots {
+            if let declaration = declared[slot.key], let reason = slot.mismatch(with: declaration) {
+                throw WrongSlotType(key: slot.key, reason: reason)
+            }
         }
     }
 }
@@ -41,4 +63,12 @@ struct UndeclaredKeys: Error, CustomStringConvertible {
         if !extra.isEmpty { parts.append("added but not declared: \(extra.sorted().joined(separator: ", "))") }
         return parts.joined(separator: "; ")
     }
+}
+
+/// A module added a declared key with another type than declared.
+struct WrongSlotType: Error, CustomStringConvertible {
+    let key: String
+    let reason: String
+
+    var description: String { "key '\(key)': \(reason)" }
 }

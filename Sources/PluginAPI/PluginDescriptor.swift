@@ -1,23 +1,3 @@
-/// What a plugin tells a host before anything of it is registered.
-public struct PluginMetadata: Sendable, Hashable {
-    /// A unique, stable name, such as `greeter`.
-    public let name: String
-    /// The plugin's own version, for reports.
-    public let version: String
-    /// The store keys the plugin's module adds; the host refuses a module that adds others.
-    public let provides: [String]
-    /// The store keys of other plugins' services the plugin needs; the host registers those first.
-    public let requires: [String]
-
-    /// Metadata for a plugin named `name`.
-    public init(name: String, version: String, provides: [String], requires: [String] = []) {
-        self.name = name
-        self.version = version
-        self.provides = provides
-        self.requires = requires
-    }
-}
-
 /// A plugin: a ``Module`` a host can load from a shared library, with its ``PluginMetadata``.
 ///
 /// Export it with one line in the plugin's library:

@@ -1,6 +1,7 @@
 import Synchronization
 
-/// A reference published at most once and read without a lock and without retaining it.
+/// A reference published once and read without a lock and without retaining it; replaced only by
+/// ``exchange(_:)``, whose caller keeps the instance it replaced alive.
 ///
 /// Replaces `AtomicLazyReference`, whose `load()` is not inlined across modules and retains what it
 /// returns: on a get's hot path that was a runtime metadata lookup and a shared reference count that
@@ -36,6 +37,15 @@ struct PublishedOnce<Instance: AnyObject & Sendable>: ~Copyable, @unchecked Send
             // Lost the race: give back the reference taken above.
             Unmanaged.passUnretained(instance).release()
         }
+    }
+
+    /// Publishes `instance` in place of the current one and returns that one still retained, or nil
+    /// if there was none. Readers may still be borrowing it: the caller must keep it alive as long as
+    /// this value lives (release it only then).
+    func exchange(_ instance: Instance) -> Unmanaged<Instance>? {
+        let raw = UInt(bitPattern: Unmanaged.passRetained(instance).toOpaque())
+        let old = bits.exchange(raw, ordering: .acquiringAndReleasing)
+        return UnsafeRawPointer(bitPattern: old).map { Unmanaged<Instance>.fromOpaque($0) }
     }
 
     deinit {

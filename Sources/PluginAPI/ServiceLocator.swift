@@ -17,6 +17,9 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         var slots: [SlotKey: AnySlot]
         var isReadOnly = false
         var denyClone = false
+        /// Frozen tables replaced by ``withdraw(_:)``: kept as long as the locator, because a get
+        /// that began before the replacement may still be borrowing a slot from one.
+        var retired: [FrozenSlots] = []
     }
 
     private let state: Lock<State>
@@ -322,6 +325,25 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             return count
         }
         if let count { logger?.log(.madeReadOnly(slotCount: count)) }
+    }
+
+    /// Removes the slots of `keys`, read-only or not: for a host whose plugin failed to start after
+    /// the locator was made read-only, so that nothing reaches that plugin's services any more, not
+    /// even through a locator kept from its registrar. Gets still take no lock: a read-only locator
+    /// publishes a new frozen table, and keeps the old one (a get may still be reading it).
+    @_spi(HostKit)
+    public func withdraw(_ keys: [String]) {
+        guard !keys.isEmpty else { return }
+        let removed: [String] = state.withLock { state in
+            guard state.isReadOnly, let table = frozen.unretained?.takeUnretainedValue() else {
+                return keys.filter { state.slots.removeValue(forKey: SlotKey($0)) != nil }
+            }
+            var slots = table.dictionary
+            let removed = keys.filter { slots.removeValue(forKey: SlotKey($0)) != nil }
+            if let old = frozen.exchange(FrozenSlots(slots)) { state.retired.append(old.takeRetainedValue()) }
+            return removed
+        }
+        if let logger { removed.forEach { logger.log(.removed(key: $0)) } }
     }
 
     /// True once ``setReadOnly(denyClone:)`` was called.

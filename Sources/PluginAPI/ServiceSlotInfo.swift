@@ -12,8 +12,8 @@ public struct ServiceSlotInfo: @unchecked Sendable, Hashable, CustomStringConver
     public let origin: String?
     /// True if the slot's factory is `async`: get it with ``ServiceLocator/tryServiceAsync(key:)``.
     public let isAsync: Bool
-    private let service: Any.Type
-    private let params: Any.Type?
+    let service: Any.Type
+    let params: Any.Type?
 
     /// The full name of the service type the slot was made for.
     public var serviceType: String { String(reflecting: service) }

@@ -23,7 +23,8 @@ import Testing
         var sources = BuiltPlugins.samples
         sources += [empty, text, truncated, farProgramHeaders, randomELF, "\(folder.path)/dir.so", "\(folder.path)/missing.so"].map { .file($0) }
         sources += ["FixtureWrongABI", "FixtureOldHeader", "FixtureUnrecordedContracts", "FixtureOwnCopy", "FixtureBadMagic",
-                    "FixtureNullEntry", "FixtureThrowingModule", "FixtureDuplicateKey", "SampleContracts"].map { .file(BuiltPlugins.path($0)) }
+                    "FixtureNullEntry", "FixtureThrowingModule", "FixtureDuplicateKey", "FixtureTwiceDeclared",
+                    "SampleContracts"].map { .file(BuiltPlugins.path($0)) }
         if let systemLibrary { sources.append(.file(systemLibrary)) }
 
         let host = PluginHost()
@@ -73,6 +74,9 @@ import Testing
         expectCase("fixture-duplicate-clock") {
             if case let .keyConflict(key, _, owner) = $0 { key == "sample.clock" && owner == "clock" } else { false }
         }
+        expectCase("libFixtureTwiceDeclared.so") {
+            if case let .malformedMetadata(_, reason) = $0 { reason == "'provides' lists key 'fixture.twice' twice" } else { false }
+        }
         if let systemLibrary {
             let name = URL(fileURLWithPath: systemLibrary).resolvingSymlinksInPath().lastPathComponent
             // Not built by a Swift toolchain: refused before `dlopen` runs any of its code.
@@ -97,6 +101,20 @@ import Testing
         let error = try #require(report.problems.first)
         #expect(error.description.contains("sample.clock"))
         #expect(error.description.contains("clock"))
+    }
+
+    /// A slot of another type under a required key does not meet the requirement: the plugin that
+    /// requires it is refused before its module runs, naming the key, both types and the provider by
+    /// its metadata name (not the name its module claims).
+    @Test func aRequirementMetByAnotherTypeIsRefusedNamingBothTypes() throws {
+        let host = PluginHost()
+        let report = host.load([.file(BuiltPlugins.path("FixtureStringClock")), .file(BuiltPlugins.path("GreeterPlugin"))])
+        #expect(report.loadedNames == ["fixture-string-clock"])
+        let error = try #require(report.error(for: "greeter"))
+        #expect(error == .requirementTypeMismatch(plugin: "greeter", key: "sample.clock", providedBy: "fixture-string-clock",
+                                                  reason: "the slot holds Swift.String, SampleContracts.Clock is declared"))
+        #expect(host.locator.slotInfo(forKey: SampleKeys.greeter.storeKey) == nil)
+        #expect(host.locator.slotInfo(forKey: SampleKeys.clock.storeKey)?.origin == "fixture-string-clock")
     }
 
     @Test func errorMessagesNameTheFileAndTheCause() throws {

@@ -127,12 +127,13 @@ import Testing
             }
 
             struct CompatPlugin: Plugin {
-                static let metadata = PluginMetadata(name: "compat-older", version: "1.0.0",
-                                                     provides: ["compat.clock", "compat.greeting"])
+                static let clock = ServiceLocatorEasyKey<any Clock>(name: "compat.clock")
+                static let greeting = ServiceLocatorParamsEasyKey<Greeting, String>(name: "compat.greeting")
+                static let metadata = PluginMetadata(name: "compat-older", version: "1.0.0", provides: [clock, greeting])
                 static let contractLibraries: [LibraryVersion] = [.sampleContracts]
                 func registerServices(in registrar: ModuleRegistrar) throws {
-                    try registrar.addService(key: ServiceLocatorEasyKey<any Clock>(name: "compat.clock"), service: FixedClock())
-                    try registrar.addService(key: ServiceLocatorParamsEasyKey<Greeting, String>(name: "compat.greeting")) {
+                    try registrar.addService(key: Self.clock, service: FixedClock())
+                    try registrar.addService(key: Self.greeting) {
                         Greeting(recipient: $0, text: "Hello, \\($0)")
                     }
                 }
@@ -172,10 +173,11 @@ import Testing
             import SampleContracts
 
             struct CompatPlugin: Plugin {
-                static let metadata = PluginMetadata(name: "compat-newer", version: "1.0.0", provides: ["compat.newer"])
+                static let newer = ServiceLocatorEasyKey<String>(name: "compat.newer")
+                static let metadata = PluginMetadata(name: "compat-newer", version: "1.0.0", provides: [newer])
                 static let contractLibraries: [LibraryVersion] = [.sampleContracts]
                 func registerServices(in registrar: ModuleRegistrar) throws {
-                    try registrar.addLazyService(key: ServiceLocatorEasyKey<String>(name: "compat.newer")) {
+                    try registrar.addLazyService(key: Self.newer) {
                         compatNewerGreeting()
                     }
                 }
@@ -219,10 +221,11 @@ import Testing
             import SampleContracts
 
             struct CompatPlugin: Plugin {
-                static let metadata = PluginMetadata(name: "compat-versions", version: "1.0.0", provides: ["compat.clock"])
+                static let clock = ServiceLocatorEasyKey<any Clock>(name: "compat.clock")
+                static let metadata = PluginMetadata(name: "compat-versions", version: "1.0.0", provides: [clock])
                 static let contractLibraries: [LibraryVersion] = [.sampleContracts]
                 func registerServices(in registrar: ModuleRegistrar) throws {
-                    try registrar.addService(key: ServiceLocatorEasyKey<any Clock>(name: "compat.clock"), service: StoppedClock())
+                    try registrar.addService(key: Self.clock, service: StoppedClock())
                 }
             }
 

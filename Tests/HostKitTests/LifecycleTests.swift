@@ -9,6 +9,12 @@ import Testing
 /// for in their host's locator: told each hook's event, it answers what the hook should do.
 let lifecycleControlKey = ServiceLocatorEasyKey<@Sendable (String) -> String>(name: "fixture.lifecycle")
 
+/// The lazy service of the fixture `letter` that lists the fixtures whose service the locator its
+/// registrar lent it still serves (`a c`).
+func reachKey(_ letter: String) -> ServiceLocatorEasyKey<String> {
+    ServiceLocatorEasyKey(name: "fixture.lifecycle.\(letter).reach")
+}
+
 /// What the lifecycle fixtures of one host do, and what they did. Each test has its own, handed to
 /// its host through the base locator, so tests running at the same time do not see each other.
 final class LifecycleScript: @unchecked Sendable {
@@ -117,6 +123,9 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(!keys.contains("fixture.lifecycle.b"))
         #expect(!keys.contains("fixture.lifecycle.c"))
         #expect(keys.contains(lifecycleControlKey.storeKey))
+        // Not even through the locator A's registrar lent it, and which its factory kept, does
+        // anything reach B's service any more.
+        #expect(host.locator.getService(key: reachKey("a")) == "a")
         // Only a plugin that started is shut down.
         let shutdown = host.shutdown()
         #expect(shutdown.entries.map(\.plugin) == [a])

@@ -9,7 +9,8 @@ import Testing
     }
 
     func plugin(_ name: String, provides: [String] = [], requires: [String] = []) -> LoadedPlugin {
-        let meta = PluginMetadata(name: name, version: "1", provides: provides, requires: requires)
+        let meta = PluginMetadata(name: name, version: "1", provides: provides.map(ServiceLocatorEasyKey<Int>.init(name:)),
+                                  requires: requires.map(ServiceLocatorEasyKey<Int>.init(name:)))
         return LoadedPlugin(path: "/plugins/\(name).so", descriptor: PluginDescriptor(metadata: meta) { Empty() },
                             libraries: [.pluginAPI])
     }
@@ -53,13 +54,30 @@ import Testing
         #expect(plan.refused.count == 1)
     }
 
-    /// A plugin listing one key twice conflicts with nobody, itself included; a refused plugin's keys
-    /// stay free for a later one.
-    @Test func aKeyListedTwiceIsNotAConflictAndARefusedPluginFreesItsKeys() {
-        let plan = LoadPlan([plugin("twice", provides: ["k", "k"]), plugin("late", provides: ["free", "k"]),
-                             plugin("after", provides: ["free"])], existing: { _ in nil })
-        #expect(plan.order.map(\.metadata.name) == ["twice", "after"])
-        #expect(plan.refused.map(\.error) == [.keyConflict(key: "k", plugin: "late", providedBy: "twice")])
+    /// A plugin listing a provided key twice is malformed (its service would be closed twice at
+    /// shutdown) and refused; its keys, and the keys of a plugin refused for a conflict, stay free for
+    /// a later plugin.
+    @Test func aKeyListedTwiceIsMalformedAndARefusedPluginFreesItsKeys() {
+        let plan = LoadPlan([plugin("twice", provides: ["k", "own", "k"]), plugin("one", provides: ["k"]),
+                             plugin("late", provides: ["free", "k"]), plugin("after", provides: ["free", "own"])],
+                            existing: { _ in nil })
+        #expect(plan.order.map(\.metadata.name) == ["one", "after"])
+        #expect(plan.refused.map(\.error) == [
+            .malformedMetadata(path: "/plugins/twice.so", reason: "'provides' lists key 'k' twice"),
+            .keyConflict(key: "k", plugin: "late", providedBy: "one"),
+        ])
+    }
+
+    @Test func anEmptyNameOrKeyAndARequirementListedTwiceAreMalformed() {
+        let plan = LoadPlan([plugin(""), plugin("emptyKey", provides: ["a", ""]), plugin("emptyNeed", requires: [""]),
+                             plugin("needsTwice", requires: ["k", "k"]), plugin("k", provides: ["k"])], existing: { _ in nil })
+        #expect(plan.order.map(\.metadata.name) == ["k"])
+        #expect(plan.refused.map(\.error) == [
+            .malformedMetadata(path: "/plugins/.so", reason: "the plugin's name is empty"),
+            .malformedMetadata(path: "/plugins/emptyKey.so", reason: "'provides' lists an empty key"),
+            .malformedMetadata(path: "/plugins/emptyNeed.so", reason: "'requires' lists an empty key"),
+            .malformedMetadata(path: "/plugins/needsTwice.so", reason: "'requires' lists key 'k' twice"),
+        ])
     }
 
     /// A plugin refused for a key keeps it with its first provider: what requires it is ordered after

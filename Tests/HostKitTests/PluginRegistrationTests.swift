@@ -16,10 +16,14 @@ import Testing
     }
 
     func register(declaring declared: [String], adding added: [String]) -> (ServiceLocator, Result<ModuleHandle, PluginLoadError>) {
-        let meta = PluginMetadata(name: "keys", version: "1", provides: declared)
+        register(PluginMetadata(name: "keys", version: "1", provides: declared.map(ServiceLocatorEasyKey<Int>.init(name:))),
+                 adding: added)
+    }
+
+    func register(_ meta: PluginMetadata, adding added: [String], into locator: ServiceLocator = ServiceLocator())
+        -> (ServiceLocator, Result<ModuleHandle, PluginLoadError>) {
         let plugin = LoadedPlugin(path: "/plugins/keys.so", descriptor: PluginDescriptor(metadata: meta) { KeysModule(keys: added) },
                                   libraries: [.pluginAPI])
-        let locator = ServiceLocator()
         return (locator, PluginRegistration.register(plugin, into: locator))
     }
 
@@ -36,10 +40,46 @@ import Testing
         #expect(locator.slots.map(\.key) == ["a", "b", "c"])
     }
 
-    @Test func aKeyDeclaredTwiceIsAddedOnce() throws {
-        let (locator, result) = register(declaring: ["a", "a"], adding: ["a"])
-        _ = try result.get()
-        #expect(locator.slots.map(\.key) == ["a"])
+    @Test func aSlotOfAnotherTypeThanDeclaredRefusesTheModuleWhole() {
+        let meta = PluginMetadata(name: "keys", version: "1", provides: [ServiceLocatorEasyKey<Int>(name: "a"),
+                                                                         ServiceLocatorEasyKey<String>(name: "b")])
+        for added in [["a", "b"], ["b", "a"]] {
+            let (locator, result) = register(meta, adding: added)
+            #expect(reason(result) == "key 'b': the slot holds Swift.Int, Swift.String is declared", "\(result)")
+            #expect(locator.slotCount == 0)
+        }
+    }
+
+    /// The requirement is checked against the slot that meets it, before the module runs.
+    @Test func aRequirementMetByASlotOfAnotherTypeIsRefusedNamingBothTypes() throws {
+        let locator = ServiceLocator()
+        try locator.addService(key: ServiceLocatorEasyKey<String>(name: "clock"), service: "not a clock")
+        let meta = PluginMetadata(name: "keys", version: "1", provides: [ServiceLocatorEasyKey<Int>(name: "a")],
+                                  requires: [ServiceLocatorEasyKey<Double>(name: "clock")])
+        let (_, result) = register(meta, adding: ["a"], into: locator)
+        guard case let .failure(error) = result else {
+            Issue.record("expected a refusal, got \(result)")
+            return
+        }
+        #expect(error.description == "plugin 'keys': requires key 'clock' (provided by 'host'), "
+            + "but the slot holds Swift.String, Swift.Double is declared")
+        #expect(locator.slots.map(\.key) == ["clock"])
+    }
+
+    /// The origin of the slots is the plugin's metadata name, whatever the module says its name is.
+    @Test func theOriginIsThePluginsNameNotTheModules() throws {
+        struct Impostor: Module {
+            var name: String { "clock" }
+            func registerServices(in registrar: ModuleRegistrar) throws {
+                try registrar.addService(key: ServiceLocatorEasyKey<Int>(name: "a"), service: 1)
+            }
+        }
+        let meta = PluginMetadata(name: "honest", version: "1", provides: [ServiceLocatorEasyKey<Int>(name: "a")])
+        let plugin = LoadedPlugin(path: "/plugins/honest.so", descriptor: PluginDescriptor(metadata: meta) { Impostor() },
+                                  libraries: [.pluginAPI])
+        let locator = ServiceLocator()
+        _ = try PluginRegistration.register(plugin, into: locator).get()
+        #expect(locator.slots.map(\.origin) == ["honest"])
     }
 
     @Test func anUndeclaredKeyRefusesTheModuleWhole() {

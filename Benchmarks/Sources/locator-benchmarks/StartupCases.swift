@@ -146,7 +146,7 @@ enum StartupCases {
             struct GeneratedPlugin: Plugin {
                 static var metadata: PluginMetadata {
                     PluginMetadata(name: "\(name)", version: "1.0.0", provides: [
-                        \(keys.joined(separator: ",\n            "))
+                        \(keys.map { "ServiceLocatorEasyKey<GeneratedService>(name: \($0))" }.joined(separator: ",\n            "))
                     ])
                 }
 

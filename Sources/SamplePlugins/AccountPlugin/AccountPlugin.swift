@@ -7,7 +7,7 @@ import Synchronization
 struct AccountPlugin: Plugin {
     static let metadata = PluginMetadata(
         name: "account", version: "1.0.0",
-        provides: [SampleKeys.sessions.storeKey, SampleKeys.account.storeKey])
+        provides: [SampleKeys.sessions, SampleKeys.account])
 
     static let contractLibraries: [LibraryVersion] = [.sampleContracts]
 

@@ -4,7 +4,7 @@ import SampleContracts
 
 /// Provides the system clock.
 struct ClockPlugin: Plugin {
-    static let metadata = PluginMetadata(name: "clock", version: "1.0.0", provides: [SampleKeys.clock.storeKey])
+    static let metadata = PluginMetadata(name: "clock", version: "1.0.0", provides: [SampleKeys.clock])
 
     static let contractLibraries: [LibraryVersion] = [.sampleContracts]
 

@@ -5,8 +5,8 @@ import SampleContracts
 struct GreeterPlugin: Plugin {
     static let metadata = PluginMetadata(
         name: "greeter", version: "1.2.0",
-        provides: [SampleKeys.greeter.storeKey, SampleKeys.greeting.storeKey],
-        requires: [SampleKeys.clock.storeKey])
+        provides: [SampleKeys.greeter, SampleKeys.greeting],
+        requires: [SampleKeys.clock])
 
     static let contractLibraries: [LibraryVersion] = [.sampleContracts]
 

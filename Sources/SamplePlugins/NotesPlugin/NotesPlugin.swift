@@ -8,8 +8,8 @@ import Synchronization
 struct NotesPlugin: Plugin {
     static let metadata = PluginMetadata(
         name: "notes", version: "1.0.0",
-        provides: [SampleKeys.requestID.storeKey, SampleKeys.notebook.storeKey, SampleKeys.journal.storeKey,
-                   SampleKeys.archive.storeKey])
+        provides: [SampleKeys.requestID, SampleKeys.notebook, SampleKeys.journal,
+                   SampleKeys.archive])
 
     /// The journal lives as long as the plugin: opened by `start`, closed by `shutdown`.
     let journal = FileJournal(path: FileJournal.defaultPath)

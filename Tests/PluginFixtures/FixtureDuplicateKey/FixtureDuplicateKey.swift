@@ -4,7 +4,7 @@ import SampleContracts
 /// A second clock: provides a key the clock plugin already provides, so the later one is refused.
 struct DuplicateClockPlugin: Plugin {
     static let metadata = PluginMetadata(
-        name: "fixture-duplicate-clock", version: "1.0.0", provides: [SampleKeys.clock.storeKey])
+        name: "fixture-duplicate-clock", version: "1.0.0", provides: [SampleKeys.clock])
 
     static let contractLibraries: [LibraryVersion] = [.sampleContracts]
 

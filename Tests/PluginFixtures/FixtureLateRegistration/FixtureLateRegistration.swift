@@ -4,7 +4,7 @@ import PluginAPI
 /// kept. Its service reports what the attempts got: both must be refused.
 struct LateRegistrationPlugin: Plugin {
     static let attempts = ServiceLocatorEasyKey<[String]>(name: "fixture.late-attempts")
-    static let metadata = PluginMetadata(name: "fixture-late", version: "1.0.0", provides: [attempts.storeKey])
+    static let metadata = PluginMetadata(name: "fixture-late", version: "1.0.0", provides: [attempts])
 
     func registerServices(in registrar: ModuleRegistrar) throws {
         let locator = registrar.locator

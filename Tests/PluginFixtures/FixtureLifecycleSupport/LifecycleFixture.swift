@@ -9,8 +9,20 @@ import PluginAPI
 /// hooks do nothing, but for the one event `HOSTKIT_FIXTURE_LIFECYCLE_THROW` may name.
 public let lifecycleControlKey = ServiceLocatorEasyKey<@Sendable (String) -> String>(name: "fixture.lifecycle")
 
+/// The key `fixture.lifecycle.<letter>`, which the fixture of that letter provides.
+func lifecycleKey(_ letter: String) -> ServiceLocatorEasyKey<String> {
+    ServiceLocatorEasyKey(name: "fixture.lifecycle.\(letter)")
+}
+
+/// The key `fixture.lifecycle.<letter>.reach`: a lazy service of the fixture of that letter, made
+/// through the locator its registrar lent it. It lists the fixtures whose service that locator
+/// still serves, such as `a c`.
+func reachKey(_ letter: String) -> ServiceLocatorEasyKey<String> {
+    ServiceLocatorEasyKey(name: "fixture.lifecycle.\(letter).reach")
+}
+
 /// A lifecycle fixture plugin: `fixture-lifecycle-<letter>`, providing `fixture.lifecycle.<letter>`
-/// and requiring the keys of the letters in `requires`. Its hooks do what the host's control says.
+/// (and its `reach` key) and requiring the keys of the letters in `requires`. Its hooks do what the host's control says.
 public protocol LifecycleFixture: Plugin {
     static var letter: String { get }
     static var requires: [String] { get }
@@ -20,13 +32,16 @@ public protocol LifecycleFixture: Plugin {
 
 extension LifecycleFixture {
     public static var metadata: PluginMetadata {
-        PluginMetadata(name: "fixture-lifecycle-\(letter)", version: "1.0.0", provides: ["fixture.lifecycle.\(letter)"],
-                       requires: requires.map { "fixture.lifecycle.\($0)" })
+        PluginMetadata(name: "fixture-lifecycle-\(letter)", version: "1.0.0", provides: [lifecycleKey(letter), reachKey(letter)],
+                       requires: requires.map(lifecycleKey))
     }
 
     public func registerServices(in registrar: ModuleRegistrar) throws {
-        try registrar.addService(key: ServiceLocatorEasyKey<String>(name: "fixture.lifecycle.\(Self.letter)"),
-                                 service: Self.letter)
+        try registrar.addService(key: lifecycleKey(Self.letter), service: Self.letter)
+        let locator = registrar.locator
+        try registrar.addLazyService(key: reachKey(Self.letter)) {
+            ["a", "b", "c"].filter { locator.getService(key: lifecycleKey($0)) != nil }.joined(separator: " ")
+        }
     }
 
     public func start(locator: ServiceLocator) async throws {

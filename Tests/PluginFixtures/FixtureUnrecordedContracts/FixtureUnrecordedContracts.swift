@@ -4,10 +4,10 @@ import SampleContracts
 /// A plugin that uses SampleContracts but does not list it in `contractLibraries`: the host cannot
 /// know which version it was built against, and refuses it.
 struct UnrecordedContractsPlugin: Plugin {
-    static let metadata = PluginMetadata(name: "fixture-unrecorded", version: "1.0.0", provides: ["fixture.greeting"])
+    static let greeting = ServiceLocatorEasyKey<Greeting>(name: "fixture.greeting")
+    static let metadata = PluginMetadata(name: "fixture-unrecorded", version: "1.0.0", provides: [greeting])
     func registerServices(in registrar: ModuleRegistrar) throws {
-        try registrar.addService(key: ServiceLocatorEasyKey<Greeting>(name: "fixture.greeting"),
-                                 service: Greeting(recipient: "nobody", text: "unchecked"))
+        try registrar.addService(key: Self.greeting, service: Greeting(recipient: "nobody", text: "unchecked"))
     }
 }
 

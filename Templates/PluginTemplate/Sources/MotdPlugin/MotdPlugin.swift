@@ -5,8 +5,8 @@ import WeatherContracts
 /// Provides a message of the day, made once, on the first get, with the weather from the weather plugin.
 struct MotdPlugin: Plugin {
     static let motd = ServiceLocatorEasyKey<String>(name: "template.motd")
-    static let metadata = PluginMetadata(name: "motd", version: "1.0.0", provides: [motd.storeKey],
-                                         requires: [WeatherKeys.service.storeKey])
+    static let metadata = PluginMetadata(name: "motd", version: "1.0.0", provides: [motd],
+                                         requires: [WeatherKeys.service])
     static let contractLibraries: [LibraryVersion] = [.weatherContracts]
 
     func registerServices(in registrar: ModuleRegistrar) throws {

@@ -3,7 +3,7 @@ import WeatherContracts
 
 /// Provides the weather service the message of the day uses.
 struct WeatherPlugin: Plugin {
-    static let metadata = PluginMetadata(name: "weather", version: "1.0.0", provides: [WeatherKeys.service.storeKey])
+    static let metadata = PluginMetadata(name: "weather", version: "1.0.0", provides: [WeatherKeys.service])
     static let contractLibraries: [LibraryVersion] = [.weatherContracts]
 
     func registerServices(in registrar: ModuleRegistrar) throws {

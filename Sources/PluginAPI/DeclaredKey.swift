@@ -1,0 +1,68 @@
+/// A key as a plugin declares it in its ``PluginMetadata``: the store key and the types its slot is
+/// for, so that a host can refuse a requirement met by a slot of another type before anything of
+/// the plugin runs.
+public struct DeclaredKey: @unchecked Sendable, Hashable, CustomStringConvertible {
+    // @unchecked: besides the key it holds metatypes, which are immutable.
+    /// The store key of the slot.
+    public let storeKey: String
+    /// The service type, or `nil` for a key declared by its string only.
+    let service: Any.Type?
+    /// The parameters type, for a key of a slot with parameters.
+    let params: Any.Type?
+
+    /// The declaration of `key`: its store key and service type (and parameters type, for a
+    /// ``ServiceLocatorParamsKey``).
+    public init<Key: ServiceLocatorKey>(_ key: Key) {
+        storeKey = key.storeKey
+        service = Key.Service.self
+        params = (key as? any ServiceLocatorParamsKey).map { Self.paramsType(of: $0) }
+    }
+
+    /// A key known by its string only, as PluginAPI 4.0's metadata declared them: no type to check.
+    init(storeKey: String) {
+        self.storeKey = storeKey
+        service = nil
+        params = nil
+    }
+
+    private static func paramsType<Key: ServiceLocatorParamsKey>(of _: Key) -> Any.Type { Key.Params.self }
+
+    /// The full name of the service type, or `nil` for a key declared by its string only.
+    public var serviceType: String? { service.map { String(reflecting: $0) } }
+    /// The full name of the parameters type, for a key of a slot with parameters.
+    public var paramsType: String? { params.map { String(reflecting: $0) } }
+
+    public static func == (lhs: DeclaredKey, rhs: DeclaredKey) -> Bool {
+        lhs.storeKey == rhs.storeKey && lhs.service.map(ObjectIdentifier.init) == rhs.service.map(ObjectIdentifier.init)
+            && lhs.params.map(ObjectIdentifier.init) == rhs.params.map(ObjectIdentifier.init)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storeKey)
+        hasher.combine(service.map(ObjectIdentifier.init))
+        hasher.combine(params.map(ObjectIdentifier.init))
+    }
+
+    /// `'key' (Type)`, `'key' ((Params) -> Type)`, or `'key'` for a key declared by its string only.
+    public var description: String {
+        guard let serviceType else { return "'\(storeKey)'" }
+        return "'\(storeKey)' (\(paramsType.map { "(\($0)) -> " } ?? "")\(serviceType))"
+    }
+}
+
+extension ServiceSlotInfo {
+    /// Why this slot cannot serve `declared`, or `nil` if it can (same service and parameters types,
+    /// or a declaration without types). Two distinct types of the same name are said to be so: the
+    /// module defining them is linked into more than one binary.
+    @_spi(HostKit)
+    public func mismatch(with declared: DeclaredKey) -> String? {
+        guard let wanted = declared.service else { return nil }
+        let sameParams = declared.params.map(ObjectIdentifier.init) == params.map(ObjectIdentifier.init)
+        if wanted == service && sameParams { return nil }
+        let slotText = (paramsType.map { "(\($0)) -> " } ?? "") + serviceType
+        let wantedText = (declared.paramsType.map { "(\($0)) -> " } ?? "") + (declared.serviceType ?? "")
+        guard slotText == wantedText else { return "the slot holds \(slotText), \(wantedText) is declared" }
+        return "the slot holds \(slotText) and \(wantedText) is declared, which are two different types of one name: "
+            + "the module that defines it is linked into more than one binary (make it a dynamic library they all link)"
+    }
+}
