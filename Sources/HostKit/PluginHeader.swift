@@ -13,30 +13,39 @@ struct PluginHeader {
     /// The longest library name read.
     private static let maximumNameLength = 128
 
-    /// Reads the header at `header`, which the plugin at `path` returned.
+    /// Reads the header at `header`, which the plugin at `path` returned. Every byte is copied by
+    /// ``ForeignMemory`` first: a pointer into memory the process cannot read is a malformed header,
+    /// not a crash.
     static func read(_ header: UnsafeRawPointer, path: String) throws(PluginLoadError) -> PluginHeader {
-        let magic = UInt64(littleEndian: header.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
-        guard magic == PluginABI.magic else { throw .badMagic(path: path, found: magic) }
-        let format = UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-        guard format == PluginABI.format else { throw .unsupportedHeader(path: path, format: format) }
         let malformed = { (reason: String) in PluginLoadError.malformedHeader(path: path, reason: reason) }
-        let size = UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-        guard size == PluginABI.headerSize else { throw malformed("header size \(size), format \(format) has \(PluginABI.headerSize)") }
-        guard let descriptor = header.loadUnaligned(fromByteOffset: 16, as: UnsafeRawPointer?.self) else {
-            throw malformed("no descriptor")
+        let bytes = ForeignMemory.bytes(at: header, count: Int(PluginABI.headerSize))
+        guard bytes.count >= 8 else { throw malformed("the entry returned \(header), which is not readable memory") }
+        let magic = UInt64(littleEndian: load(bytes, 0))
+        guard magic == PluginABI.magic else { throw .badMagic(path: path, found: magic) }
+        guard bytes.count == PluginABI.headerSize else {
+            throw malformed("only \(bytes.count) of the header's \(PluginABI.headerSize) bytes are readable")
         }
-        let count = Int(UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 32, as: UInt32.self)))
+        let format = UInt32(littleEndian: load(bytes, 8))
+        guard format == PluginABI.format else { throw .unsupportedHeader(path: path, format: format) }
+        let size = UInt32(littleEndian: load(bytes, 12))
+        guard size == PluginABI.headerSize else { throw malformed("header size \(size), format \(format) has \(PluginABI.headerSize)") }
+        guard let descriptor = UnsafeRawPointer(bitPattern: UInt(load(bytes, 16) as UInt64)) else { throw malformed("no descriptor") }
+        let count = Int(UInt32(littleEndian: load(bytes, 32)))
         guard (1...maximumRecords).contains(count) else { throw malformed("\(count) library records") }
-        guard let records = header.loadUnaligned(fromByteOffset: 24, as: UnsafeRawPointer?.self) else {
+        guard let records = UnsafeRawPointer(bitPattern: UInt(load(bytes, 24) as UInt64)) else {
             throw malformed("no library records")
+        }
+        let table = ForeignMemory.bytes(at: records, count: count * PluginABI.recordSize)
+        guard table.count == count * PluginABI.recordSize else {
+            throw malformed("the \(count) library records at \(records) are not readable memory")
         }
         var libraries: [LibraryVersion] = []
         for index in 0..<count {
-            let record = records + index * PluginABI.recordSize
-            guard let name = record.loadUnaligned(as: UnsafePointer<UInt8>?.self).flatMap(libraryName) else {
+            let offset = index * PluginABI.recordSize
+            guard let name = UnsafeRawPointer(bitPattern: UInt(load(table, offset) as UInt64)).flatMap(libraryName) else {
                 throw malformed("library record \(index) has no valid name (letters, digits, _)")
             }
-            let encoded = UInt64(littleEndian: record.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            let encoded = UInt64(littleEndian: load(table, offset + 8))
             guard let version = decode(name, encoded) else {
                 throw malformed("library \(name): version 0x\(String(encoded, radix: 16))")
             }
@@ -52,6 +61,30 @@ struct PluginHeader {
         return PluginHeader(libraries: libraries, descriptor: descriptor)
     }
 
+    /// The descriptor, once its pointer checked out: aligned for an object, readable, and its first
+    /// word (a Swift object's class) is the class metadata of this process's `PluginDescriptor`. No
+    /// Swift cast runs on it: a cast reads the class of whatever the pointer points at, and crashes on
+    /// what is not an object.
+    func checkedDescriptor(path: String) throws(PluginLoadError) -> PluginDescriptor {
+        let address = UInt(bitPattern: descriptor)
+        guard address % UInt(MemoryLayout<UInt>.alignment) == 0 else {
+            throw .malformedHeader(path: path, reason: "the descriptor pointer \(descriptor) is not aligned for an object")
+        }
+        let isa = ForeignMemory.bytes(at: descriptor, count: MemoryLayout<UInt>.size)
+        guard isa.count == MemoryLayout<UInt>.size else {
+            throw .malformedHeader(path: path, reason: "the descriptor pointer \(descriptor) points at no readable memory")
+        }
+        guard UInt(Self.load(isa, 0) as UInt64) == UInt(bitPattern: ObjectIdentifier(PluginDescriptor.self)) else {
+            throw .foreignDescriptor(path: path)
+        }
+        return Unmanaged<PluginDescriptor>.fromOpaque(descriptor).takeUnretainedValue()
+    }
+
+    /// The `T` at `offset` of `bytes`, which the caller made sure holds it.
+    private static func load<T: FixedWidthInteger>(_ bytes: [UInt8], _ offset: Int) -> T {
+        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) }
+    }
+
     /// The version `encoded` as ``LibraryVersion/encoded`` makes it, or `nil` if its top 16 bits are set.
     static func decode(_ name: String, _ encoded: UInt64) -> LibraryVersion? {
         guard encoded >> 48 == 0 else { return nil }
@@ -59,17 +92,12 @@ struct PluginHeader {
                               UInt16(truncatingIfNeeded: encoded))
     }
 
-    /// The NUL-terminated name at `bytes` if it is a short identifier (it becomes part of a symbol
-    /// name and of messages), else `nil`. Reads at most one byte past the longest name.
-    private static func libraryName(_ bytes: UnsafePointer<UInt8>) -> String? {
-        var scalars: [UInt8] = []
-        for offset in 0...maximumNameLength {
-            let byte = bytes[offset]
-            if byte == 0 { break }
-            guard offset < maximumNameLength, isIdentifierByte(byte) else { return nil }
-            scalars.append(byte)
-        }
-        return scalars.isEmpty ? nil : String(decoding: scalars, as: UTF8.self)
+    /// The NUL-terminated name at `address` if it is a short identifier (it becomes part of a symbol
+    /// name and of messages), else `nil`. Copies at most one byte past the longest name.
+    private static func libraryName(_ address: UnsafeRawPointer) -> String? {
+        let bytes = ForeignMemory.bytes(at: address, count: maximumNameLength + 1)
+        guard let end = bytes.firstIndex(of: 0), end > 0, bytes[..<end].allSatisfy(isIdentifierByte) else { return nil }
+        return String(decoding: bytes[..<end], as: UTF8.self)
     }
 
     /// ASCII letters, digits and `_`: the characters a library name may have.

@@ -27,8 +27,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     /// The plugin was built against library versions the process's copies cannot serve: another
     /// major version, a newer minor one, an unversioned copy, or a versioned library it does not record.
     case incompatibleLibraries(path: String, mismatches: [LibraryMismatch])
-    /// The header's Swift part is not a PluginAPI `PluginDescriptor` of this process (for example,
-    /// the plugin linked its own static copy of PluginAPI).
+    /// The header's descriptor pointer points at something readable that is not a `PluginDescriptor`
+    /// of this process's PluginAPI (a forged header, or a plugin that linked its own static copy).
     case foreignDescriptor(path: String)
     /// The plugin's metadata is impossible: an empty name or key, or a key listed twice.
     case malformedMetadata(path: String, reason: String)
@@ -89,7 +89,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .incompatibleLibraries(path, mismatches):
             "\(path): " + mismatches.map(\.description).joined(separator: "; ")
         case let .foreignDescriptor(path):
-            "\(path): its descriptor is not this host's PluginAPI type (is PluginAPI linked statically?)"
+            "\(path): its descriptor is not this host's PluginAPI type (a forged header, or PluginAPI linked statically?)"
         case let .malformedMetadata(path, reason): "\(path): malformed plugin metadata: \(reason)"
         case let .duplicatePlugin(name, path, loadedFrom):
             "\(path): a plugin named '\(name)' was already loaded from \(loadedFrom)"

@@ -41,8 +41,6 @@ enum PluginLoader {
         let mismatches = LibraryCheck.mismatches(recorded: header.libraries, in: library)
         guard mismatches.isEmpty else { throw .incompatibleLibraries(path: path, mismatches: mismatches) }
         // Only now, with the header and every library version checked, is the Swift part touched.
-        let object = Unmanaged<AnyObject>.fromOpaque(header.descriptor).takeUnretainedValue()
-        guard let descriptor = object as? PluginDescriptor else { throw .foreignDescriptor(path: path) }
-        return LoadedPlugin(path: path, descriptor: descriptor, libraries: header.libraries)
+        return LoadedPlugin(path: path, descriptor: try header.checkedDescriptor(path: path), libraries: header.libraries)
     }
 }

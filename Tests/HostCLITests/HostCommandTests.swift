@@ -174,6 +174,31 @@ import Testing
         #expect(run.output.contains("1 loaded, 2 problem(s)"))
     }
 
+    /// A header with the right magic and format whose pointers lie: each lie is refused with its own
+    /// message, without a crash (the host reads them through the kernel, never by a Swift cast), and
+    /// the good plugin beside it loads. In a `host` child, so that a crash would fail only this test.
+    @Test(arguments: [
+        ("", nil),
+        ("descriptor-header", "its descriptor is not this host's PluginAPI type"),
+        ("descriptor-object", "its descriptor is not this host's PluginAPI type"),
+        ("descriptor-unmapped", "malformed plugin header: the descriptor pointer 0x0000000000000100 points at no readable memory"),
+        ("descriptor-misaligned", "malformed plugin header: the descriptor pointer 0x"),
+        ("records-unmapped", "malformed plugin header: the 1 library records at 0x0000000000000100 are not readable memory"),
+        ("header-unmapped", "malformed plugin header: the entry returned 0x0000000000000100, which is not readable memory"),
+    ] as [(String, String?)])
+    func aHeaderWhosePointersLieIsRefusedWithoutACrash(forge: String, refusal: String?) async throws {
+        let run = try await host(["check", "--plugins", plugin("FixtureForgedHeader"), "--plugins", plugin("ClockPlugin")],
+                                 environment: ["HOSTKIT_FIXTURE_FORGE": forge])
+        guard let refusal else {
+            #expect(run.status == 0, "an honest header: \(run.errors)")
+            return
+        }
+        #expect(run.status == 1, "\(forge): \(run.errors)")
+        #expect(run.errors.contains("libFixtureForgedHeader.so: \(refusal)"), "\(forge): \(run.errors)")
+        #expect(run.output.contains("1 loaded, 1 problem(s)"), "\(forge): \(run.output)")
+        if forge == "descriptor-misaligned" { #expect(run.errors.contains("is not aligned for an object")) }
+    }
+
     @Test func checkOfGoodPluginsExitsZero() async throws {
         let run = try await host(["check", "--plugins", plugin("ClockPlugin"), "--json"])
         #expect(run.status == 0)
