@@ -41,6 +41,9 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureCrash", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureHang", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureExit", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureCrashBesideClock", in: "Tests/PluginFixtures"),
+    // Correct, but crashes a probe that registers it without the clock it requires.
+    plugin("FixtureNeedsClock", in: "Tests/PluginFixtures"),
     // Lifecycle hooks a test steers through a control in its host's base locator; B requires A, C requires B.
     plugin("FixtureLifecycleA", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureLifecycleB", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),

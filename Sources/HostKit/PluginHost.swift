@@ -29,6 +29,9 @@ public final class PluginHost: Sendable {
         var current: ServiceLocator
         /// Plugins whose start hook succeeded, in start order.
         var started: [StartedPlugin] = []
+        /// The plugins whose slots `current` holds, in registration order: what a probe registers
+        /// before a plugin of a later load that requires their keys.
+        var published: [LoadedPlugin] = []
     }
 
     private let state: Lock<State>
@@ -67,8 +70,10 @@ public final class PluginHost: Sendable {
     /// Finds, opens, orders and registers the plugins in `sources`, then publishes the new locator.
     /// Good plugins load even when others fail; the report says what happened to each file.
     ///
-    /// With a `probe`, each file is first loaded in a child process; one that crashes or hangs there
-    /// is reported (``PluginLoadError/probeFailed(path:reason:)``) and never loaded into this process.
+    /// With a `probe`, each file is first loaded in a child process, and a plugin that requires keys is
+    /// registered there after their providers, in this load's order; one that crashes, hangs or exits
+    /// there is reported (``PluginLoadError/probeFailed(path:reason:)``) and never loaded into this
+    /// process, nor are the plugins that require it. Start hooks are not probed.
     ///
     /// Once registered, the plugins start (``Module/start(locator:)``) in dependency order, before the
     /// new locator is published. A plugin whose start throws or outlasts ``startTimeout`` is reported
@@ -85,10 +90,15 @@ public final class PluginHost: Sendable {
         var report = LoadReport()
         var opened: [LoadedPlugin] = []
         var outcome: [String: LoadReport.Entry] = [:]
+        // The plugins a probe child registered already (they require nothing): no second probe.
+        var registeredInProbe: Set<String> = []
         for candidate in candidates {
-            if let failure = probe?.check(candidate) {
+            switch probe?.check(candidate.realPath) {
+            case let .failure(failure):
                 outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: failure)
                 continue
+            case .success(.registered): registeredInProbe.insert(candidate.realPath)
+            case .success, nil: break
             }
             switch PluginLoader.load(candidate) {
             case let .success(plugin): opened.append(plugin)
@@ -116,7 +126,15 @@ public final class PluginHost: Sendable {
         }
         var failed = FailedProviders()
         var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
+        let published = state.withLock(\.published)
         for plugin in plan.order {
+            if let probe, !registeredInProbe.contains(plugin.path),
+               failed.missingRequirement(of: plugin.metadata, failedTo: "register") == nil,
+               let failure = Self.probeRegistration(of: plugin, with: probe, after: published + registered.map(\.plugin)) {
+                failed.add(plugin.metadata)
+                outcome[plugin.path] = LoadReport.Entry(plugin, error: failure)
+                continue
+            }
             switch PluginRegistration.register(plugin, into: next, failed: failed) {
             case let .success(module):
                 registered.append((plugin, module))
@@ -134,13 +152,39 @@ public final class PluginHost: Sendable {
         // Withdrawn from `next` itself: factories and hooks that kept it (a registrar's locator) reach
         // only what is published.
         next.withdraw(dropped.flatMap(\.plugin.metadata.provides))
+        let droppedPaths = Set(dropped.map(\.plugin.path))
         state.withLock { state in
             state.current = next
             state.started += started
+            state.published += registered.map(\.plugin).filter { !droppedPaths.contains($0.path) }
         }
         report.entries = candidates.compactMap { outcome[$0.realPath] }
             + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
         return report
+    }
+
+    /// Probes the registration of `plugin` in a child, after the plugins among `registered` (in their
+    /// registration order) that provide its requirements, and theirs; returns why it failed, or nil.
+    private static func probeRegistration(of plugin: LoadedPlugin, with probe: PluginProbe,
+                                          after registered: [LoadedPlugin]) -> PluginLoadError? {
+        var providerOf: [String: Int] = [:]
+        for (index, candidate) in registered.enumerated() {
+            for key in candidate.metadata.provides { providerOf[key] = index }
+        }
+        var needed: Set<Int> = []
+        var keys = plugin.metadata.requires
+        while let key = keys.popLast() {
+            guard let index = providerOf[key], needed.insert(index).inserted else { continue }
+            keys += registered[index].metadata.requires
+        }
+        switch probe.check(plugin.path, after: needed.sorted().map { registered[$0].path }) {
+        case let .failure(failure): return failure
+        // Refused in the child without a crash: the registration here reports the exact error.
+        case .success(.registered), .success(.refused): return nil
+        case .success(.opened):
+            return .probeFailed(path: plugin.path, reason: "the probe could not meet its requirements "
+                                + "(services of the host's own base locator? give the probe child the same base)")
+        }
     }
 
     /// Runs the start hooks of `plugins` (in dependency order) with `locator`; returns the plugins that
@@ -206,7 +250,13 @@ public final class PluginHost: Sendable {
     }
 
     /// Reads the header, the library versions and the metadata of one plugin file, registering nothing.
-    public static func inspect(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Result<LoadedPlugin, PluginLoadError> {
-        discovery.candidate(path).flatMap(PluginLoader.load)
+    /// With a `probe`, the file is first opened in a child process: one that crashes, hangs or exits
+    /// there is reported and never opened in this process.
+    public static func inspect(_ path: String, discovery: PluginDiscovery = PluginDiscovery(),
+                               probe: PluginProbe? = nil) -> Result<LoadedPlugin, PluginLoadError> {
+        discovery.candidate(path).flatMap { candidate in
+            if case let .failure(failure)? = probe?.check(candidate.realPath) { return .failure(failure) }
+            return PluginLoader.load(candidate)
+        }
     }
 }

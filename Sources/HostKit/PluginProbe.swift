@@ -2,14 +2,20 @@ import Foundation
 import Glibc
 import PluginAPI
 
-/// Loads each plugin in a child process before the host loads it, so a plugin that crashes or hangs
-/// while loading costs only the child: the host reports the signal or the timeout and carries on.
+/// Loads each plugin in a child process before the host loads it, so a plugin that crashes, hangs or
+/// exits while loading costs only the child: the host reports the signal, the timeout or the exit and
+/// carries on.
 ///
-/// The child is a program that calls ``PluginProbe/probe(_:discovery:)`` for the path it is given
-/// (the `host` command does so for `host __probe FILE`). The child must end with a verdict, written
-/// to its standard output behind a token only the parent and the child know: an exit without one
-/// (a plugin that calls `exit`, whatever the status), a signal or a timeout is a failure. A plugin the
-/// child refused cleanly is loaded by the host anyway, to report its exact error.
+/// A plugin is probed as the real load will meet it: first opened alone (`dlopen`, its header, its
+/// descriptor) and, if it requires nothing, registered; a plugin that requires keys is probed again
+/// once the load has planned its order, registered after the plugins that provide those keys (and
+/// theirs), in the order the real load registers them. Start and shutdown hooks run in the host only.
+///
+/// The child is a program that calls ``PluginProbe/probe(_:discovery:base:)`` for the path it is
+/// given (the `host` command does so for `host __probe FILE`). The child must end with a verdict,
+/// written to its standard output behind a token only the parent and the child know: an exit without
+/// one (a plugin that calls `exit`, whatever the status), a signal or a timeout is a failure. A plugin
+/// the child refused cleanly is loaded by the host anyway, to report its exact error.
 public struct PluginProbe: Sendable {
     /// The program to run, by absolute path.
     public var executable: String
@@ -24,6 +30,19 @@ public struct PluginProbe: Sendable {
     public static let cleanFailureStatus: Int32 = 3
     /// The variable that gives the child the token of its verdict.
     static let tokenVariable = "SWIFT_PLUGIN_PROBE_TOKEN"
+    /// The variable that gives the child the plugins to register before the probed one (a JSON array
+    /// of paths, in registration order).
+    static let providersVariable = "SWIFT_PLUGIN_PROBE_PROVIDERS"
+
+    /// What the child did with the probed plugin.
+    enum Verdict: String {
+        /// Opened and registered it.
+        case registered
+        /// Opened it, but could not register it: a key it requires was not there.
+        case opened
+        /// Refused it cleanly (the host loads it anyway, to report the exact error).
+        case refused
+    }
 
     /// A probe that runs `executable arguments... PATH` for each plugin.
     public init(executable: String, arguments: [String], timeout: Duration = .seconds(10),
@@ -34,22 +53,25 @@ public struct PluginProbe: Sendable {
         self.environment = environment
     }
 
-    /// Runs the child for `candidate`; returns why it failed if it crashed or hung, else `nil`.
-    func check(_ candidate: PluginCandidate) -> PluginLoadError? {
+    /// Runs the child for the plugin at `path` (a real path), after registering `providers` (real
+    /// paths, in registration order); returns its verdict, or why it crashed, hung or exited without one.
+    func check(_ path: String, after providers: [String] = []) -> Result<Verdict, PluginLoadError> {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments + [candidate.realPath]
+        process.arguments = arguments + [path]
         var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         // A crashing child need not spend seconds printing a backtrace nobody reads.
         variables["SWIFT_BACKTRACE"] = "enable=no"
         let token = UUID().uuidString
         variables[Self.tokenVariable] = token
+        variables[Self.providersVariable] = providers.isEmpty ? nil
+            : (try? JSONEncoder().encode(providers)).map { String(decoding: $0, as: UTF8.self) }
         process.environment = variables
         // A file, not a pipe: a child that writes much must not block on a full pipe.
         let verdictFile = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-probe-\(token)")
         guard FileManager.default.createFile(atPath: verdictFile.path, contents: nil),
               let output = try? FileHandle(forWritingTo: verdictFile) else {
-            return .probeFailed(path: candidate.realPath, reason: "could not create \(verdictFile.path)")
+            return .failure(.probeFailed(path: path, reason: "could not create \(verdictFile.path)"))
         }
         defer {
             try? output.close()
@@ -60,7 +82,7 @@ public struct PluginProbe: Sendable {
         do {
             try process.run()
         } catch {
-            return .probeFailed(path: candidate.realPath, reason: "could not start \(executable): \(error)")
+            return .failure(.probeFailed(path: path, reason: "could not start \(executable): \(error)"))
         }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
@@ -69,47 +91,72 @@ public struct PluginProbe: Sendable {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            return .probeFailed(path: candidate.realPath, reason: "did not finish loading within \(timeout), killed")
+            return .failure(.probeFailed(path: path, reason: "did not finish loading within \(timeout), killed"))
         }
         process.waitUntilExit()
         if process.terminationReason == .uncaughtSignal {
             let signal = process.terminationStatus
             let name = strsignal(signal).map { String(cString: $0) } ?? "signal"
-            return .probeFailed(path: candidate.realPath, reason: "crashed while loading: signal \(signal) (\(name))")
+            return .failure(.probeFailed(path: path, reason: "crashed while loading: signal \(signal) (\(name))"))
         }
         let status = process.terminationStatus
         let said = (try? String(contentsOf: verdictFile, encoding: .utf8)) ?? ""
-        let verdict: Int32? = said.contains("\(token) loaded\n") ? 0 : said.contains("\(token) refused\n") ? Self.cleanFailureStatus : nil
+        let verdict = [Verdict.registered, .opened, .refused].first { said.contains("\(token) \($0.rawValue)\n") }
         guard let verdict else {
-            return .probeFailed(path: candidate.realPath, reason: "the probe exited with status \(status) without a verdict "
-                                + "(did the plugin call exit?)")
+            return .failure(.probeFailed(path: path, reason: "the probe exited with status \(status) without a verdict "
+                                         + "(did the plugin call exit?)"))
         }
-        guard status == verdict else {
-            return .probeFailed(path: candidate.realPath, reason: "the probe exited with status \(status) after its verdict")
+        guard status == (verdict == .refused ? Self.cleanFailureStatus : 0) else {
+            return .failure(.probeFailed(path: path, reason: "the probe exited with status \(status) after its verdict"))
         }
-        return nil
+        return .success(verdict)
     }
 
-    /// What the child runs: loads the plugin at `path` into a scratch locator, as the host would,
-    /// writes its verdict and returns the exit status: 0 if it loaded, ``cleanFailureStatus`` (with
-    /// the reason on stderr) if not.
-    public static func probe(_ path: String, discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
+    /// What the child runs: loads the plugin at `path` into a clone of `base` as the host would,
+    /// after the providers the parent named (``check(_:after:)``), writes its verdict and returns the
+    /// exit status: 0 if the plugin registered or opened, ``cleanFailureStatus`` (with the reason on
+    /// stderr) if it was refused. A host whose plugins require services of its own base locator passes
+    /// that same base here, or those plugins cannot register in the child.
+    public static func probe(_ path: String, discovery: PluginDiscovery = PluginDiscovery(),
+                             base: ServiceLocator = ServiceLocator()) -> Int32 {
         // Out of the environment before the plugin runs: `getenv` in the plugin finds nothing. This
         // keeps a careless exit from passing; a plugin set on forging a verdict can still read the
         // process's initial environment (/proc/self/environ), as it can do anything the host can.
-        let token = ProcessInfo.processInfo.environment[tokenVariable] ?? ""
+        let environment = ProcessInfo.processInfo.environment
+        let token = environment[tokenVariable] ?? ""
+        let providers = environment[providersVariable].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
         unsetenv(tokenVariable)
-        let outcome = discovery.candidate(path).flatMap(PluginLoader.load).flatMap { plugin in
-            PluginRegistration.register(plugin, into: ServiceLocator()).map { _ in plugin }
-        }
-        switch outcome {
-        case .success:
-            FileHandle.standardOutput.write(Data("\(token) loaded\n".utf8))
-            return 0
+        unsetenv(providersVariable)
+        let verdict: Verdict
+        switch discovery.candidate(path).flatMap(PluginLoader.load) {
         case let .failure(error):
             FileHandle.standardError.write(Data("\(error)\n".utf8))
-            FileHandle.standardOutput.write(Data("\(token) refused\n".utf8))
-            return cleanFailureStatus
+            verdict = .refused
+        case let .success(plugin):
+            verdict = register(plugin, after: providers, discovery: discovery, base: base)
         }
+        FileHandle.standardOutput.write(Data("\(token) \(verdict.rawValue)\n".utf8))
+        return verdict == .refused ? cleanFailureStatus : 0
+    }
+
+    /// Registers `providers`, in their order, then `plugin`, into a clone of `base`, as a load does.
+    private static func register(_ plugin: LoadedPlugin, after providers: [String], discovery: PluginDiscovery,
+                                 base: ServiceLocator) -> Verdict {
+        guard let locator = try? base.clone() else {
+            FileHandle.standardError.write(Data("the base locator refuses to be cloned\n".utf8))
+            return .refused
+        }
+        // A provider that fails here failed the same way in its own probe: the plugin's requirement
+        // is then unmet, as in the real load.
+        for case let .success(provider) in providers.map({ discovery.candidate($0).flatMap(PluginLoader.load) }) {
+            _ = PluginRegistration.register(provider, into: locator)
+        }
+        let unmet = plugin.metadata.requires.contains { locator.slotInfo(forKey: $0) == nil }
+        if unmet { return .opened }
+        if case let .failure(error) = PluginRegistration.register(plugin, into: locator) {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            return .refused
+        }
+        return .registered
     }
 }

@@ -18,6 +18,7 @@ struct Arguments {
     var allowOtherCompiler = false
     var isolated = false
     var probeTimeout: Duration = .seconds(10)
+    var startTimeout: Duration = .seconds(30)
     var shutdownTimeout: Duration = .seconds(5)
     var help = false
     var version = false
@@ -42,6 +43,7 @@ struct Arguments {
             case "--allow-other-compiler": allowOtherCompiler = true
             case "--isolated": isolated = true
             case "--probe-timeout": probeTimeout = try Self.seconds(word, rest.popFirst())
+            case "--start-timeout": startTimeout = try Self.seconds(word, rest.popFirst())
             case "--shutdown-timeout": shutdownTimeout = try Self.seconds(word, rest.popFirst())
             case "--help", "-h": help = true
             case "--version": version = true
@@ -80,7 +82,7 @@ struct Arguments {
         usage: host [run] [--plugins PATH]... [--json]   load plugins, list slots, get each plain service
                host list [--plugins PATH]... [--json]    load plugins and list every slot
                host check [--plugins PATH]... [--json]   report every problem; exit 1 if any
-               host inspect FILE [--json]                read one plugin's descriptor, register nothing
+               host inspect FILE [--json] [--isolated]   read one plugin's descriptor, register nothing
                host resolve KEY [--plugins PATH]...      load plugins and get the service for KEY
                host serve [--plugins PATH]...            load and start plugins, run until SIGINT/SIGTERM
                host --help | --version
@@ -90,9 +92,11 @@ struct Arguments {
         `swift build`, the sample plugins).
         --allow-untrusted     also load files others than you or root could have changed
         --allow-other-compiler  also load plugins another Swift toolchain built (it may crash the host)
-        --isolated            load each plugin in a child process first; one that crashes or hangs
-                              there is reported and not loaded
+        --isolated            open and register each plugin in a child process first (after the
+                              plugins it requires); one that crashes, hangs or exits there is
+                              reported and not loaded. Start and shutdown hooks run in the host only
         --probe-timeout SECS  how long a child may take (default 10)
+        --start-timeout SECS  how long each plugin's start hook may take (default 30)
         --shutdown-timeout SECS  how long each plugin's shutdown hook may take (default 5)
         Every command that loads plugins starts them and, before it exits, shuts them down in
         reverse order.

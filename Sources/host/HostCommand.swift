@@ -21,7 +21,7 @@ struct HostCommand {
                 + " (`swift build` builds the sample plugins there)")
             return 1
         }
-        let host = PluginHost(discovery: discovery)
+        let host = PluginHost(discovery: discovery, startTimeout: arguments.startTimeout)
         let report = host.load(sources, probe: probe())
         for problem in report.problems { Output.problem(problem.description) }
         let status = await use(host, report)
@@ -102,7 +102,7 @@ struct HostCommand {
     }
 
     private func inspect(_ path: String) -> Int32 {
-        switch PluginHost.inspect(path, discovery: arguments.discovery) {
+        switch PluginHost.inspect(path, discovery: arguments.discovery, probe: probe()) {
         case let .success(plugin):
             let meta = plugin.metadata
             let libraries = plugin.libraries.map { "\($0.name) \($0)" }

@@ -199,6 +199,30 @@ import Testing
         if forge == "descriptor-misaligned" { #expect(run.errors.contains("is not aligned for an object")) }
     }
 
+    /// `inspect` runs the plugin's code (its initializers, its entry): with `--isolated`, in a child
+    /// first. Before, the flag was accepted and ignored, and this crashed the host.
+    @Test func inspectIsolatedSurvivesACrashingPlugin() async throws {
+        var environment = misbehave
+        environment["HOSTKIT_FIXTURE_CRASH_IN_ENTRY"] = "1"
+        let crash = try await host(["inspect", "--isolated", plugin("FixtureCrash")], environment: environment)
+        #expect(crash.status == 1 && crash.output.isEmpty, "\(crash.output)")
+        #expect(crash.errors.contains("libFixtureCrash.so: probe failed: crashed while loading: signal 11"), "\(crash.errors)")
+        let isolated = try await host(["inspect", "--isolated", plugin("GreeterPlugin")])
+        #expect(isolated.status == 0, "\(isolated.errors)")
+        #expect(isolated.output.contains("name:     greeter"), "\(isolated.output)")
+    }
+
+    /// A start hook bounded by `--start-timeout`, not by the 30 s default.
+    @Test func startTimeoutBoundsAHangingStartHook() async throws {
+        let clock = ContinuousClock()
+        let begin = clock.now
+        let run = try await host(["check", "--start-timeout", "1", "--plugins", plugin("FixtureLifecycleA")],
+                                 environment: ["HOSTKIT_FIXTURE_LIFECYCLE_HANG": "start a"])
+        #expect(clock.now - begin < .seconds(20))
+        #expect(run.status == 1)
+        #expect(run.errors.contains("plugin 'fixture-lifecycle-a': start did not finish within 1.0 seconds"), "\(run.errors)")
+    }
+
     @Test func checkOfGoodPluginsExitsZero() async throws {
         let run = try await host(["check", "--plugins", plugin("ClockPlugin"), "--json"])
         #expect(run.status == 0)

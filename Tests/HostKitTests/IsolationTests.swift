@@ -53,6 +53,43 @@ import Testing
         #expect(reason.contains("exited with status \(status) without a verdict"), "\(reason)")
     }
 
+    /// The probe registers a plugin after the providers of its requirements, as the real load does:
+    /// a plugin that crashes only beside its requirement is caught there (before, it passed a probe
+    /// that registered it alone, and then crashed the host), and a correct plugin that counts on its
+    /// requirement passes (before, it crashed the lone probe and was refused).
+    @Test func theProbeRegistersAPluginAfterItsProviders() async throws {
+        let host = PluginHost()
+        let probe = probe
+        let report = await onAThreadOfItsOwn {
+            host.load(["FixtureCrashBesideClock", "FixtureNeedsClock", "GreeterPlugin", "ClockPlugin"]
+                .map { .file(BuiltPlugins.path($0)) }, probe: probe)
+        }
+        #expect(Set(report.loadedNames) == ["clock", "greeter", "fixture-needs-clock"], "\(report.problems)")
+        #expect(try host.locator.tryService(key: ServiceLocatorEasyKey<Int>(name: "fixture.hour-at-start")) >= 0)
+        guard case let .probeFailed(_, reason)? = report.error(for: "libFixtureCrashBesideClock.so") else {
+            Issue.record("no probe failure for the plugin that crashes beside the clock: \(report.problems)")
+            return
+        }
+        #expect(reason.contains("signal 11"), "\(reason)")
+        #expect(report.problems.count == 1, "\(report.problems)")
+    }
+
+    /// A requirement provided by a plugin of an earlier load: the probe registers that plugin first.
+    @Test func theProbeRegistersProvidersOfEarlierLoadsToo() async throws {
+        let host = PluginHost()
+        let probe = probe
+        let first = await onAThreadOfItsOwn { host.load([.file(BuiltPlugins.path("ClockPlugin"))], probe: probe) }
+        #expect(first.loadedNames == ["clock"])
+        let second = await onAThreadOfItsOwn {
+            host.load(["FixtureNeedsClock", "FixtureCrashBesideClock"].map { .file(BuiltPlugins.path($0)) }, probe: probe)
+        }
+        #expect(second.loadedNames == ["fixture-needs-clock"], "\(second.problems)")
+        guard case .probeFailed? = second.error(for: "libFixtureCrashBesideClock.so") else {
+            Issue.record("no probe failure for the plugin that crashes beside the clock: \(second.problems)")
+            return
+        }
+    }
+
     @Test func aPluginThatFailsCleanlyInTheProbeGetsItsOwnError() async throws {
         let probe = probe
         let report = await onAThreadOfItsOwn { PluginHost().load([.file(BuiltPlugins.path("FixtureWrongABI"))], probe: probe) }

@@ -74,11 +74,15 @@ public final class LifecycleHooks: @unchecked Sendable {
 
     /// Reports `event` to the control and behaves as it answers. A cancelled `hang-async` reports
     /// `cancelled <event>`. Without a control (in a `host` program a test runs), the environment
-    /// variable `HOSTKIT_FIXTURE_LIFECYCLE_THROW` may name one event to refuse.
+    /// variables `HOSTKIT_FIXTURE_LIFECYCLE_THROW` and `HOSTKIT_FIXTURE_LIFECYCLE_HANG` may name one
+    /// event to refuse and one to hang in (until cancelled).
     func perform(_ event: String) async throws {
         guard let control else {
             if let refused = getenv("HOSTKIT_FIXTURE_LIFECYCLE_THROW"), String(cString: refused) == event {
                 throw Refused(event: event)
+            }
+            if let hang = getenv("HOSTKIT_FIXTURE_LIFECYCLE_HANG"), String(cString: hang) == event {
+                try await Task.sleep(for: .seconds(3600))
             }
             return
         }
