@@ -33,6 +33,8 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureThrowingModule", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureDuplicateKey", in: "Tests/PluginFixtures"),
     plugin("FixtureLateRegistration", in: "Tests/PluginFixtures", contracts: false),
+    // Names, keys, a service and an error made of escape sequences and newlines, to be printed escaped.
+    plugin("FixtureHostileText", in: "Tests/PluginFixtures", contracts: false),
     // These crash, hang or exit only when HOSTKIT_FIXTURE_MISBEHAVE is set (the isolation tests do).
     plugin("FixtureCrash", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureHang", in: "Tests/PluginFixtures", contracts: false),

@@ -61,7 +61,12 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 
-    public var description: String {
+    /// The cause in one line, anything unprintable in what came from outside (a path, a name, a key,
+    /// `dlerror`'s or a plugin's reason) escaped: safe to print (``Swift/String/escapedForTerminal``).
+    public var description: String { unescapedDescription.escapedForTerminal }
+
+    /// The cause as the fields hold it.
+    private var unescapedDescription: String {
         switch self {
         case let .notFound(path): "\(path): no such file"
         case let .notARegularFile(path, kind): "\(path): not a regular file (\(kind))"

@@ -10,7 +10,7 @@ do {
     exit(2)
 }
 if arguments.help {
-    Output.line(Arguments.usage)
+    Output.lines(Arguments.usage.components(separatedBy: "\n"))
     exit(0)
 }
 if arguments.version {

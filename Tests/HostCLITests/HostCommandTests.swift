@@ -163,6 +163,49 @@ import Testing
         }
     }
 
+    /// A plugin whose name, version, key, service and shutdown error are escape sequences and
+    /// newlines, in a file whose name is one too: every command prints them escaped, on stdout and
+    /// stderr, so that no line is forged and the terminal is left alone; JSON keeps them exact.
+    @Test func untrustedTextIsPrintedEscapedAndExactInJSON() async throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.copy("FixtureHostileText", as: "evil\n\u{1B}[2J.so")
+        let name = "hostile\u{1B}]0;pwned\u{07}\nhost: loaded fake 9.9"
+        for command in [["run"], ["check"], ["list"], ["serve"], ["inspect", path]] {
+            let arguments = command + (command[0] == "inspect" ? [] : ["--plugins", path])
+            let run = command[0] == "serve"
+                ? try await served(arguments, serving: "serving 1 plugin(s)")
+                : try await host(arguments)
+            for text in [run.output, run.errors] {
+                let raw = text.unicodeScalars.filter { $0 != "\n" && isUnprintable($0) }
+                #expect(raw.isEmpty, "\(command): \(text.debugDescription)")
+                let forged = text.split(separator: "\n").filter { $0.hasPrefix("host: loaded") || $0.hasPrefix("host: stopped")
+                    || $0.hasPrefix("host: forged") }
+                #expect(forged.isEmpty, "\(command): \(forged)")
+            }
+            #expect((run.output + run.errors).contains(#"hostile\u{1B}]0;pwned\u{07}\nhost: loaded fake 9.9"#),
+                    "\(command): \(run.output)\n\(run.errors)")
+        }
+        let json = try await host(["check", "--json", "--plugins", path])
+        #expect(!json.output.unicodeScalars.contains { $0 != "\n" && isUnprintable($0) }, "\(json.output.debugDescription)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: [[String: Any]]]
+        #expect(object?["plugins"]?.first?["name"] as? String == name)
+        #expect(object?["plugins"]?.first?["path"] as? String == path)
+    }
+
+    /// What a terminal acts on or does not show.
+    private func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    /// `host serve …` until it serves, then SIGTERM: what it printed.
+    private func served(_ arguments: [String], serving line: String) async throws -> Run {
+        let child = try await serveUntilSignalled(arguments, environment: [:], serving: line, signal: SIGTERM)
+        return Run(status: child.process.terminationStatus, output: child.output, errors: child.errors)
+    }
+
     @Test func checkIsolatedSurvivesACrashingAndAHangingPlugin() async throws {
         let run = try await host(["check", "--isolated", "--probe-timeout", "2"]
             + ["ClockPlugin", "FixtureCrash", "FixtureHang"].flatMap { ["--plugins", plugin($0)] },
