@@ -95,8 +95,9 @@ public struct PluginDiscovery: Sendable {
         guard status.isRegularFile else {
             return .failure(.notARegularFile(path: real == path ? path : "\(path) -> \(real)", kind: status.kind))
         }
-        if !allowUntrusted, let reason = untrustedReason(real, status) {
-            return .failure(.untrusted(path: real, reason: reason))
+        // The path as given, every symlink on it followed: that covers the real path's folders too.
+        if !allowUntrusted, let reason = PathTrust.problem(path) {
+            return .failure(.untrusted(path: path, reason: reason))
         }
         if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real) { return .failure(mismatch) }
         return .success(PluginCandidate(path: path, realPath: real))
@@ -109,8 +110,8 @@ public struct PluginDiscovery: Sendable {
             return [.failure(.notFound(path: directory))]
         }
         guard status.isDirectory else { return [.failure(.notARegularFile(path: directory, kind: "not a directory"))] }
-        if !allowUntrusted, let reason = untrustedReason(real, status) {
-            return [.failure(.untrusted(path: real, reason: reason))]
+        if !allowUntrusted, let reason = PathTrust.problem(directory) {
+            return [.failure(.untrusted(path: directory, reason: reason))]
         }
         guard let stream = opendir(real) else { return [.failure(.notFound(path: directory))] }
         defer { closedir(stream) }
@@ -121,14 +122,6 @@ public struct PluginDiscovery: Sendable {
         }
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         return names.sorted().map { candidate(base + $0) }
-    }
-
-    /// Why others could change `path` (or its folder), or `nil` if only its owner (us or root) can.
-    func untrustedReason(_ path: String, _ status: FileStatus) -> String? {
-        if let reason = status.untrustedReason(path: path) { return reason }
-        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        guard let parent = FileStatus(folder.isEmpty ? "/" : folder) else { return nil }
-        return parent.untrustedReason(path: folder.isEmpty ? "/" : folder)
     }
 
     private func absolute(_ path: String) -> String {
@@ -151,14 +144,25 @@ struct FileStatus {
     let mode: mode_t
     let owner: uid_t
 
+    /// The file or folder at `path`, symlinks followed.
     init?(_ path: String) {
+        self.init(path, following: true)
+    }
+
+    /// The entry at `path` itself: a symlink is not followed.
+    init?(linkAt path: String) {
+        self.init(path, following: false)
+    }
+
+    private init?(_ path: String, following: Bool) {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard (following ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         mode = info.st_mode
         owner = info.st_uid
     }
 
     var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+    var isSymlink: Bool { mode & S_IFMT == S_IFLNK }
     var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
 
     var kind: String {
@@ -169,19 +173,5 @@ struct FileStatus {
         case S_IFSOCK: "a socket"
         default: "not a regular file"
         }
-    }
-
-    /// Why someone else than the owner could change this file or folder, if they could.
-    func untrustedReason(path: String) -> String? {
-        let sticky = isDirectory && mode & S_ISVTX != 0
-        if mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
-            return "\(path) is writable by \(mode & S_IWOTH != 0 ? "others" : "its group")"
-                + " (mode \(String(mode & 0o7777, radix: 8))); use --allow-untrusted to load it anyway"
-        }
-        let me = geteuid()
-        if owner != me && owner != 0 {
-            return "\(path) is owned by user \(owner), not by this user (\(me)) or root; use --allow-untrusted to load it anyway"
-        }
-        return nil
     }
 }

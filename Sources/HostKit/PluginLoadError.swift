@@ -6,7 +6,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     case notFound(path: String)
     /// The path is not a regular file (a directory, a device, a symlink loop...).
     case notARegularFile(path: String, kind: String)
-    /// The file or its folder could be changed by someone else than the host's user or root.
+    /// The file, a folder on its path or a symlink followed to it could be changed by someone else than
+    /// the host's user or root; `reason` names which, with its mode and owner.
     case untrusted(path: String, reason: String)
     /// Another toolchain built the plugin than the host (their `.comment` lines differ); refused
     /// before `dlopen` unless the discovery allows other compilers.
