@@ -40,6 +40,33 @@ extension String {
         return escaped
     }
 
+    /// `bytes` read as UTF-8, each byte that is not part of valid UTF-8 shown as `\xFF`, then
+    /// escaped as ``escapedForTerminal``: how to show a name read from the system (a file name, an
+    /// argument), which may be any bytes. `String(decoding:as:)` would show every bad byte as the same
+    /// U+FFFD, and name a file that is not there.
+    public init(escapingForTerminal bytes: some Collection<UInt8>) {
+        var text = ""
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = bytes.startIndex
+        decoding: while true {
+            switch parser.parseScalar(from: &iterator) {
+            case let .valid(encoded):
+                text.unicodeScalars.append(Unicode.UTF8.decode(encoded))
+                offset = bytes.index(offset, offsetBy: encoded.count)
+            case let .error(length):
+                let end = bytes.index(offset, offsetBy: length)
+                for byte in bytes[offset..<end] {
+                    text += "\\x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+                }
+                offset = end
+            case .emptyInput:
+                break decoding
+            }
+        }
+        self = text.escapedForTerminal
+    }
+
     /// JSON text (as `JSONEncoder` writes it) with every unprintable character inside its strings
     /// written as a `\uXXXX` escape: the same value to a JSON reader, nothing raw for a terminal.
     /// `JSONEncoder` escapes only the control characters below U+0020; DEL, C1 controls (U+009B is

@@ -12,7 +12,8 @@ import Testing
         var errorLines: [String] { errors.split(separator: "\n").map(String.init) }
     }
 
-    /// A running `host` (or another executable of the build), its stdout and stderr going to files
+    /// A running `host` (or another executable of the build, or one given by its absolute path), its
+    /// stdout and stderr going to files
     /// of its own. Killed, if still running, and its files removed when the value goes away.
     final class Child {
         let process = Process()
@@ -21,7 +22,8 @@ import Testing
         private let errFile: String
 
         init(_ arguments: [String], executable: String = "host", environment: [String: String] = [:]) throws {
-            process.executableURL = URL(fileURLWithPath: "\(BuiltPlugins.directory)/\(executable)")
+            process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable
+                                                         : "\(BuiltPlugins.directory)/\(executable)")
             process.arguments = arguments
             var variables = ProcessInfo.processInfo.environment
             variables["SWIFT_PLUGIN_PATH"] = nil
@@ -190,6 +192,27 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: [[String: Any]]]
         #expect(object?["plugins"]?.first?["name"] as? String == name)
         #expect(object?["plugins"]?.first?["path"] as? String == path)
+    }
+
+    /// A path that is not UTF-8 is said to be one, as an argument (a usage error: Swift would see
+    /// U+FFFD in it) and as a name found in a folder; not "no such file".
+    @Test func aPathThatIsNotUTF8IsSaidToBeOne() async throws {
+        let folder = try TemporaryFolder()
+        // Process takes Strings, which cannot hold the byte: a shell makes it.
+        let script = #"exec "$0" check --plugins "$1/$(printf 'plug\377in.so')""#
+        let argument = try await host(["-c", script, "\(BuiltPlugins.directory)/host", folder.path], executable: "/bin/sh")
+        #expect(argument.status == 2, "\(argument.errors)")
+        #expect(argument.errors.contains("host: the argument '\(folder.path)/plug\\xFFin.so' is not valid UTF-8"),
+                "\(argument.errors)")
+
+        let valid = try folder.copy("ClockPlugin", as: "valid.so")
+        let name: [CChar] = (Array("\(folder.path)/plug".utf8) + [0xFF] + Array("in.so".utf8) + [0]).map { CChar(bitPattern: $0) }
+        try #require(rename(valid, name) == 0)
+        defer { unlink(name) }
+        let scanned = try await host(["check", "--plugins", folder.path])
+        #expect(scanned.status == 1)
+        #expect(scanned.errors == "host: \(folder.path)/plug\\xFFin.so: the file name is not valid UTF-8; rename it to load it\n",
+                "\(scanned.errors)")
     }
 
     /// What a terminal acts on or does not show.

@@ -153,6 +153,52 @@ import Testing
         }
     }
 
+    /// A name that is not UTF-8 has no String to reach it by: found in a folder, or as the real path
+    /// behind a symlink, it is reported as such, not as "no such file".
+    @Test func aFileNameThatIsNotUTF8IsSaidToBeOne() throws {
+        let folder = try TemporaryFolder()
+        let valid = try folder.copy("ClockPlugin", as: "valid.so")
+        let name: [CChar] = (Array("\(folder.path)/plug".utf8) + [0xFF] + Array("in.so".utf8) + [0]).map { CChar(bitPattern: $0) }
+        try #require(rename(valid, name) == 0)
+        // FileManager cannot remove a name it cannot spell.
+        defer { unlink(name) }
+        let link = folder.file("link.so")
+        try #require(symlink(name, link) == 0)
+
+        let (found, problems) = PluginDiscovery().discover([.directory(folder.path)])
+        #expect(found.isEmpty)
+        #expect(problems == [
+            .unusablePath(path: link + " -> \(folder.path)/plug\\xFFin.so", reason: "its real path is not valid UTF-8; rename it to load it"),
+            .unusablePath(path: "\(folder.path)/plug\\xFFin.so", reason: "the file name is not valid UTF-8; rename it to load it"),
+        ])
+    }
+
+    /// A name longer than NAME_MAX, and a path longer than PATH_MAX, are said to be, not "no such file".
+    @Test func aPathLongerThanTheSystemAllowsIsSaidToBe() throws {
+        let folder = try TemporaryFolder()
+        let long = folder.file(String(repeating: "n", count: 300) + ".so")
+        #expect(PluginDiscovery().discover([.file(long)]).problems == [.unusablePath(
+            path: long, reason: "the name '\(String(repeating: "n", count: 40))…' is 303 bytes long, longer than the system allows (255 bytes)")])
+
+        // Folders within folders until the path is longer than PATH_MAX: made one at a time, each
+        // name relative to its parent, as a path that long can be given to no call.
+        let name = String(repeating: "d", count: 250)
+        var parent = open(folder.path, O_RDONLY | O_DIRECTORY)
+        for _ in 0..<17 {
+            try #require(mkdirat(parent, name, 0o755) == 0)
+            let child = openat(parent, name, O_RDONLY | O_DIRECTORY)
+            close(parent)
+            parent = child
+        }
+        close(openat(parent, "a.so", O_CREAT | O_WRONLY, 0o644))
+        close(parent)
+        // FileManager cannot remove what lies deeper than PATH_MAX; rm can.
+        defer { try? Process.run(URL(fileURLWithPath: "/bin/rm"), arguments: ["-rf", folder.file(name)]).waitUntilExit() }
+        let deep = folder.path + String(repeating: "/" + name, count: 17) + "/a.so"
+        #expect(PluginDiscovery().discover([.file(deep)]).problems == [.unusablePath(
+            path: deep, reason: "the path, or the real path its symlinks lead to, is longer than the system allows (4096 bytes)")])
+    }
+
     /// A copy of the clock plugin at `relative` in `folder` (its folders made, mode 755); its path.
     private func placePlugin(at relative: String, in folder: TemporaryFolder) throws -> String {
         let directory = URL(fileURLWithPath: folder.file(relative)).deletingLastPathComponent().path
