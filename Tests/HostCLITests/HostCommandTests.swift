@@ -285,11 +285,22 @@ import Testing
         #expect(slots.last?["async"] == "false")
     }
 
-    @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"]])
+    /// A timeout that rounds to 0 ms (or any below 10 ms) would fail every plugin: a usage error.
+    @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"],
+                      ["--probe-timeout", "0.0001"], ["--shutdown-timeout", "0.009"], ["--probe-timeout", "nan"],
+                      ["--shutdown-timeout", "0"], ["--probe-timeout", "86401"]])
     func usageErrorsExitTwo(_ arguments: [String]) async throws {
         let run = try await host(arguments)
         #expect(run.status == 2)
         #expect(run.errors.contains("usage: host"))
+    }
+
+    /// The shortest timeout is taken, and a run with it reports what happened, not a usage error.
+    @Test func theShortestTimeoutIsTaken() async throws {
+        let run = try await host(["check", "--probe-timeout", "0.01", "--shutdown-timeout", "0.01",
+                                  "--plugins", plugin("ClockPlugin")])
+        #expect(run.status != 2, "\(run.errors)")
+        #expect(!run.errors.contains("usage: host"), "\(run.errors)")
     }
 
     @Test func helpAndVersionExitZero() async throws {
