@@ -37,6 +37,8 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureTwiceDeclared", in: "Tests/PluginFixtures", contracts: false),
     // Lies in its header's pointers as HOSTKIT_FIXTURE_FORGE says (a test runs it in a `host` child).
     plugin("FixtureForgedHeader", in: "Tests/PluginFixtures", contracts: false),
+    // Names, keys, a service and an error made of escape sequences and newlines, to be printed escaped.
+    plugin("FixtureHostileText", in: "Tests/PluginFixtures", contracts: false),
     // These crash, hang or exit only when HOSTKIT_FIXTURE_MISBEHAVE is set (the isolation tests do).
     plugin("FixtureCrash", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureHang", in: "Tests/PluginFixtures", contracts: false),

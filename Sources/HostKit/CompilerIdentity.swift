@@ -12,7 +12,8 @@ enum CompilerIdentity {
         case notELF
         /// An ELF file that names no toolchain (its `.comment` section was stripped, say).
         case unknown
-        /// The toolchain's line, with anything unprintable escaped.
+        /// The toolchain's line, cut to 200 characters. It comes from a file anyone could have
+        /// written: ``PluginLoadError/description`` escapes what is unprintable in it.
         case toolchain(String)
     }
 
@@ -26,7 +27,7 @@ enum CompilerIdentity {
         guard let line = strings.first(where: { $0.hasPrefix("clang version ") || $0.hasPrefix("Swift version ") }) else {
             return .unknown
         }
-        return .toolchain(printable(line))
+        return .toolchain(String(line.prefix(200)))
     }
 
     /// The host's own toolchain (this executable's), or `nil` if it names none: then nothing can
@@ -46,16 +47,5 @@ enum CompilerIdentity {
         case .unknown: return .compilerMismatch(path: path, plugin: "no compiler named in its .comment section", host: host)
         case let .toolchain(line): return line == host ? nil : .compilerMismatch(path: path, plugin: line, host: host)
         }
-    }
-
-    /// `text` cut to 200 characters, with control characters and quotes escaped: it comes from a
-    /// file anyone could have written, and is printed.
-    private static func printable(_ text: String) -> String {
-        let text = String(text.prefix(200))
-        // The usual line is plain printable ASCII: nothing to escape, and nothing to build per character.
-        if text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") }) { return text }
-        return String(text.unicodeScalars.map { scalar in
-            scalar.properties.generalCategory == .control || scalar == "\"" ? scalar.escaped(asASCII: true) : String(scalar)
-        }.joined())
     }
 }

@@ -10,10 +10,11 @@ public enum HookOutcome: Sendable, CustomStringConvertible {
     /// It had not returned when its time ran out; it was cancelled and left behind.
     case timedOut(Duration)
 
+    /// How it ended; what the hook threw is escaped (``Swift/String/escapedForTerminal``).
     public var description: String {
         switch self {
         case .finished: "finished"
-        case let .failed(reason): "failed: \(reason)"
+        case let .failed(reason): "failed: \(reason.escapedForTerminal)"
         case let .timedOut(limit): "did not finish within \(limit)"
         }
     }

@@ -17,7 +17,10 @@ public enum LibraryMismatch: Equatable, Sendable, CustomStringConvertible {
     /// The libraries the plugin links could not be read from its loaded image.
     case unreadableLinks
 
-    public var description: String {
+    /// The mismatch in words; the file names in it escaped (``Swift/String/escapedForTerminal``).
+    public var description: String { unescapedDescription.escapedForTerminal }
+
+    private var unescapedDescription: String {
         switch self {
         case let .version(library, plugin, host):
             "built against \(library) \(plugin), this host has \(library) \(host)"

@@ -15,11 +15,12 @@ public struct LoadReport: Sendable {
         /// True if the plugin's services are in the locator.
         public var isLoaded: Bool { error == nil }
 
-        /// `loaded name version (path)`, or `error: ` and the problem.
+        /// `loaded name version (path)`, or `error: ` and the problem; the plugin's name and version
+        /// and the path escaped (``Swift/String/escapedForTerminal``).
         public var summary: String {
             if let error { return "error: \(error)" }
             let meta = metadata.map { "\($0.name) \($0.version)" } ?? "?"
-            return "loaded \(meta) (\(path))"
+            return "loaded \(meta) (\(path))".escapedForTerminal
         }
     }
 
@@ -59,13 +60,14 @@ public struct LoadReport: Sendable {
 }
 
 /// `value` as pretty, key-sorted JSON, formatted as ``LoadReport/json`` is: for hosts that print
-/// JSON of their own beside the report. Encoding plain strings and arrays cannot fail, but if it
+/// JSON of their own beside the report. Every string keeps its exact value, with anything a terminal
+/// would act on written as a `\u` escape. Encoding plain strings and arrays cannot fail, but if it
 /// does, the JSON says so.
 public func encodeJSON(_ value: some Encodable) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     guard let data = try? encoder.encode(value) else { return #"{"error": "could not encode the report"}"# }
-    return String(decoding: data, as: UTF8.self)
+    return String(decoding: data, as: UTF8.self).jsonEscapingUnprintables
 }
 
 extension LoadReport.Entry {

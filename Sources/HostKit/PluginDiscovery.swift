@@ -87,16 +87,18 @@ public struct PluginDiscovery: Sendable {
     /// One file given by the user.
     func candidate(_ path: String) -> Result<PluginCandidate, PluginLoadError> {
         let path = absolute(path)
-        guard let real = realPath(path) else {
-            if errno == ELOOP { return .failure(.notARegularFile(path: path, kind: "symlink loop")) }
-            return .failure(.notFound(path: path))
+        let real: String
+        switch realPath(path) {
+        case let .success(resolved): real = resolved
+        case let .failure(problem): return .failure(problem)
         }
         guard let status = FileStatus(real) else { return .failure(.notFound(path: path)) }
         guard status.isRegularFile else {
             return .failure(.notARegularFile(path: real == path ? path : "\(path) -> \(real)", kind: status.kind))
         }
-        if !allowUntrusted, let reason = untrustedReason(real, status) {
-            return .failure(.untrusted(path: real, reason: reason))
+        // The path as given, every symlink on it followed: that covers the real path's folders too.
+        if !allowUntrusted, let reason = PathTrust.problem(path) {
+            return .failure(.untrusted(path: path, reason: reason))
         }
         if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real) { return .failure(mismatch) }
         return .success(PluginCandidate(path: path, realPath: real))
@@ -105,30 +107,33 @@ public struct PluginDiscovery: Sendable {
     /// Every `*.so` in a directory, sorted by name.
     func scan(_ directory: String) -> [Result<PluginCandidate, PluginLoadError>] {
         let directory = absolute(directory)
-        guard let real = realPath(directory), let status = FileStatus(real) else {
-            return [.failure(.notFound(path: directory))]
+        let real: String
+        switch realPath(directory) {
+        case let .success(resolved): real = resolved
+        case let .failure(problem): return [.failure(problem)]
         }
+        guard let status = FileStatus(real) else { return [.failure(.notFound(path: directory))] }
         guard status.isDirectory else { return [.failure(.notARegularFile(path: directory, kind: "not a directory"))] }
-        if !allowUntrusted, let reason = untrustedReason(real, status) {
-            return [.failure(.untrusted(path: real, reason: reason))]
+        if !allowUntrusted, let reason = PathTrust.problem(directory) {
+            return [.failure(.untrusted(path: directory, reason: reason))]
         }
-        guard let stream = opendir(real) else { return [.failure(.notFound(path: directory))] }
+        guard let stream = opendir(real) else { return [.failure(unreachable(directory))] }
         defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasSuffix(".so") { names.append(name) }
-        }
         let base = directory.hasSuffix("/") ? directory : directory + "/"
-        return names.sorted().map { candidate(base + $0) }
-    }
-
-    /// Why others could change `path` (or its folder), or `nil` if only its owner (us or root) can.
-    func untrustedReason(_ path: String, _ status: FileStatus) -> String? {
-        if let reason = status.untrustedReason(path: path) { return reason }
-        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        guard let parent = FileStatus(folder.isEmpty ? "/" : folder) else { return nil }
-        return parent.untrustedReason(path: folder.isEmpty ? "/" : folder)
+        var names: [String] = []
+        var problems: [PluginLoadError] = []
+        while let entry = readdir(stream) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard bytes.count > 3, bytes.suffix(3).elementsEqual(".so".utf8) else { continue }
+            // A name that is not UTF-8 has no String to reach it by: say so, rather than "no such file".
+            if let name = String(validating: bytes, as: UTF8.self) {
+                names.append(name)
+            } else {
+                problems.append(.unusablePath(path: base + String(escapingForTerminal: bytes),
+                                              reason: "the file name is not valid UTF-8; rename it to load it"))
+            }
+        }
+        return names.sorted().map { candidate(base + $0) } + problems.map { .failure($0) }
     }
 
     private func absolute(_ path: String) -> String {
@@ -139,10 +144,32 @@ public struct PluginDiscovery: Sendable {
         return cwd == "/" ? "/" + path : cwd + "/" + path
     }
 
-    private func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+    /// The canonical path of `path`, or why there is none.
+    private func realPath(_ path: String) -> Result<String, PluginLoadError> {
+        guard let resolved = realpath(path, nil) else { return .failure(unreachable(path)) }
         defer { free(resolved) }
-        return String(cString: resolved)
+        guard let real = String(validatingCString: resolved) else {
+            let bytes = UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) }
+            return .failure(.unusablePath(path: "\(path) -> \(String(escapingForTerminal: bytes))",
+                                          reason: "its real path is not valid UTF-8; rename it to load it"))
+        }
+        return .success(real)
+    }
+
+    /// What `errno` says is wrong with `path`, after `realpath` or `opendir` failed on it.
+    private func unreachable(_ path: String) -> PluginLoadError {
+        switch errno {
+        case ENOENT, ENOTDIR: return .notFound(path: path)
+        case ELOOP: return .notARegularFile(path: path, kind: "symlink loop")
+        case ENAMETOOLONG:
+            if let name = path.split(separator: "/").first(where: { $0.utf8.count > Int(NAME_MAX) }) {
+                return .unusablePath(path: path, reason: "the name '\(name.prefix(40))…' is \(name.utf8.count) bytes long,"
+                                     + " longer than the system allows (\(NAME_MAX) bytes)")
+            }
+            return .unusablePath(path: path, reason: "the path, or the real path its symlinks lead to, is longer"
+                                 + " than the system allows (\(PATH_MAX) bytes)")
+        case let code: return .unusablePath(path: path, reason: String(cString: strerror(code)))
+        }
     }
 }
 
@@ -151,14 +178,25 @@ struct FileStatus {
     let mode: mode_t
     let owner: uid_t
 
+    /// The file or folder at `path`, symlinks followed.
     init?(_ path: String) {
+        self.init(path, following: true)
+    }
+
+    /// The entry at `path` itself: a symlink is not followed.
+    init?(linkAt path: String) {
+        self.init(path, following: false)
+    }
+
+    private init?(_ path: String, following: Bool) {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard (following ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         mode = info.st_mode
         owner = info.st_uid
     }
 
     var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+    var isSymlink: Bool { mode & S_IFMT == S_IFLNK }
     var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
 
     var kind: String {
@@ -169,19 +207,5 @@ struct FileStatus {
         case S_IFSOCK: "a socket"
         default: "not a regular file"
         }
-    }
-
-    /// Why someone else than the owner could change this file or folder, if they could.
-    func untrustedReason(path: String) -> String? {
-        let sticky = isDirectory && mode & S_ISVTX != 0
-        if mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
-            return "\(path) is writable by \(mode & S_IWOTH != 0 ? "others" : "its group")"
-                + " (mode \(String(mode & 0o7777, radix: 8))); use --allow-untrusted to load it anyway"
-        }
-        let me = geteuid()
-        if owner != me && owner != 0 {
-            return "\(path) is owned by user \(owner), not by this user (\(me)) or root; use --allow-untrusted to load it anyway"
-        }
-        return nil
     }
 }

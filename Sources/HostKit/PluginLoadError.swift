@@ -4,9 +4,14 @@ import PluginAPI
 public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing at this path.
     case notFound(path: String)
+    /// The path cannot be used as it is: a name in it is not valid UTF-8, it is longer than the system
+    /// allows, a folder on it cannot be searched. `reason` says which. A name that is not UTF-8 is
+    /// shown with its bad bytes as `\xFF`.
+    case unusablePath(path: String, reason: String)
     /// The path is not a regular file (a directory, a device, a symlink loop...).
     case notARegularFile(path: String, kind: String)
-    /// The file or its folder could be changed by someone else than the host's user or root.
+    /// The file, a folder on its path or a symlink followed to it could be changed by someone else than
+    /// the host's user or root; `reason` names which, with its mode and owner.
     case untrusted(path: String, reason: String)
     /// Another toolchain built the plugin than the host (their `.comment` lines differ); refused
     /// before `dlopen` unless the discovery allows other compilers.
@@ -52,7 +57,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     /// The file or plugin the error is about.
     public var subject: String {
         switch self {
-        case let .notFound(path), let .notARegularFile(path, _), let .untrusted(path, _),
+        case let .notFound(path), let .unusablePath(path, _), let .notARegularFile(path, _), let .untrusted(path, _),
              let .notASharedLibrary(path, _), let .missingEntrySymbol(path, _), let .entryReturnedNothing(path),
              let .compilerMismatch(path, _, _),
              let .badMagic(path, _), let .unsupportedHeader(path, _), let .malformedHeader(path, _),
@@ -66,9 +71,15 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 
-    public var description: String {
+    /// The cause in one line, anything unprintable in what came from outside (a path, a name, a key,
+    /// `dlerror`'s or a plugin's reason) escaped: safe to print (``Swift/String/escapedForTerminal``).
+    public var description: String { unescapedDescription.escapedForTerminal }
+
+    /// The cause as the fields hold it.
+    private var unescapedDescription: String {
         switch self {
         case let .notFound(path): "\(path): no such file"
+        case let .unusablePath(path, reason): "\(path): \(reason)"
         case let .notARegularFile(path, kind): "\(path): not a regular file (\(kind))"
         case let .untrusted(path, reason): "\(path): refused, \(reason)"
         case let .compilerMismatch(path, plugin, host):

@@ -18,20 +18,28 @@ public struct ShutdownReport: Sendable {
     /// The hooks that threw or timed out.
     public var problems: [Entry] { entries.filter { !$0.outcome.isFinished } }
 
-    /// One line per entry: `stopped name`, `closed name: key`, or `error: ` and what went wrong.
+    /// One line per entry: `stopped name`, `closed name: key`, or `error: ` and what went wrong,
+    /// each escaped (``ShutdownReport/Entry/summary``).
+    public var lines: [String] {
+        entries.map { $0.outcome.isFinished ? $0.summary : "error: \($0.summary)" }
+    }
+
+    /// ``lines``, joined by newlines.
     public var text: String {
-        entries.map { $0.outcome.isFinished ? $0.summary : "error: \($0.summary)" }.joined(separator: "\n")
+        lines.joined(separator: "\n")
     }
 }
 
 extension ShutdownReport.Entry {
-    /// `stopped name`, `closed name: key`, or what went wrong (`plugin 'name': shutdown failed: ...`).
+    /// `stopped name`, `closed name: key`, or what went wrong (`plugin 'name': shutdown failed: ...`),
+    /// the plugin's name, the key and the reason escaped (``Swift/String/escapedForTerminal``).
     public var summary: String {
-        switch (service, outcome.isFinished) {
+        let line = switch (service, outcome.isFinished) {
         case (nil, true): "stopped \(plugin)"
         case let (key?, true): "closed \(plugin): \(key)"
         case (nil, false): "plugin '\(plugin)': shutdown \(outcome)"
         case let (key?, false): "plugin '\(plugin)': closing '\(key)' \(outcome)"
         }
+        return line.escapedForTerminal
     }
 }

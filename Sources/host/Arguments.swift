@@ -70,12 +70,20 @@ struct Arguments {
         (allowUntrusted ? ["--allow-untrusted"] : []) + (allowOtherCompiler ? ["--allow-other-compiler"] : [])
     }
 
-    /// A positive number of seconds, at most a day.
-    private static func seconds(_ option: String, _ text: String?) throws(UsageError) -> Duration {
-        guard let text, let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
-            throw UsageError(description: "\(option) needs a number of seconds (at most 86400)")
+    /// The shortest timeout any option takes, in seconds. A shorter one (0.0001 became 0 ms once) would
+    /// fail every plugin: a probe child cannot start and load a plugin, nor a hook's thread be
+    /// scheduled, in less.
+    static let shortestTimeout = 0.01
+    /// The longest, a day.
+    static let longestTimeout = 86_400.0
+
+    /// The value of a timeout option: a number of seconds from ``shortestTimeout`` to ``longestTimeout``,
+    /// to the millisecond. Every timeout option reads its value here.
+    static func seconds(_ option: String, _ text: String?) throws(UsageError) -> Duration {
+        guard let text, let seconds = Double(text), seconds >= shortestTimeout, seconds <= longestTimeout else {
+            throw UsageError(description: "\(option) needs a number of seconds from \(shortestTimeout) to \(Int(longestTimeout))")
         }
-        return .milliseconds(Int(seconds * 1000))
+        return .milliseconds(Int((seconds * 1000).rounded()))
     }
 
     static let usage = """
@@ -98,6 +106,7 @@ struct Arguments {
         --probe-timeout SECS  how long a child may take (default 10)
         --start-timeout SECS  how long each plugin's start hook may take (default 30)
         --shutdown-timeout SECS  how long each plugin's shutdown hook may take (default 5)
+        A timeout is a number of seconds from 0.01 to 86400.
         Every command that loads plugins starts them and, before it exits, shuts them down in
         reverse order.
         Exit status: 0 success, 1 problems, 2 usage.

@@ -29,7 +29,7 @@ struct HostCommand {
         let shutdown = host.shutdown(timeout: arguments.shutdownTimeout)
         for entry in shutdown.problems { Output.problem(entry.summary) }
         if arguments.command == .run && !arguments.json {
-            Output.line("\n" + shutdown.text)
+            Output.lines([""] + shutdown.lines)
         }
         return shutdown.problems.isEmpty ? status : 1
     }
@@ -39,18 +39,22 @@ struct HostCommand {
         switch arguments.command {
         case .check:
             // Problems went to stderr above; stdout gets what loaded and a count.
-            Output.line(arguments.json ? report.json : (report.loaded.map(\.summary) + [
-                "\(report.loaded.count) loaded, \(report.problems.count) problem(s)"]).joined(separator: "\n"))
+            if arguments.json {
+                Output.json(report.json)
+            } else {
+                Output.lines(report.loaded.map(\.summary)
+                    + ["\(report.loaded.count) loaded, \(report.problems.count) problem(s)"])
+            }
         case .list:
-            Output.line(arguments.json ? slotsJSON(host.locator) : slotTable(host.locator))
+            if arguments.json { Output.json(slotsJSON(host.locator)) } else { Output.lines(slotTable(host.locator)) }
         case .resolve:
             return resolve(arguments.operand ?? "", in: host.locator)
         case .run:
             if arguments.json {
-                Output.line(report.json)
+                Output.json(report.json)
             } else {
-                Output.line((report.loaded.map(\.summary) + ["", slotTable(host.locator)]).joined(separator: "\n"))
-                Output.line("\nstarted:    \(host.startedPlugins.joined(separator: ", "))\n")
+                Output.lines(report.loaded.map(\.summary) + [""] + slotTable(host.locator))
+                Output.lines(["", "started:    \(host.startedPlugins.joined(separator: ", "))", ""])
                 if !getEachService(host.locator) { return 1 }
             }
         case .serve:
@@ -71,14 +75,13 @@ struct HostCommand {
             caught.finish()
         }
         // Only now: whoever started us may signal as soon as it reads this line.
-        Output.line((report.loaded.map(\.summary)
+        Output.lines(report.loaded.map(\.summary)
             + ["serving \(host.startedPlugins.count) plugin(s) (pid \(getpid())); SIGINT or SIGTERM stops"])
-            .joined(separator: "\n"))
         fflush(nil)  // stdout to a pipe or a file is buffered
         var iterator = signals.makeAsyncIterator()
         guard let (signal, shutdown) = await iterator.next() else { return true }
         withExtendedLifetime(watch) {}
-        Output.line("signal \(signal): shutting down\n" + shutdown.text)
+        Output.lines(["signal \(signal): shutting down"] + shutdown.lines)
         for entry in shutdown.problems { Output.problem(entry.summary) }
         return shutdown.problems.isEmpty
     }
@@ -107,16 +110,16 @@ struct HostCommand {
             let meta = plugin.metadata
             let libraries = plugin.libraries.map { "\($0.name) \($0)" }
             if arguments.json {
-                Output.line(encodeJSON(Descriptor(name: meta.name, version: meta.version, provides: meta.provides,
+                Output.json(encodeJSON(Descriptor(name: meta.name, version: meta.version, provides: meta.provides,
                                                   requires: meta.requires, builtAgainst: libraries)))
             } else {
-                Output.line("""
-                    name:     \(meta.name)
-                    version:  \(meta.version)
-                    built against: \(libraries.joined(separator: ", "))
-                    provides: \(meta.provides.joined(separator: ", "))
-                    requires: \(meta.requires.isEmpty ? "-" : meta.requires.joined(separator: ", "))
-                    """)
+                Output.lines([
+                    "name:     \(meta.name)",
+                    "version:  \(meta.version)",
+                    "built against: \(libraries.joined(separator: ", "))",
+                    "provides: \(meta.provides.joined(separator: ", "))",
+                    "requires: \(meta.requires.isEmpty ? "-" : meta.requires.joined(separator: ", "))",
+                ])
             }
             return 0
         case let .failure(error):
@@ -153,11 +156,11 @@ struct HostCommand {
                 return [slot.key, "failed"]
             }
         }
-        Output.line(Output.table(["KEY", "SERVICE"], rows))
+        Output.lines(Output.table(["KEY", "SERVICE"], rows))
         return succeeded
     }
 
-    private func slotTable(_ locator: ServiceLocator) -> String {
+    private func slotTable(_ locator: ServiceLocator) -> [String] {
         Output.table(["KEY", "TYPE", "MODE", "PLUGIN"], locator.slots.map { slot in
             [slot.key, slot.paramsType.map { "(\($0)) -> \(slot.serviceType)" } ?? slot.serviceType,
              (slot.isAsync ? "async " : "") + slot.mode.rawValue, slot.origin ?? "-"]

@@ -1,27 +1,47 @@
 import Foundation
+import HostKit
 
-/// Writes to standard output and standard error.
+/// Writes to standard output and standard error: the one place the host turns text into lines.
+///
+/// Every line is escaped on its way out (``Swift/String/escapedForTerminal``), whatever it holds: a
+/// plugin's name, key or service, a file name, a reason. A newline or an escape sequence in one of
+/// them is shown, never acted on, so it cannot forge a line of the host's or take over the terminal.
+/// HostKit's descriptions come escaped already; escaping is idempotent, so they pass unchanged.
 enum Output {
-    static func line(_ text: String) {
+    /// Prints one line.
+    static func line(_ line: String) {
+        lines([line])
+    }
+
+    /// Prints each element on a line of its own.
+    static func lines(_ lines: [String]) {
+        print(lines.map(\.escapedForTerminal).joined(separator: "\n"))
+    }
+
+    /// Prints JSON as it is: `encodeJSON` escaped every string in it, keeping its value exact.
+    static func json(_ text: String) {
         print(text)
     }
 
-    static func problem(_ text: String) {
-        standardError("host: \(text)")
+    /// One line on stderr after `host: `.
+    static func problem(_ line: String) {
+        standardError("host: \(line.escapedForTerminal)")
     }
 
+    /// Text of the host's own (the usage) on stderr.
     static func standardError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// Left-aligned columns under a header, two spaces apart.
-    static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + rows
+    /// Left-aligned columns under a header, two spaces apart, each cell escaped first so that the
+    /// columns line up as printed.
+    static func table(_ header: [String], _ rows: [[String]]) -> [String] {
+        let all = ([header] + rows).map { $0.map(\.escapedForTerminal) }
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in
                 column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
             }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        }
     }
 }

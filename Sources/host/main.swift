@@ -2,7 +2,11 @@ import Glibc
 import PluginAPI
 
 let arguments: Arguments
-do {
+do throws(Arguments.UsageError) {
+    if let argument = RawArguments.firstNotUTF8() {
+        throw Arguments.UsageError(description: "the argument '\(argument)' is not valid UTF-8; host takes UTF-8"
+                                   + " paths only: rename the file")
+    }
     arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
 } catch {
     Output.problem(error.description)
@@ -10,7 +14,7 @@ do {
     exit(2)
 }
 if arguments.help {
-    Output.line(Arguments.usage)
+    Output.lines(Arguments.usage.components(separatedBy: "\n"))
     exit(0)
 }
 if arguments.version {

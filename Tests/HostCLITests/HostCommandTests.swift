@@ -12,7 +12,8 @@ import Testing
         var errorLines: [String] { errors.split(separator: "\n").map(String.init) }
     }
 
-    /// A running `host` (or another executable of the build), its stdout and stderr going to files
+    /// A running `host` (or another executable of the build, or one given by its absolute path), its
+    /// stdout and stderr going to files
     /// of its own. Killed, if still running, and its files removed when the value goes away.
     final class Child {
         let process = Process()
@@ -21,7 +22,8 @@ import Testing
         private let errFile: String
 
         init(_ arguments: [String], executable: String = "host", environment: [String: String] = [:]) throws {
-            process.executableURL = URL(fileURLWithPath: "\(BuiltPlugins.directory)/\(executable)")
+            process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable
+                                                         : "\(BuiltPlugins.directory)/\(executable)")
             process.arguments = arguments
             var variables = ProcessInfo.processInfo.environment
             variables["SWIFT_PLUGIN_PATH"] = nil
@@ -163,6 +165,70 @@ import Testing
         }
     }
 
+    /// A plugin whose name, version, key, service and shutdown error are escape sequences and
+    /// newlines, in a file whose name is one too: every command prints them escaped, on stdout and
+    /// stderr, so that no line is forged and the terminal is left alone; JSON keeps them exact.
+    @Test func untrustedTextIsPrintedEscapedAndExactInJSON() async throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.copy("FixtureHostileText", as: "evil\n\u{1B}[2J.so")
+        let name = "hostile\u{1B}]0;pwned\u{07}\nhost: loaded fake 9.9"
+        for command in [["run"], ["check"], ["list"], ["serve"], ["inspect", path]] {
+            let arguments = command + (command[0] == "inspect" ? [] : ["--plugins", path])
+            let run = command[0] == "serve"
+                ? try await served(arguments, serving: "serving 1 plugin(s)")
+                : try await host(arguments)
+            for text in [run.output, run.errors] {
+                let raw = text.unicodeScalars.filter { $0 != "\n" && isUnprintable($0) }
+                #expect(raw.isEmpty, "\(command): \(text.debugDescription)")
+                let forged = text.split(separator: "\n").filter { $0.hasPrefix("host: loaded") || $0.hasPrefix("host: stopped")
+                    || $0.hasPrefix("host: forged") }
+                #expect(forged.isEmpty, "\(command): \(forged)")
+            }
+            #expect((run.output + run.errors).contains(#"hostile\u{1B}]0;pwned\u{07}\nhost: loaded fake 9.9"#),
+                    "\(command): \(run.output)\n\(run.errors)")
+        }
+        let json = try await host(["check", "--json", "--plugins", path])
+        #expect(!json.output.unicodeScalars.contains { $0 != "\n" && isUnprintable($0) }, "\(json.output.debugDescription)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: [[String: Any]]]
+        #expect(object?["plugins"]?.first?["name"] as? String == name)
+        #expect(object?["plugins"]?.first?["path"] as? String == path)
+    }
+
+    /// A path that is not UTF-8 is said to be one, as an argument (a usage error: Swift would see
+    /// U+FFFD in it) and as a name found in a folder; not "no such file".
+    @Test func aPathThatIsNotUTF8IsSaidToBeOne() async throws {
+        let folder = try TemporaryFolder()
+        // Process takes Strings, which cannot hold the byte: a shell makes it.
+        let script = #"exec "$0" check --plugins "$1/$(printf 'plug\377in.so')""#
+        let argument = try await host(["-c", script, "\(BuiltPlugins.directory)/host", folder.path], executable: "/bin/sh")
+        #expect(argument.status == 2, "\(argument.errors)")
+        #expect(argument.errors.contains("host: the argument '\(folder.path)/plug\\xFFin.so' is not valid UTF-8"),
+                "\(argument.errors)")
+
+        let valid = try folder.copy("ClockPlugin", as: "valid.so")
+        let name: [CChar] = (Array("\(folder.path)/plug".utf8) + [0xFF] + Array("in.so".utf8) + [0]).map { CChar(bitPattern: $0) }
+        try #require(rename(valid, name) == 0)
+        defer { unlink(name) }
+        let scanned = try await host(["check", "--plugins", folder.path])
+        #expect(scanned.status == 1)
+        #expect(scanned.errors == "host: \(folder.path)/plug\\xFFin.so: the file name is not valid UTF-8; rename it to load it\n",
+                "\(scanned.errors)")
+    }
+
+    /// What a terminal acts on or does not show.
+    private func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    /// `host serve …` until it serves, then SIGTERM: what it printed.
+    private func served(_ arguments: [String], serving line: String) async throws -> Run {
+        let child = try await serveUntilSignalled(arguments, environment: [:], serving: line, signal: SIGTERM)
+        return Run(status: child.process.terminationStatus, output: child.output, errors: child.errors)
+    }
+
     @Test func checkIsolatedSurvivesACrashingAndAHangingPlugin() async throws {
         let run = try await host(["check", "--isolated", "--probe-timeout", "2"]
             + ["ClockPlugin", "FixtureCrash", "FixtureHang"].flatMap { ["--plugins", plugin($0)] },
@@ -268,11 +334,22 @@ import Testing
         #expect(slots.last?["async"] == "false")
     }
 
-    @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"]])
+    /// A timeout that rounds to 0 ms (or any below 10 ms) would fail every plugin: a usage error.
+    @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"],
+                      ["--probe-timeout", "0.0001"], ["--shutdown-timeout", "0.009"], ["--probe-timeout", "nan"],
+                      ["--shutdown-timeout", "0"], ["--probe-timeout", "86401"]])
     func usageErrorsExitTwo(_ arguments: [String]) async throws {
         let run = try await host(arguments)
         #expect(run.status == 2)
         #expect(run.errors.contains("usage: host"))
+    }
+
+    /// The shortest timeout is taken, and a run with it reports what happened, not a usage error.
+    @Test func theShortestTimeoutIsTaken() async throws {
+        let run = try await host(["check", "--probe-timeout", "0.01", "--shutdown-timeout", "0.01",
+                                  "--plugins", plugin("ClockPlugin")])
+        #expect(run.status != 2, "\(run.errors)")
+        #expect(!run.errors.contains("usage: host"), "\(run.errors)")
     }
 
     @Test func helpAndVersionExitZero() async throws {

@@ -1,0 +1,82 @@
+import Glibc
+
+/// Whether anyone but this user or root could change which file a path leads to, or the file itself:
+/// ssh's StrictModes, for every folder from `/` down and for every symlink on the way.
+///
+/// The path is followed one name at a time, as the kernel does: each folder passed through, each
+/// symlink and each folder on the way to its target, and the file at the end. Each must belong to
+/// this user or root, and no folder or file may be writable by its group or by others, since
+/// whoever may write a folder may rename its entries and put others in their place. One exception,
+/// the one that keeps `/tmp` usable: a folder with the sticky bit lets others add entries but not
+/// rename or remove those they do not own, so it is passed through when the entry taken in it
+/// belongs to this user or root (which is checked as that entry's own step).
+enum PathTrust {
+    /// Linux's limit on symlinks followed in one path (MAXSYMLINKS).
+    private static let maximumLinks = 40
+
+    /// Why others could change what the absolute `path` leads to, or `nil` if only this user or root can.
+    static func problem(_ path: String) -> String? {
+        guard let root = FileStatus(linkAt: "/") else { return "/ cannot be checked: \(lastError())" }
+        if let reason = root.untrustedReason(path: "/") { return reason }
+        // The names still to follow, the next one last.
+        var pending: [Substring] = path.split(separator: "/").reversed()
+        // The real folder reached so far ("" for "/"): every folder in it was checked on the way.
+        var current = ""
+        var links = 0
+        while let name = pending.popLast() {
+            if name == "." { continue }
+            if name == ".." {
+                current = String(current[..<(current.lastIndex(of: "/") ?? current.startIndex)])
+                continue
+            }
+            let next = current + "/" + name
+            guard let status = FileStatus(linkAt: next) else { return "\(next) cannot be checked: \(lastError())" }
+            guard status.isSymlink else {
+                if let reason = status.untrustedReason(path: next) { return reason }
+                current = next
+                continue
+            }
+            // A symlink's own mode means nothing; whoever owns it may replace it where the folder is sticky.
+            if let reason = status.ownerReason(path: next, kind: "symlink") { return reason }
+            links += 1
+            guard links <= maximumLinks, let target = readLink(next) else {
+                return "symlink \(next) cannot be followed: \(links > maximumLinks ? "too many symlinks" : lastError())"
+            }
+            if target.hasPrefix("/") { current = "" }
+            pending += target.split(separator: "/").reversed()
+        }
+        return nil
+    }
+
+    private static func readLink(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count)
+        guard count >= 0 else { return nil }
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func lastError() -> String {
+        String(cString: strerror(errno))
+    }
+}
+
+extension FileStatus {
+    /// Why someone else than its owner could change this file or folder, if they could, for ``PathTrust``.
+    func untrustedReason(path: String) -> String? {
+        let what = isDirectory ? "folder" : "file"
+        let sticky = isDirectory && mode & S_ISVTX != 0
+        if mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
+            return "\(what) \(path) is writable by \(mode & S_IWOTH != 0 ? "others" : "its group")"
+                + " (mode \(String(mode & 0o7777, radix: 8)), owner \(owner)); use --allow-untrusted to load it anyway"
+        }
+        return ownerReason(path: path, kind: what)
+    }
+
+    /// Why this file, folder or symlink does not belong to this user or root, if it does not.
+    func ownerReason(path: String, kind: String) -> String? {
+        let me = geteuid()
+        guard owner != me && owner != 0 else { return nil }
+        return "\(kind) \(path) is owned by user \(owner), not by this user (\(me)) or root"
+            + "; use --allow-untrusted to load it anyway"
+    }
+}
