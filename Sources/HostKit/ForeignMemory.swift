@@ -4,8 +4,12 @@ import Glibc
 /// (a `write` from there into a pipe, then a `read` back), so an address the process cannot read
 /// yields fewer bytes, or none, never a signal.
 ///
-/// Invariant: the address is only ever handed to `write(2)`, which checks it; this type never loads
-/// from it. At most 4096 bytes per call, well under an empty pipe's capacity, so the write cannot block.
+/// Invariant: ``bytes(at:count:)`` only hands the address to `write(2)`, which checks it, and never
+/// loads from it. At most 4096 bytes per call, well under an empty pipe's capacity, so the write
+/// cannot block. ``cString(at:maximumLength:)`` loads directly, but only from pages whose first byte
+/// the kernel could read (readability is a property of a whole page), and never past the NUL: a
+/// string is read without touching the bytes after it, which may belong to nobody (AddressSanitizer
+/// checks the whole range given to `write`).
 enum ForeignMemory {
     /// The most bytes one call copies.
     static let maximumCount = 4096
@@ -31,5 +35,25 @@ enum ForeignMemory {
         var copy = [UInt8](repeating: 0, count: written)
         let got = copy.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, written) }
         return got == written ? copy : []
+    }
+
+    /// The bytes of the NUL-terminated string at `address`, without the NUL, or `nil` if a page it
+    /// runs into is unreadable or no NUL comes within `maximumLength` bytes.
+    static func cString(at address: UnsafeRawPointer, maximumLength: Int) -> [UInt8]? {
+        let page = max(4096, sysconf(Int32(_SC_PAGESIZE)))
+        var result: [UInt8] = []
+        var cursor = address
+        while result.count <= maximumLength {
+            guard bytes(at: cursor, count: 1).count == 1 else { return nil }
+            let pageEnd = (UInt(bitPattern: cursor) / UInt(page) + 1) * UInt(page)
+            let readable = Int(pageEnd - UInt(bitPattern: cursor))
+            for offset in 0..<min(readable, maximumLength + 1 - result.count) {
+                let byte = cursor.load(fromByteOffset: offset, as: UInt8.self)
+                if byte == 0 { return result }
+                result.append(byte)
+            }
+            cursor += readable
+        }
+        return nil
     }
 }

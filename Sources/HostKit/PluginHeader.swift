@@ -93,11 +93,12 @@ struct PluginHeader {
     }
 
     /// The NUL-terminated name at `address` if it is a short identifier (it becomes part of a symbol
-    /// name and of messages), else `nil`. Copies at most one byte past the longest name.
+    /// name and of messages), else `nil`. Reads nothing past its NUL, and at most one byte past the
+    /// longest name.
     private static func libraryName(_ address: UnsafeRawPointer) -> String? {
-        let bytes = ForeignMemory.bytes(at: address, count: maximumNameLength + 1)
-        guard let end = bytes.firstIndex(of: 0), end > 0, bytes[..<end].allSatisfy(isIdentifierByte) else { return nil }
-        return String(decoding: bytes[..<end], as: UTF8.self)
+        guard let bytes = ForeignMemory.cString(at: address, maximumLength: maximumNameLength), !bytes.isEmpty,
+              bytes.allSatisfy(isIdentifierByte) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// ASCII letters, digits and `_`: the characters a library name may have.

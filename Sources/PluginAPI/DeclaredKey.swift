@@ -15,7 +15,7 @@ public struct DeclaredKey: @unchecked Sendable, Hashable, CustomStringConvertibl
     public init<Key: ServiceLocatorKey>(_ key: Key) {
         storeKey = key.storeKey
         service = Key.Service.self
-        params = (key as? any ServiceLocatorParamsKey).map { Self.paramsType(of: $0) }
+        params = Key.paramsMetatype
     }
 
     /// A key known by its string only, as PluginAPI 4.0's metadata declared them: no type to check.
@@ -24,8 +24,6 @@ public struct DeclaredKey: @unchecked Sendable, Hashable, CustomStringConvertibl
         service = nil
         params = nil
     }
-
-    private static func paramsType<Key: ServiceLocatorParamsKey>(of _: Key) -> Any.Type { Key.Params.self }
 
     /// The full name of the service type, or `nil` for a key declared by its string only.
     public var serviceType: String? { service.map { String(reflecting: $0) } }
@@ -53,11 +51,15 @@ public struct DeclaredKey: @unchecked Sendable, Hashable, CustomStringConvertibl
 extension ServiceSlotInfo {
     /// Why this slot cannot serve `declared`, or `nil` if it can (same service and parameters types,
     /// or a declaration without types). Two distinct types of the same name are said to be so: the
-    /// module defining them is linked into more than one binary.
+    /// module defining them is linked into more than one binary. A declaration without parameters
+    /// leaves the slot's unchecked: a key type of a library built against PluginAPI 4.0 reports none
+    /// (its conformance predates ``ServiceLocatorKey/paramsMetatype``), and a get with the wrong
+    /// parameters is a named error anyway.
     @_spi(HostKit)
     public func mismatch(with declared: DeclaredKey) -> String? {
         guard let wanted = declared.service else { return nil }
-        let sameParams = declared.params.map(ObjectIdentifier.init) == params.map(ObjectIdentifier.init)
+        let sameParams = declared.params == nil
+            || declared.params.map(ObjectIdentifier.init) == params.map(ObjectIdentifier.init)
         if wanted == service && sameParams { return nil }
         let slotText = (paramsType.map { "(\($0)) -> " } ?? "") + serviceType
         let wantedText = (declared.paramsType.map { "(\($0)) -> " } ?? "") + (declared.serviceType ?? "")

@@ -15,9 +15,16 @@ public protocol ServiceLocatorKey: Sendable {
     /// otherwise contend on. Optional: the default copies ``storeKey``. (Public, not an SPI, because a
     /// requirement that another module cannot see would keep it from conforming at all.)
     func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R
+
+    /// The parameters type of the key's slot: `nil`, or `Params` for a ``ServiceLocatorParamsKey``.
+    /// Both defaults are right; a key type never implements it. (A requirement, not a cast: a plugin's
+    /// metadata declares many keys, and a conformance lookup per key cost about 1,400 instructions.)
+    static var paramsMetatype: Any.Type? { get }
 }
 
 extension ServiceLocatorKey {
+    public static var paramsMetatype: Any.Type? { nil }
+
     public func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R {
         try body(storeKey)
     }
@@ -27,6 +34,10 @@ extension ServiceLocatorKey {
 public protocol ServiceLocatorParamsKey: ServiceLocatorKey {
     /// The type of the parameters passed to the factory.
     associatedtype Params
+}
+
+extension ServiceLocatorParamsKey {
+    public static var paramsMetatype: Any.Type? { Params.self }
 }
 
 /// A ready-made key: the store key is the service's full type name unless you give another name,

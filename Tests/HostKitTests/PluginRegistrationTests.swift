@@ -66,6 +66,21 @@ import Testing
         #expect(locator.slots.map(\.key) == ["clock"])
     }
 
+    /// A key with parameters declares their type too.
+    @Test func aRequirementWithOtherParametersIsRefusedNamingBoth() throws {
+        let locator = ServiceLocator()
+        try locator.addService(key: ServiceLocatorParamsEasyKey<Int, String>(name: "count")) { $0.count }
+        let meta = PluginMetadata(name: "keys", version: "1", provides: [ServiceLocatorEasyKey<Int>(name: "a")],
+                                  requires: [ServiceLocatorParamsEasyKey<Int, Double>(name: "count")])
+        let (_, result) = register(meta, adding: ["a"], into: locator)
+        guard case let .failure(.requirementTypeMismatch(_, key, _, reason)) = result else {
+            Issue.record("expected a type mismatch, got \(result)")
+            return
+        }
+        #expect(key == "count")
+        #expect(reason == "the slot holds (Swift.String) -> Swift.Int, (Swift.Double) -> Swift.Int is declared")
+    }
+
     /// The origin of the slots is the plugin's metadata name, whatever the module says its name is.
     @Test func theOriginIsThePluginsNameNotTheModules() throws {
         struct Impostor: Module {
