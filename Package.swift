@@ -35,6 +35,7 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureLateRegistration", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureStringClock", in: "Tests/PluginFixtures"),
     plugin("FixtureTwiceDeclared", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureDirectAdd", in: "Tests/PluginFixtures"),
     // Lies in its header's pointers as HOSTKIT_FIXTURE_FORGE says (a test runs it in a `host` child).
     plugin("FixtureForgedHeader", in: "Tests/PluginFixtures", contracts: false),
     // Names, keys, a service and an error made of escape sequences and newlines, to be printed escaped.
@@ -50,6 +51,7 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureLifecycleA", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureLifecycleB", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureLifecycleC", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
+    plugin("FixtureLifecycleD", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
 ]
 
 let package = Package(

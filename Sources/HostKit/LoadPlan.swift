@@ -62,8 +62,9 @@ struct LoadPlan {
         order = ordered(kept.map { accepted[$0] }, providerOf: providerOf, kept: kept)
     }
 
-    /// What is impossible in `meta` before its keys are claimed, or nil: an empty name or key, or a
-    /// required key listed twice. (A provided key listed twice is found as it is claimed.)
+    /// What is impossible in `meta` before its keys are claimed, or nil: an empty name or key, a
+    /// required key listed twice, or one it provides itself. (A provided key listed twice is found as
+    /// it is claimed.)
     static func malformation(of meta: PluginMetadata) -> String? {
         if meta.name.isEmpty { return "the plugin's name is empty" }
         if meta.provides.contains("") { return "'provides' lists an empty key" }
@@ -71,6 +72,9 @@ struct LoadPlan {
         var seen: Set<String> = []
         if let twice = meta.requires.first(where: { !seen.insert($0).inserted }) {
             return "'requires' lists key '\(twice)' twice"
+        }
+        if let own = meta.provides.first(where: seen.contains) {
+            return "it requires key '\(own)', which it provides itself"
         }
         return nil
     }

@@ -18,15 +18,18 @@ enum PathTrust {
     static func problem(_ path: String) -> String? {
         guard let root = FileStatus(linkAt: "/") else { return "/ cannot be checked: \(lastError())" }
         if let reason = root.untrustedReason(path: "/") { return reason }
-        // The names still to follow, the next one last.
-        var pending: [Substring] = path.split(separator: "/").reversed()
+        // The names still to follow, the next one last. Split and joined as bytes, as the kernel
+        // reads a path: a `/` followed by a combining character is one Swift Character, which a split
+        // on Characters would not cut, leaving a folder unchecked.
+        var pending = names(path).reversed() as [String]
         // The real folder reached so far ("" for "/"): every folder in it was checked on the way.
         var current = ""
         var links = 0
         while let name = pending.popLast() {
-            if name == "." { continue }
-            if name == ".." {
-                current = String(current[..<(current.lastIndex(of: "/") ?? current.startIndex)])
+            if name.utf8.elementsEqual(".".utf8) { continue }
+            if name.utf8.elementsEqual("..".utf8) {
+                let parent = current.utf8.lastIndex(of: slash) ?? current.utf8.startIndex
+                current = String(decoding: current.utf8[..<parent], as: UTF8.self)
                 continue
             }
             let next = current + "/" + name
@@ -42,17 +45,30 @@ enum PathTrust {
             guard links <= maximumLinks, let target = readLink(next) else {
                 return "symlink \(next) cannot be followed: \(links > maximumLinks ? "too many symlinks" : lastError())"
             }
-            if target.hasPrefix("/") { current = "" }
-            pending += target.split(separator: "/").reversed()
+            // Decoding would replace the bytes that are not UTF-8, and the walk would check another
+            // name than the one the kernel follows.
+            guard let target = String(validating: target, as: UTF8.self) else {
+                return "symlink \(next) points at a name that is not UTF-8, which cannot be checked"
+            }
+            if target.utf8.first == slash { current = "" }
+            pending += names(target).reversed()
         }
         return nil
     }
 
-    private static func readLink(_ path: String) -> String? {
+    private static let slash = UInt8(ascii: "/")
+
+    /// The names of `path` between its `/` bytes, empty ones left out.
+    private static func names(_ path: String) -> [String] {
+        path.utf8.split(separator: slash).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The bytes a symlink holds.
+    private static func readLink(_ path: String) -> [UInt8]? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(path, &buffer, buffer.count)
         guard count >= 0 else { return nil }
-        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return buffer.prefix(count).map { UInt8(bitPattern: $0) }
     }
 
     private static func lastError() -> String {

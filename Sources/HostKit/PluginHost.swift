@@ -117,6 +117,8 @@ public final class PluginHost: Sendable {
             }
             return report
         }
+        // Plugins change it through their modules only: a registrar's `locator` adds and removes nothing.
+        next.acceptModulesOnly()
         // Only the keys the new plugins name are looked up, not every slot the locator has; in an
         // empty locator (a first load, often) none.
         let plan = next.slotCount == 0 ? LoadPlan(opened) { _ in nil }
@@ -149,9 +151,6 @@ public final class PluginHost: Sendable {
         for (plugin, error) in dropped {
             outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
         }
-        // Withdrawn from `next` itself: factories and hooks that kept it (a registrar's locator) reach
-        // only what is published.
-        next.withdraw(dropped.flatMap(\.plugin.metadata.provides))
         let droppedPaths = Set(dropped.map(\.plugin.path))
         state.withLock { state in
             state.current = next
@@ -189,6 +188,7 @@ public final class PluginHost: Sendable {
 
     /// Runs the start hooks of `plugins` (in dependency order) with `locator`; returns the plugins that
     /// started and the ones dropped: a failed start, or a requirement provided by a dropped plugin.
+    /// A dropped plugin's slots are withdrawn from `locator` before the next hook runs.
     private func start(_ plugins: [(plugin: LoadedPlugin, module: ModuleHandle)], in locator: ServiceLocator)
         -> (started: [StartedPlugin], dropped: [(plugin: LoadedPlugin, error: PluginLoadError)]) {
         var started: [StartedPlugin] = []
@@ -206,6 +206,9 @@ public final class PluginHost: Sendable {
             if let error {
                 dropped.append((plugin, error))
                 failed.add(meta)
+                // At once, from the locator every registrar lent and every hook gets: the hooks that
+                // run after this one cannot reach it either.
+                locator.withdraw(meta.provides)
             } else {
                 started.append(StartedPlugin(name: meta.name, module: handle, keys: meta.provides))
             }

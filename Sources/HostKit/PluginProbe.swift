@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 
 /// Loads each plugin in a child process before the host loads it, so a plugin that crashes, hangs or
 /// exits while loading costs only the child: the host reports the signal, the timeout or the exit and
@@ -146,6 +146,7 @@ public struct PluginProbe: Sendable {
             FileHandle.standardError.write(Data("the base locator refuses to be cloned\n".utf8))
             return .refused
         }
+        locator.acceptModulesOnly()
         // A provider that fails here failed the same way in its own probe: the plugin's requirement
         // is then unmet, as in the real load.
         for case let .success(provider) in providers.map({ discovery.candidate($0).flatMap(PluginLoader.load) }) {

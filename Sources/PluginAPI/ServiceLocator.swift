@@ -17,6 +17,8 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         var slots: [SlotKey: AnySlot]
         var isReadOnly = false
         var denyClone = false
+        /// Only ``addModule(_:replace:check:)`` may change the slots (see ``acceptModulesOnly()``).
+        var modulesOnly = false
         /// Frozen tables replaced by ``withdraw(_:)``: kept as long as the locator, because a get
         /// that began before the replacement may still be borrowing a slot from one.
         var retired: [FrozenSlots] = []
@@ -226,7 +228,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     public func removeService(storeKey: String) throws -> Bool {
         do {
             let removed = try state.withLock { state in
-                guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: "removeService") }
+                guard !state.isReadOnly && !state.modulesOnly else { throw ServiceLocatorError.readOnly(operation: "removeService") }
                 return state.slots.removeValue(forKey: SlotKey(storeKey)) != nil
             }
             if removed { logger?.log(.removed(key: storeKey)) }
@@ -294,7 +296,10 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// Whether `key` is free for a new slot from `origin`, given the current state.
     private static func checkFree(_ key: SlotKey, in state: State, replace: Bool, by origin: String?,
                                   operation: String) throws {
-        guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: operation) }
+        // `origin` is nil for a direct add, the module's name for `addModule`.
+        guard !state.isReadOnly && !(state.modulesOnly && origin == nil) else {
+            throw ServiceLocatorError.readOnly(operation: operation)
+        }
         if !replace, let existing = state.slots[key] {
             throw ServiceLocatorError.keyAlreadyRegistered(key: key.key, registeredBy: existing.origin, attemptedBy: origin)
         }
@@ -325,6 +330,14 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
             return count
         }
         if let count { logger?.log(.madeReadOnly(slotCount: count)) }
+    }
+
+    /// Makes the locator read-only for everything but ``addModule(_:replace:check:)``: for a host
+    /// whose plugins register through modules, so that a plugin that reaches past its registrar to
+    /// `registrar.locator` cannot add, replace or remove a slot there. A clone is not restricted.
+    @_spi(HostKit)
+    public func acceptModulesOnly() {
+        state.withLock { $0.modulesOnly = true }
     }
 
     /// Removes the slots of `keys`, read-only or not: for a host whose plugin failed to start after

@@ -85,12 +85,7 @@ import Testing
         let plugin = try placePlugin(at: "open/inner/a.so", in: folder)
         try chmod(open, 0o777)
         for source in [PluginSource.file(plugin), .directory(folder.file("open/inner"))] {
-            let (candidates, problems) = PluginDiscovery().discover([source])
-            #expect(candidates.isEmpty, "\(source)")
-            guard case let .untrusted(_, reason)? = problems.first else {
-                Issue.record("\(source): expected untrusted, got \(problems)")
-                continue
-            }
+            guard let reason = untrustedReason(source) else { continue }
             #expect(reason.contains("folder \(open) is writable by others (mode 777, owner \(geteuid()))"), "\(reason)")
             #expect(reason.contains("--allow-untrusted"), "\(reason)")
             #expect(PluginDiscovery(allowUntrusted: true).discover([source]).candidates.count == 1)
@@ -118,6 +113,37 @@ import Testing
         }
     }
 
+    /// A `/` followed by a combining character is one Swift Character: a walk that split the path on
+    /// Characters left the folder before it unchecked (found by an adversarial review).
+    @Test func aNameStartingWithACombiningCharacterDoesNotHideItsFolder() throws {
+        let folder = try TemporaryFolder()
+        let open = folder.file("open")
+        let file = try placePlugin(at: "open/\u{301}a.so", in: folder)
+        let deeper = try placePlugin(at: "open/\u{301}sub/a.so", in: folder)
+        try chmod(open, 0o777)
+        for path in [file, deeper] {
+            guard let reason = untrustedReason(.file(path)) else { continue }
+            #expect(reason.contains("folder \(open) is writable by others"), "\(reason)")
+        }
+    }
+
+    /// A symlink whose target is not UTF-8 cannot be walked as the kernel walks it (decoding would
+    /// check another name): refused, even where a folder of the decoded name is there to be checked.
+    @Test func aSymlinkToANameThatIsNotUTF8IsRefused() throws {
+        let folder = try TemporaryFolder()
+        _ = try placePlugin(at: "evil/a.so", in: folder)
+        try chmod(folder.file("evil"), 0o777)
+        _ = try placePlugin(at: "trusted/\u{FFFD}/a.so", in: folder)
+        let oddName = (Array(folder.file("trusted/").utf8) + [0xFF, 0]).map { CChar(bitPattern: $0) }
+        try #require(symlink(folder.file("evil"), oddName) == 0)
+        defer { unlink(oddName) }
+        let target = ([0xFF] + Array("/a.so".utf8) + [0]).map { CChar(bitPattern: $0) }
+        let link = folder.file("trusted/link.so")
+        try #require(symlink(target, link) == 0)
+        guard let reason = untrustedReason(.file(link)) else { return }
+        #expect(reason.contains("points at a name that is not UTF-8"), "\(reason)")
+    }
+
     /// A sticky folder anyone may write (like /tmp) lets others add entries but not rename or remove
     /// ours: a folder, a file and a symlink of ours in it are as safe as anywhere.
     @Test func ourEntriesInAStickyWorldWritableFolderLoad() throws {
@@ -143,12 +169,7 @@ import Testing
         let stranger: uid_t = 54_321
         #expect(lchown(link, stranger, stranger) == 0 && lchown(folder.file("sticky/theirs"), stranger, stranger) == 0)
         for (path, kind, owner) in [(link, "symlink", link), (theirs, "folder", folder.file("sticky/theirs"))] {
-            let (candidates, problems) = PluginDiscovery().discover([.file(path)])
-            #expect(candidates.isEmpty, "\(path)")
-            guard case let .untrusted(_, reason)? = problems.first else {
-                Issue.record("\(path): expected untrusted, got \(problems)")
-                continue
-            }
+            guard let reason = untrustedReason(.file(path)) else { continue }
             #expect(reason.contains("\(kind) \(owner) is owned by user \(stranger)"), "\(reason)")
         }
     }
@@ -197,6 +218,18 @@ import Testing
         let deep = folder.path + String(repeating: "/" + name, count: 17) + "/a.so"
         #expect(PluginDiscovery().discover([.file(deep)]).problems == [.unusablePath(
             path: deep, reason: "the path, or the real path its symlinks lead to, is longer than the system allows (4096 bytes)")])
+    }
+
+    /// The reason `source` is refused as untrusted, with nothing found; nil (and an issue recorded)
+    /// if it is not.
+    private func untrustedReason(_ source: PluginSource) -> String? {
+        let (candidates, problems) = PluginDiscovery().discover([source])
+        #expect(candidates.isEmpty, "\(source)")
+        guard case let .untrusted(_, reason)? = problems.first else {
+            Issue.record("\(source): expected untrusted, got \(problems)")
+            return nil
+        }
+        return reason
     }
 
     /// A copy of the clock plugin at `relative` in `folder` (its folders made, mode 755); its path.

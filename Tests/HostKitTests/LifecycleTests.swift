@@ -132,6 +132,18 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(script.events == ["start a", "start b", "shutdown a"])
     }
 
+    /// A plugin dropped for its start is withdrawn before the next start hook runs: D, which starts
+    /// after B and does not require it, cannot reach B's service from the locator its start got.
+    @Test func aDroppedPluginIsWithdrawnBeforeTheNextStartHook() throws {
+        let script = LifecycleScript(["start b": "throw"])
+        let host = try script.host()
+        let report = host.load(lifecycleFixtures("abdc"))
+        #expect(report.loadedNames == [a, "fixture-lifecycle-d"], "\(report.problems)")
+        let reached = script.events.first { $0.hasPrefix("reached at start:") }
+        #expect(reached?.contains("a") == true && reached?.contains("d") == true, "\(script.events)")
+        #expect(reached?.contains("b") == false, "\(script.events)")
+    }
+
     @Test(arguments: ["hang-async", "hang-blocking"])
     func aStartThatOutlastsTheTimeoutFailsAndTheRestLoads(_ hang: String) async throws {
         let script = LifecycleScript(["start c": hang])

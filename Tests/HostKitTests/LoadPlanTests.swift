@@ -68,15 +68,17 @@ import Testing
         ])
     }
 
-    @Test func anEmptyNameOrKeyAndARequirementListedTwiceAreMalformed() {
+    @Test func anEmptyNameOrKeyAndARequirementListedTwiceOrOfItsOwnAreMalformed() {
         let plan = LoadPlan([plugin(""), plugin("emptyKey", provides: ["a", ""]), plugin("emptyNeed", requires: [""]),
-                             plugin("needsTwice", requires: ["k", "k"]), plugin("k", provides: ["k"])], existing: { _ in nil })
+                             plugin("needsTwice", requires: ["k", "k"]), plugin("needsItself", provides: ["own"], requires: ["own"]),
+                             plugin("k", provides: ["k"])], existing: { _ in nil })
         #expect(plan.order.map(\.metadata.name) == ["k"])
         #expect(plan.refused.map(\.error) == [
             .malformedMetadata(path: "/plugins/.so", reason: "the plugin's name is empty"),
             .malformedMetadata(path: "/plugins/emptyKey.so", reason: "'provides' lists an empty key"),
             .malformedMetadata(path: "/plugins/emptyNeed.so", reason: "'requires' lists an empty key"),
             .malformedMetadata(path: "/plugins/needsTwice.so", reason: "'requires' lists key 'k' twice"),
+            .malformedMetadata(path: "/plugins/needsItself.so", reason: "it requires key 'own', which it provides itself"),
         ])
     }
 

@@ -26,6 +26,9 @@ func reachKey(_ letter: String) -> ServiceLocatorEasyKey<String> {
 public protocol LifecycleFixture: Plugin {
     static var letter: String { get }
     static var requires: [String] { get }
+    /// If true, its start reports `reached at start: <letters>` to the control: the fixtures whose
+    /// service the locator its start got serves then.
+    static var reportsReachAtStart: Bool { get }
     /// The control found at start, used again at shutdown.
     var hooks: LifecycleHooks { get }
 }
@@ -44,9 +47,15 @@ extension LifecycleFixture {
         }
     }
 
+    public static var reportsReachAtStart: Bool { false }
+
     public func start(locator: ServiceLocator) async throws {
         hooks.control = locator.getService(key: lifecycleControlKey)
         try await hooks.perform("start \(Self.letter)")
+        if Self.reportsReachAtStart, let control = hooks.control {
+            let reached = ["a", "b", "c", "d"].filter { locator.getService(key: lifecycleKey($0)) != nil }
+            _ = control("reached at start: \(reached.joined(separator: " "))")
+        }
     }
 
     public func shutdown() async throws {
