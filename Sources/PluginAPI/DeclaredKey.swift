@@ -64,7 +64,7 @@ extension ServiceSlotInfo {
         let slotText = (paramsType.map { "(\($0)) -> " } ?? "") + serviceType
         let wantedText = (declared.paramsType.map { "(\($0)) -> " } ?? "") + (declared.serviceType ?? "")
         guard slotText == wantedText else { return "the slot holds \(slotText), \(wantedText) is declared" }
-        return "the slot holds \(slotText) and \(wantedText) is declared, which are two different types of one name: "
-            + "the module that defines it is linked into more than one binary (make it a dynamic library they all link)"
+        return "the slot holds \(slotText) and \(wantedText) is declared: "
+            + ServiceLocatorError.twoCopies(of: declared.serviceType ?? slotText)
     }
 }

@@ -24,7 +24,12 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
         case let .serviceNotFound(key, requested, closeMatches):
             let hint = closeMatches.isEmpty
                 ? "" : "; slots with that type: \(closeMatches.map { "'\($0)'" }.joined(separator: ", "))"
-            return "no service for key '\(key)' (requested \(requested))\(hint)"
+            // A get by store key alone (`tryAnyService`) requests `Any`: saying so tells nothing.
+            let type = requested == "Any" ? "" : " (requested \(requested))"
+            return "no service for key '\(key)'\(type)\(hint)"
+        case let .typeMismatch(key, registered, requested) where registered == requested:
+            return "key '\(key)' holds \(registered), and \(requested) was requested: "
+                + Self.twoCopies(of: registered)
         case let .typeMismatch(key, registered, requested):
             return "key '\(key)' holds \(registered), but \(requested) was requested"
         case let .wrongParams(key, registered, requested):
@@ -43,6 +48,16 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
         case let .asyncService(key):
             return "key '\(key)' holds an async service: get it with `await tryServiceAsync(key:)`"
         }
+    }
+
+    /// What two distinct types of the one name `type` mean, and what to change: said wherever a type
+    /// check meets them (a get, a plugin's declared key).
+    static func twoCopies(of type: String) -> String {
+        let name = type.hasPrefix("any ") ? type.dropFirst(4) : Substring(type)
+        let module = name.split(separator: ".").first.map(String.init) ?? type
+        return "two different types of one name, so module \(module) has two copies in the process: it is linked "
+            + "statically into more than one binary (the host, a plugin). Make \(module) a dynamic library "
+            + "(a `.dynamic` product of a package of its own) that all of them link"
     }
 
     private static func by(_ origin: String?) -> String {

@@ -50,6 +50,90 @@ import Testing
         #expect(resolve.output.contains(": sunny, 21 °C"), "\(resolve.output)")
     }
 
+    /// The natural first try of a new author: a plain (static) contracts target in the same package as
+    /// two plugins. Each plugin then carries its own copy of the protocol, and the host says so at load,
+    /// naming the module and what to change, instead of a riddle at the first get ("holds X, but X was
+    /// requested").
+    @Test(.timeLimit(.minutes(10)))
+    func contractsLinkedIntoTwoPluginsAreRefusedSayingWhy() async throws {
+        let files = FileManager.default
+        let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("two-copies-\(UUID().uuidString)")
+        defer { try? files.removeItem(at: work) }
+        let package = work.appendingPathComponent("TwoCopies")
+        let sources: [String: String] = [
+            "DemoContracts/DemoContracts.swift": """
+                import PluginAPI
+                public protocol Greeter: Sendable { func greet() -> String }
+                public enum DemoKeys {
+                    public static let greeter = ServiceLocatorEasyKey<any Greeter>(name: "demo.greeter")
+                }
+                """,
+            "DemoGreeterPlugin/DemoGreeterPlugin.swift": """
+                import DemoContracts
+                import PluginAPI
+                struct Hello: Greeter { func greet() -> String { "hello" } }
+                struct GreeterPlugin: Plugin {
+                    static let metadata = PluginMetadata(name: "demo-greeter", version: "1.0.0", provides: [DemoKeys.greeter])
+                    func registerServices(in registrar: ModuleRegistrar) throws {
+                        try registrar.addService(key: DemoKeys.greeter, service: Hello())
+                    }
+                }
+                @c(swift_plugin_entry)
+                public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(GreeterPlugin.self) }
+                """,
+            "DemoUserPlugin/DemoUserPlugin.swift": """
+                import DemoContracts
+                import PluginAPI
+                struct UserPlugin: Plugin {
+                    static let message = ServiceLocatorEasyKey<String>(name: "demo.message")
+                    static let metadata = PluginMetadata(name: "demo-user", version: "1.0.0", provides: [message],
+                                                         requires: [DemoKeys.greeter])
+                    func registerServices(in registrar: ModuleRegistrar) throws {
+                        let locator = registrar.locator
+                        try registrar.addLazyService(key: Self.message) { try locator.tryService(key: DemoKeys.greeter).greet() }
+                    }
+                }
+                @c(swift_plugin_entry)
+                public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(UserPlugin.self) }
+                """,
+        ]
+        for (path, text) in sources {
+            let file = package.appendingPathComponent("Sources/\(path)")
+            try files.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
+        let manifest = """
+            // swift-tools-version:6.0
+            import PackageDescription
+            let host = Target.Dependency.product(name: "PluginAPI", package: "SwiftPluginHost")
+            let package = Package(
+                name: "TwoCopies",
+                products: [
+                    .library(name: "DemoGreeterPlugin", type: .dynamic, targets: ["DemoGreeterPlugin"]),
+                    .library(name: "DemoUserPlugin", type: .dynamic, targets: ["DemoUserPlugin"]),
+                ],
+                dependencies: [.package(name: "SwiftPluginHost", path: "\(repositoryRoot.path)")],
+                targets: [
+                    .target(name: "DemoContracts", dependencies: [host]),
+                    .target(name: "DemoGreeterPlugin", dependencies: [host, "DemoContracts"]),
+                    .target(name: "DemoUserPlugin", dependencies: [host, "DemoContracts"]),
+                ]
+            )
+            """
+        try manifest.write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        let build = try await runChild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        try #require(build.status == 0, "swift build of the two-copies package failed (\(build.status)):\n\(build.output)")
+        let plugins = ["DemoGreeterPlugin", "DemoUserPlugin"].map { package.appendingPathComponent(".build/debug/lib\($0).so").path }
+
+        let check = try await runChild(try hostExecutable(), ["check"] + plugins.flatMap { ["--plugins", $0] }, in: work, log: work)
+        #expect(check.status == 1, "\(check.output)")
+        #expect(check.output.contains("plugin 'demo-user': requires key 'demo.greeter' (provided by 'demo-greeter'), but the slot "
+            + "holds DemoContracts.Greeter and DemoContracts.Greeter is declared: two different types of one name, so module "
+            + "DemoContracts has two copies in the process"), "\(check.output)")
+        #expect(check.output.contains("Make DemoContracts a dynamic library"), "\(check.output)")
+        #expect(check.output.contains("1 loaded, 1 problem(s)"), "\(check.output)")
+    }
+
     /// Copies the manifest `name` of `template` to `package`, its dependency `path` (relative in the
     /// template) made this repository's root plus `suffix`.
     private func copyManifest(_ name: String, from template: URL, to package: URL, replacing path: String,

@@ -31,6 +31,23 @@ import Testing
         #expect(text == "no service for key 'k' (requested T)")
     }
 
+    /// A get by store key alone requests no particular type: "(requested Any)" would be noise.
+    @Test func aGetByStoreKeyAloneDoesNotSayItRequestedAny() {
+        let error = #expect(throws: ServiceLocatorError.self) { try ServiceLocator().tryAnyService(storeKey: "nobody") }
+        #expect(error.map(String.init(describing:)) == "no service for key 'nobody'")
+    }
+
+    /// Two types of one name (the signature of a module linked statically into two binaries) are
+    /// said to be that, with the module and what to change.
+    @Test func aMismatchOfTwoTypesOfOneNameSaysWhatItMeans() {
+        let text = String(describing: ServiceLocatorError.typeMismatch(
+            key: "weather.service", registered: "WeatherContracts.WeatherService", requested: "WeatherContracts.WeatherService"))
+        #expect(text.hasPrefix("key 'weather.service' holds WeatherContracts.WeatherService, and "
+            + "WeatherContracts.WeatherService was requested: two different types of one name, so module "
+            + "WeatherContracts has two copies in the process"), "\(text)")
+        #expect(text.contains("Make WeatherContracts a dynamic library"), "\(text)")
+    }
+
     @Test func realTypeMismatchNamesBothTypes() throws {
         let locator = ServiceLocator()
         try locator.addService(key: Keys.widget("shared"), service: Widget(serial: 0))
