@@ -61,6 +61,8 @@ let package = Package(
         .executable(name: "host", targets: ["host"]),
         // For plugins written in other packages: re-exports the nested PluginAPI product.
         .library(name: "PluginAPI", targets: ["PluginAPIExport"]),
+        // The same for the sample contracts (SampleKeys, Clock, Greeter...): re-exports the nested product.
+        .library(name: "SampleContracts", targets: ["SampleContractsExport"]),
     ] + plugins.map(\.0),
     dependencies: [
         .package(path: "Sources/PluginAPI"),
@@ -71,6 +73,7 @@ let package = Package(
         // dladdr and a loaded library's link map, which Swift's Glibc module does not import.
         .target(name: "CDynamicLinker"),
         .target(name: "PluginAPIExport", dependencies: [pluginAPI], swiftSettings: swift6),
+        .target(name: "SampleContractsExport", dependencies: [contracts], swiftSettings: swift6),
         // A general host: it knows no sample contract.
         .executableTarget(name: "host", dependencies: ["HostKit", pluginAPI], swiftSettings: swift6),
         // The sample plugins at work: loads them and uses each service through its contract.

@@ -97,6 +97,60 @@ import Testing
                 public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(UserPlugin.self) }
                 """,
         ]
+        let built = try await buildPackage(package, sources: sources, products: ["DemoGreeterPlugin", "DemoUserPlugin"], targets: """
+            .target(name: "DemoContracts", dependencies: [host]),
+            .target(name: "DemoGreeterPlugin", dependencies: [host, "DemoContracts"]),
+            .target(name: "DemoUserPlugin", dependencies: [host, "DemoContracts"]),
+            """)
+        let plugins = ["DemoGreeterPlugin", "DemoUserPlugin"].map { built.appendingPathComponent("lib\($0).so").path }
+
+        let check = try await runChild(try hostExecutable(), ["check"] + plugins.flatMap { ["--plugins", $0] }, in: work, log: work)
+        #expect(check.status == 1, "\(check.output)")
+        #expect(check.output.contains("plugin 'demo-user': requires key 'demo.greeter' (provided by 'demo-greeter'), but the slot "
+            + "holds DemoContracts.Greeter and DemoContracts.Greeter is declared: two different types of one name, so module "
+            + "DemoContracts has two copies in the process"), "\(check.output)")
+        #expect(check.output.contains("Make DemoContracts a dynamic library"), "\(check.output)")
+        #expect(check.output.contains("1 loaded, 1 problem(s)"), "\(check.output)")
+    }
+
+    /// A plugin built elsewhere uses the sample contracts through this package's `SampleContracts`
+    /// product, as the README's examples do, and gets the sample clock plugin's service.
+    @Test(.timeLimit(.minutes(10)))
+    func aPluginBuiltElsewhereUsesTheSampleContracts() async throws {
+        let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sample-user-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let built = try await buildPackage(work.appendingPathComponent("SampleUser"), sources: [
+            "HourPlugin/HourPlugin.swift": """
+                import PluginAPI
+                import SampleContracts
+                struct HourPlugin: Plugin {
+                    static let hour = ServiceLocatorEasyKey<String>(name: "demo.hour")
+                    static let metadata = PluginMetadata(name: "demo-hour", version: "1.0.0", provides: [hour],
+                                                         requires: [SampleKeys.clock])
+                    static let contractLibraries: [LibraryVersion] = [.sampleContracts]
+                    func registerServices(in registrar: ModuleRegistrar) throws {
+                        let locator = registrar.locator
+                        try registrar.addLazyService(key: Self.hour) { "hour \\(try locator.tryService(key: SampleKeys.clock).hour())" }
+                    }
+                }
+                @c(swift_plugin_entry)
+                public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(HourPlugin.self) }
+                """,
+        ], products: ["HourPlugin"], targets: """
+            .target(name: "HourPlugin", dependencies: [host, .product(name: "SampleContracts", package: "SwiftPluginHost")]),
+            """)
+        let resolve = try await runChild(try hostExecutable(), ["resolve", "demo.hour", "--plugins", built.appendingPathComponent("libHourPlugin.so").path,
+                                                                "--plugins", "\(BuiltPlugins.directory)/libClockPlugin.so"], in: work, log: work)
+        #expect(resolve.status == 0, "\(resolve.output)")
+        #expect(resolve.output.contains("'demo.hour': Swift.String [lazy] from demo-hour"), "\(resolve.output)")
+        #expect(resolve.output.contains("\nhour "), "\(resolve.output)")
+    }
+
+    /// Writes a package at `package` whose dynamic `products` (one target each) are built from
+    /// `sources` (paths under `Sources/`), depending on this repository as `SwiftPluginHost` (`host`
+    /// names its PluginAPI product in `targets`), builds it, and returns its build folder.
+    private func buildPackage(_ package: URL, sources: [String: String], products: [String], targets: String) async throws -> URL {
+        let files = FileManager.default
         for (path, text) in sources {
             let file = package.appendingPathComponent("Sources/\(path)")
             try files.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -107,31 +161,19 @@ import Testing
             import PackageDescription
             let host = Target.Dependency.product(name: "PluginAPI", package: "SwiftPluginHost")
             let package = Package(
-                name: "TwoCopies",
-                products: [
-                    .library(name: "DemoGreeterPlugin", type: .dynamic, targets: ["DemoGreeterPlugin"]),
-                    .library(name: "DemoUserPlugin", type: .dynamic, targets: ["DemoUserPlugin"]),
-                ],
+                name: "\(package.lastPathComponent)",
+                products: [\(products.map { ".library(name: \"\($0)\", type: .dynamic, targets: [\"\($0)\"])" }.joined(separator: ", "))],
                 dependencies: [.package(name: "SwiftPluginHost", path: "\(repositoryRoot.path)")],
                 targets: [
-                    .target(name: "DemoContracts", dependencies: [host]),
-                    .target(name: "DemoGreeterPlugin", dependencies: [host, "DemoContracts"]),
-                    .target(name: "DemoUserPlugin", dependencies: [host, "DemoContracts"]),
+            \(targets)
                 ]
             )
             """
         try manifest.write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        let work = package.deletingLastPathComponent()
         let build = try await runChild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
-        try #require(build.status == 0, "swift build of the two-copies package failed (\(build.status)):\n\(build.output)")
-        let plugins = ["DemoGreeterPlugin", "DemoUserPlugin"].map { package.appendingPathComponent(".build/debug/lib\($0).so").path }
-
-        let check = try await runChild(try hostExecutable(), ["check"] + plugins.flatMap { ["--plugins", $0] }, in: work, log: work)
-        #expect(check.status == 1, "\(check.output)")
-        #expect(check.output.contains("plugin 'demo-user': requires key 'demo.greeter' (provided by 'demo-greeter'), but the slot "
-            + "holds DemoContracts.Greeter and DemoContracts.Greeter is declared: two different types of one name, so module "
-            + "DemoContracts has two copies in the process"), "\(check.output)")
-        #expect(check.output.contains("Make DemoContracts a dynamic library"), "\(check.output)")
-        #expect(check.output.contains("1 loaded, 1 problem(s)"), "\(check.output)")
+        try #require(build.status == 0, "swift build of \(package.lastPathComponent) failed (\(build.status)):\n\(build.output)")
+        return package.appendingPathComponent(".build/debug")
     }
 
     /// Copies the manifest `name` of `template` to `package`, its dependency `path` (relative in the
