@@ -23,6 +23,10 @@ final class AsyncSlot<Service: Sendable>: AnySlot, @unchecked Sendable {
         throw ServiceLocatorError.asyncService(key: key)
     }
 
+    override func anyServiceAsync() async throws -> Any {
+        try await provider.getService()
+    }
+
     override var existingService: Any? { provider.core.existing }
 
     override func asyncProvider<S>(as type: S.Type) throws -> ServiceAsyncProvider<S> {

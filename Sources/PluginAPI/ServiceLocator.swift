@@ -160,6 +160,33 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         }
     }
 
+    /// The service made for `params` by the slot `storeKey`, whatever its types: for tools that know
+    /// only the store key and the slot's ``ServiceSlotInfo/paramsType`` (a command line, say). Throws
+    /// ``ServiceLocatorError/wrongParams(key:registered:requested:)`` unless `params` is of the slot's
+    /// parameters type.
+    public func tryAnyService(storeKey: String, params: Any) throws -> Any {
+        do {
+            guard let slot = existingSlot(storeKey) else {
+                throw ServiceLocatorError.serviceNotFound(key: storeKey, requested: "Any", closeMatches: [])
+            }
+            return try slot.servedSlot.anyService(params: params)
+        } catch {
+            throw failed("get '\(storeKey)'", error)
+        }
+    }
+
+    /// The service of the slot `storeKey`, whatever its type, awaited if its factory is `async`.
+    public func tryAnyServiceAsync(storeKey: String) async throws -> Any {
+        do {
+            guard let slot = existingSlot(storeKey) else {
+                throw ServiceLocatorError.serviceNotFound(key: storeKey, requested: "Any", closeMatches: [])
+            }
+            return try await slot.servedSlot.anyServiceAsync()
+        } catch {
+            throw failed("get '\(storeKey)'", error)
+        }
+    }
+
     /// The slot that serves `key`'s requests (see ``AnySlot/served()``), or `serviceNotFound`.
     @inline(__always)
     private func slot<Key: ServiceLocatorKey>(for key: Key) throws -> AnySlot {

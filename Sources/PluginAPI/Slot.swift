@@ -71,6 +71,17 @@ class AnySlot: @unchecked Sendable {
         throw ServiceLocatorError.wrongParams(key: info.key, registered: info.paramsType ?? "none", requested: "none")
     }
 
+    /// The service made for `params` (of the slot's parameters type), as `Any`.
+    func anyService(params: Any) throws -> Any {
+        throw ServiceLocatorError.wrongParams(key: key, registered: info.paramsType ?? "none",
+                                              requested: String(reflecting: type(of: params)))
+    }
+
+    /// The service as `Any`, awaited if the slot's factory is `async`.
+    func anyServiceAsync() async throws -> Any {
+        try anyService()
+    }
+
     /// The provider, for a key without parameters.
     func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
         throw mismatch(S.self, params: nil)
@@ -169,6 +180,14 @@ final class ParamsSlot<Service: Sendable, Params>: AnySlot, @unchecked Sendable 
 
     override func anyService() throws -> Any {
         try service(as: Service.self)
+    }
+
+    override func anyService(params: Any) throws -> Any {
+        guard let params = params as? Params else {
+            throw ServiceLocatorError.wrongParams(key: key, registered: String(reflecting: Params.self),
+                                                  requested: String(reflecting: type(of: params)))
+        }
+        return try provider.getService(params: params)
     }
 
     override func service<S, P>(as type: S.Type, params: P) throws -> S {

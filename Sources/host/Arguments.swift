@@ -12,6 +12,8 @@ struct Arguments {
 
     /// The file for `inspect`, the key for `resolve`.
     var operand: String?
+    /// `resolve`'s parameters, as text: made into the slot's parameters type.
+    var param: String?
     var plugins: [String] = []
     var json = false
     var allowUntrusted = false
@@ -29,6 +31,16 @@ struct Arguments {
 
     init(_ words: [String]) throws(UsageError) {
         var rest = words[...]
+        if rest.first == "help" {
+            // `host help [COMMAND]`, as people type it.
+            help = true
+            rest = rest.dropFirst()
+            if let name = rest.popFirst(), Command(rawValue: name) == nil || name == Command.probe.rawValue {
+                throw UsageError(description: "no command '\(name)' to help with")
+            }
+            guard rest.isEmpty else { throw UsageError(description: "help takes one COMMAND at most") }
+            return
+        }
         if let first = rest.first, let command = Command(rawValue: first) {
             self.command = command
             rest = rest.dropFirst()
@@ -39,6 +51,11 @@ struct Arguments {
                 guard let path = rest.popFirst() else { throw UsageError(description: "--plugins needs a path") }
                 plugins.append(path)
             case "--json": json = true
+            case "--param":
+                guard command == .resolve, let value = rest.popFirst() else {
+                    throw UsageError(description: "--param needs a VALUE, and only resolve takes one")
+                }
+                param = value
             case "--allow-untrusted": allowUntrusted = true
             case "--allow-other-compiler": allowOtherCompiler = true
             case "--isolated": isolated = true
@@ -91,9 +108,12 @@ struct Arguments {
                host list [--plugins PATH]... [--json]    load plugins and list every slot
                host check [--plugins PATH]... [--json]   report every problem; exit 1 if any
                host inspect FILE [--json] [--isolated]   read one plugin's descriptor, register nothing
-               host resolve KEY [--plugins PATH]...      load plugins and get the service for KEY
+               host resolve KEY [--param VALUE] [--plugins PATH]... [--json]
+                                                         load plugins and get the service for KEY (awaited
+                                                         if async; VALUE: its String, integer, floating
+                                                         point or Bool parameters)
                host serve [--plugins PATH]...            load and start plugins, run until SIGINT/SIGTERM
-               host --help | --version
+               host help [COMMAND] | --help | --version
 
         PATH is a plugin file or a directory of *.so files; repeat --plugins for more. Without it, the
         host reads SWIFT_PLUGIN_PATH (colon-separated), else loads every lib*Plugin.so beside it (after

@@ -48,7 +48,9 @@ struct HostCommand {
         case .list:
             if arguments.json { Output.json(slotsJSON(host.locator)) } else { Output.lines(slotTable(host.locator)) }
         case .resolve:
-            return resolve(arguments.operand ?? "", in: host.locator)
+            // A load with problems is exit 1 here too, as everywhere; the service is still gotten.
+            let resolved = await resolve(arguments.operand ?? "", in: host.locator)
+            return resolved && !report.hasProblems ? 0 : 1
         case .run:
             if arguments.json {
                 Output.json(report.json)
@@ -128,15 +130,39 @@ struct HostCommand {
         }
     }
 
-    private func resolve(_ key: String, in locator: ServiceLocator) -> Int32 {
+    /// Gets the service for `key`, made from `--param` if the slot takes parameters and awaited if it
+    /// is async, and prints it; returns false if it could not (the reason goes to stderr).
+    private func resolve(_ key: String, in locator: ServiceLocator) async -> Bool {
         do {
-            let service = try locator.tryAnyService(storeKey: key)
-            if let info = locator.slotInfo(forKey: key) { Output.line(info.description) }
-            Output.line(String(describing: service))
-            return 0
+            let info = locator.slotInfo(forKey: key)
+            let service: Any
+            if let paramsType = info?.paramsType, let text = arguments.param {
+                guard let params = ParameterText.value(text, as: paramsType) else {
+                    Output.problem("resolve '\(key)': cannot make \(paramsType) from '\(text)' "
+                                   + "(the host makes String, integer, floating point and Bool parameters)")
+                    return false
+                }
+                service = try locator.tryAnyService(storeKey: key, params: params)
+            } else if let paramsType = info?.paramsType, !paramsType.hasPrefix("Swift.Optional<") {
+                Output.problem("resolve '\(key)': the slot takes parameters (\(paramsType)): pass --param VALUE")
+                return false
+            } else if arguments.param != nil {
+                Output.problem("resolve '\(key)': the slot takes no parameters, and --param was given")
+                return false
+            } else {
+                service = try await locator.tryAnyServiceAsync(storeKey: key)
+            }
+            if arguments.json {
+                Output.json(encodeJSON(Resolved(key: key, type: info?.serviceType, params: info?.paramsType,
+                                                plugin: info?.origin, service: String(describing: service))))
+            } else {
+                if let info { Output.line(info.description) }
+                Output.line(String(describing: service))
+            }
+            return true
         } catch {
             Output.problem("resolve '\(key)': \(error)")
-            return 1
+            return false
         }
     }
 
@@ -169,9 +195,40 @@ struct HostCommand {
 
     private func slotsJSON(_ locator: ServiceLocator) -> String {
         encodeJSON(["slots": locator.slots.map { slot in
-            ["key": slot.key, "type": slot.serviceType, "params": slot.paramsType ?? "",
-             "mode": slot.mode.rawValue, "async": String(slot.isAsync), "plugin": slot.origin ?? ""]
+            Slot(key: slot.key, type: slot.serviceType, params: slot.paramsType, mode: slot.mode.rawValue,
+                 async: slot.isAsync, plugin: slot.origin)
         }])
+    }
+
+    /// A slot in `list --json`: absent fields are null, a flag is a JSON boolean.
+    private struct Slot: Encodable {
+        let key: String
+        let type: String
+        let params: String?
+        let mode: String
+        let async: Bool
+        let plugin: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(key, forKey: .key)
+            try container.encode(type, forKey: .type)
+            try container.encode(params, forKey: .params)
+            try container.encode(mode, forKey: .mode)
+            try container.encode(async, forKey: .async)
+            try container.encode(plugin, forKey: .plugin)
+        }
+
+        private enum CodingKeys: String, CodingKey { case key, type, params, mode, async, plugin }
+    }
+
+    /// What `resolve --json` prints.
+    private struct Resolved: Encodable {
+        let key: String
+        let type: String?
+        let params: String?
+        let plugin: String?
+        let service: String
     }
 
     /// What `inspect --json` prints.

@@ -327,15 +327,49 @@ import Testing
         let run = try await host(["list", "--json"], environment: ["SWIFT_PLUGIN_PATH": "\(plugin("ClockPlugin")):\(plugin("NotesPlugin"))"])
         #expect(run.status == 0, "\(run.errors)")
         let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
-        let slots = try #require(object?["slots"] as? [[String: String]])
-        #expect(slots.map { $0["key"] } == ["sample.archive", "sample.clock", "sample.journal", "sample.notebook",
-                                            "sample.request-id"])
-        #expect(slots.first?["async"] == "true")
-        #expect(slots.last?["async"] == "false")
+        let slots = try #require(object?["slots"] as? [[String: Any]])
+        #expect(slots.map { $0["key"] as? String } == ["sample.archive", "sample.clock", "sample.journal", "sample.notebook",
+                                                       "sample.request-id"])
+        // Typed: a flag is a JSON boolean, an absent value null (not "true", "").
+        #expect(slots.first?["async"] as? Bool == true)
+        #expect(slots.last?["async"] as? Bool == false)
+        #expect(slots.last?["params"] is NSNull)
+        #expect(slots.last?["plugin"] as? String == "notes")
+    }
+
+    /// Every sample key resolves: one with parameters from `--param`, an async one awaited.
+    @Test func resolveReachesSlotsWithParametersAndAsyncSlots() async throws {
+        let samples = BuiltPlugins.samples.flatMap { source -> [String] in
+            guard case let .file(path) = source else { return [] }
+            return ["--plugins", path]
+        }
+        let greeting = try await host(["resolve", "sample.greeting", "--param", "Ada"] + samples)
+        #expect(greeting.status == 0, "\(greeting.errors)")
+        #expect(greeting.output.contains("Ada"), "\(greeting.output)")
+        let archive = try await host(["resolve", "sample.archive"] + samples)
+        #expect(archive.status == 0, "\(archive.errors)")
+        #expect(archive.output.contains("'sample.archive': SampleContracts.Archive [async lazy] from notes"), "\(archive.output)")
+        let noParam = try await host(["resolve", "sample.greeting"] + samples)
+        #expect(noParam.status == 1)
+        #expect(noParam.errors.contains("the slot takes parameters (Swift.String): pass --param VALUE"), "\(noParam.errors)")
+        let json = try await host(["resolve", "sample.greeting", "--param", "Bo", "--json"] + samples)
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        #expect(object?["key"] as? String == "sample.greeting" && object?["params"] as? String == "Swift.String")
+        #expect((object?["service"] as? String)?.contains("Bo") == true, "\(json.output)")
+    }
+
+    /// A load with problems is exit 1 for resolve too, as for every command; the service is still printed.
+    @Test func resolveExitsOneWhenTheLoadHadProblems() async throws {
+        let run = try await host(["resolve", "sample.request-id", "--plugins", plugin("NotesPlugin"),
+                                  "--plugins", plugin("FixtureNullEntry")])
+        #expect(run.status == 1)
+        #expect(run.output.contains("req-1"), "\(run.output)")
+        #expect(run.errors.contains("the plugin entry returned nothing"), "\(run.errors)")
     }
 
     /// A timeout that rounds to 0 ms (or any below 10 ms) would fail every plugin: a usage error.
-    @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"],
+    @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"], ["help", "nope"],
+                      ["help", "list", "check"], ["list", "--param", "1"],
                       ["--probe-timeout", "0.0001"], ["--shutdown-timeout", "0.009"], ["--probe-timeout", "nan"],
                       ["--shutdown-timeout", "0"], ["--probe-timeout", "86401"]])
     func usageErrorsExitTwo(_ arguments: [String]) async throws {
@@ -353,8 +387,10 @@ import Testing
     }
 
     @Test func helpAndVersionExitZero() async throws {
-        let help = try await host(["--help"])
-        #expect(help.status == 0 && help.output.contains("usage: host"))
+        for words in [["--help"], ["help"], ["help", "resolve"]] {
+            let help = try await host(words)
+            #expect(help.status == 0 && help.output.contains("usage: host"), "\(words): \(help.errors)")
+        }
         let version = try await host(["--version"])
         #expect(version.status == 0 && version.output.contains("(PluginAPI 4."))
     }
