@@ -54,7 +54,8 @@ enum LibraryCheck {
     /// Each version is asked of the copy the plugin is bound to (`dlsym` on its handle), and only
     /// believed from a file named for the library: a definition in the plugin, or in another library
     /// it links, is a copy of the library of its own.
-    static func mismatches(recorded: [LibraryVersion], in library: DynamicLibrary) -> [LibraryMismatch] {
+    /// `needed` is what the plugin links (`DT_NEEDED`), nil if it could not be read.
+    static func mismatches(recorded: [LibraryVersion], in library: DynamicLibrary, needed: [String]?) -> [LibraryMismatch] {
         var mismatches: [LibraryMismatch] = []
         for version in recorded {
             switch loadedVersion(of: version.name, in: library) {
@@ -68,7 +69,7 @@ enum LibraryCheck {
                 continue
             }
         }
-        guard let needed = library.neededLibraries() else { return mismatches + [.unreadableLinks] }
+        guard let needed else { return mismatches + [.unreadableLinks] }
         let names = Set(recorded.map(\.name))
         for file in needed {
             guard let name = libraryName(file), !names.contains(name),

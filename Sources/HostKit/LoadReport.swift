@@ -9,16 +9,23 @@ public struct LoadReport: Sendable {
         public let path: String
         /// The plugin's metadata, when its header could be read.
         public let metadata: PluginMetadata?
-        /// `nil` if the plugin was registered; otherwise why not.
+        /// `nil` if the plugin was registered, or the file is a library of the load's plugins;
+        /// otherwise why not.
         public let error: PluginLoadError?
+        /// For a file that is no plugin but a shared library plugins of this load link (a contract
+        /// library laid beside them, say): the names of those plugins. Empty for a plugin.
+        public internal(set) var linkedBy: [String] = []
 
         /// True if the plugin's services are in the locator.
-        public var isLoaded: Bool { error == nil }
+        public var isLoaded: Bool { error == nil && linkedBy.isEmpty }
+        /// True if the file is a library the load's plugins link, not a plugin.
+        public var isLibrary: Bool { !linkedBy.isEmpty }
 
-        /// `loaded name version (path)`, or `error: ` and the problem; the plugin's name and version
-        /// and the path escaped (``Swift/String/escapedForTerminal``).
+        /// `loaded name version (path)`, `library (path), linked by …`, or `error: ` and the problem;
+        /// names, versions and the path escaped (``Swift/String/escapedForTerminal``).
         public var summary: String {
             if let error { return "error: \(error)" }
+            if isLibrary { return "library (\(path)), linked by \(linkedBy.joined(separator: ", "))".escapedForTerminal }
             let meta = metadata.map { "\($0.name) \($0.version)" } ?? "?"
             return "loaded \(meta) (\(path))".escapedForTerminal
         }
@@ -31,15 +38,18 @@ public struct LoadReport: Sendable {
     public var loaded: [Entry] { entries.filter(\.isLoaded) }
     /// Every problem, one per refused file.
     public var problems: [PluginLoadError] { entries.compactMap(\.error) }
+    /// The files that are libraries the load's plugins link, not plugins.
+    public var libraries: [Entry] { entries.filter(\.isLibrary) }
     /// True if any file was refused.
-    public var hasProblems: Bool { entries.contains { !$0.isLoaded } }
+    public var hasProblems: Bool { entries.contains { $0.error != nil } }
 
     /// One line per plugin: `loaded name version (path)` or the problem.
     public var text: String {
         entries.map(\.summary).joined(separator: "\n")
     }
 
-    /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "status", "error"}]}`.
+    /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "status", "error"}]}`;
+    /// `status` is `loaded`, `library` (a library the load's plugins link) or `failed`.
     public var json: String {
         struct Plugin: Encodable {
             let path: String
@@ -53,7 +63,7 @@ public struct LoadReport: Sendable {
         let plugins = entries.map {
             Plugin(path: $0.path, name: $0.metadata?.name, version: $0.metadata?.version,
                    provides: $0.metadata?.provides, requires: $0.metadata?.requires,
-                   status: $0.isLoaded ? "loaded" : "failed", error: $0.error?.description)
+                   status: $0.isLoaded ? "loaded" : $0.isLibrary ? "library" : "failed", error: $0.error?.description)
         }
         return encodeJSON(["plugins": plugins])
     }

@@ -106,6 +106,7 @@ public final class PluginHost: Sendable {
                 outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: error)
             }
         }
+        markLibraries(of: opened, among: candidates, in: &outcome)
         let next: ServiceLocator
         do {
             next = try locator.clone()
@@ -160,6 +161,23 @@ public final class PluginHost: Sendable {
         report.entries = candidates.compactMap { outcome[$0.realPath] }
             + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
         return report
+    }
+
+    /// Turns the "not a plugin" of each file that a plugin of `opened` links into a library entry: a
+    /// contract library laid beside the plugins that use it is where it belongs, not a problem.
+    private func markLibraries(of opened: [LoadedPlugin], among candidates: [PluginCandidate],
+                               in outcome: inout [String: LoadReport.Entry]) {
+        var linkers: [String: [String]] = [:]
+        for plugin in opened {
+            for file in plugin.linkedLibraries { linkers[file, default: []].append(plugin.metadata.name) }
+        }
+        guard !linkers.isEmpty else { return }
+        for candidate in candidates {
+            guard case .missingEntrySymbol? = outcome[candidate.realPath]?.error else { continue }
+            let names = [candidate.path, candidate.realPath].map { String($0.split(separator: "/").last ?? "") }
+            guard let users = names.lazy.compactMap({ linkers[$0] }).first else { continue }
+            outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil, linkedBy: users)
+        }
     }
 
     /// Probes the registration of `plugin` in a child, after the plugins among `registered` (in their

@@ -8,6 +8,8 @@ public struct LoadedPlugin: Sendable {
     public let descriptor: PluginDescriptor
     /// The libraries the plugin was compiled against, as its header records them: PluginAPI first.
     public let libraries: [LibraryVersion]
+    /// The file names of the shared libraries the plugin links (its `DT_NEEDED` entries).
+    public internal(set) var linkedLibraries: [String] = []
     /// The plugin's metadata.
     public var metadata: PluginMetadata { descriptor.metadata }
 }
@@ -38,9 +40,11 @@ enum PluginLoader {
         let entry = unsafeBitCast(symbol, to: Entry.self)
         guard let raw = entry() else { throw .entryReturnedNothing(path: path) }
         let header = try PluginHeader.read(raw, path: path)
-        let mismatches = LibraryCheck.mismatches(recorded: header.libraries, in: library)
+        let needed = library.neededLibraries()
+        let mismatches = LibraryCheck.mismatches(recorded: header.libraries, in: library, needed: needed)
         guard mismatches.isEmpty else { throw .incompatibleLibraries(path: path, mismatches: mismatches) }
         // Only now, with the header and every library version checked, is the Swift part touched.
-        return LoadedPlugin(path: path, descriptor: try header.checkedDescriptor(path: path), libraries: header.libraries)
+        return LoadedPlugin(path: path, descriptor: try header.checkedDescriptor(path: path), libraries: header.libraries,
+                            linkedLibraries: needed ?? [])
     }
 }

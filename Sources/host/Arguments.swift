@@ -15,6 +15,8 @@ struct Arguments {
     /// `resolve`'s parameters, as text: made into the slot's parameters type.
     var param: String?
     var plugins: [String] = []
+    /// Loaded besides the default plugins (or those of `--plugins`): `--also PATH`.
+    var also: [String] = []
     var json = false
     var allowUntrusted = false
     var allowOtherCompiler = false
@@ -50,6 +52,9 @@ struct Arguments {
             case "--plugins", "-p":
                 guard let path = rest.popFirst() else { throw UsageError(description: "--plugins needs a path") }
                 plugins.append(path)
+            case "--also":
+                guard let path = rest.popFirst() else { throw UsageError(description: "--also needs a path") }
+                also.append(path)
             case "--json": json = true
             case "--param":
                 guard command == .resolve, let value = rest.popFirst() else {
@@ -117,7 +122,8 @@ struct Arguments {
 
         PATH is a plugin file or a directory of *.so files; repeat --plugins for more. Without it, the
         host reads SWIFT_PLUGIN_PATH (colon-separated), else loads every lib*Plugin.so beside it (after
-        `swift build`, the sample plugins).
+        `swift build`, the sample plugins). --also PATH loads PATH besides those: your plugin next
+        to the samples is `host run --also path/to/libMine.so`.
         --allow-untrusted     also load files others than you or root could have changed
         --allow-other-compiler  also load plugins another Swift toolchain built (it may crash the host)
         --isolated            open and register each plugin in a child process first (after the

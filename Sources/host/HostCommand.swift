@@ -42,7 +42,7 @@ struct HostCommand {
             if arguments.json {
                 Output.json(report.json)
             } else {
-                Output.lines(report.loaded.map(\.summary)
+                Output.lines((report.loaded + report.libraries).map(\.summary)
                     + ["\(report.loaded.count) loaded, \(report.problems.count) problem(s)"])
             }
         case .list:
@@ -55,7 +55,7 @@ struct HostCommand {
             if arguments.json {
                 Output.json(report.json)
             } else {
-                Output.lines(report.loaded.map(\.summary) + [""] + slotTable(host.locator))
+                Output.lines((report.loaded + report.libraries).map(\.summary) + [""] + slotTable(host.locator))
                 Output.lines(["", "started:    \(host.startedPlugins.joined(separator: ", "))", ""])
                 if !getEachService(host.locator) { return 1 }
             }
@@ -96,9 +96,14 @@ struct HostCommand {
                            timeout: arguments.probeTimeout)
     }
 
+    /// The default sources, then those of `--also`.
+    private func sources() -> [PluginSource] {
+        defaultSources() + arguments.also.map(PluginSource.path)
+    }
+
     /// `--plugins`, else `SWIFT_PLUGIN_PATH`, else the plugins beside this executable (after
     /// `swift build`, the sample plugins).
-    private func sources() -> [PluginSource] {
+    private func defaultSources() -> [PluginSource] {
         if !arguments.plugins.isEmpty {
             return arguments.plugins.map(PluginSource.path)
         }

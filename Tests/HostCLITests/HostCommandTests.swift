@@ -307,6 +307,32 @@ import Testing
         #expect(builtAgainst.count == 2 && builtAgainst[0].hasPrefix("PluginAPI 4.") && builtAgainst[1].hasPrefix("SampleContracts 1."))
     }
 
+    /// A plugin folder as people lay it out: the plugin with the shared libraries it links beside it.
+    /// Those are its libraries, not problems; a library no plugin of the set links still is one.
+    @Test func librariesBesideThePluginsAreListedAsLibraries() async throws {
+        let folder = try TemporaryFolder()
+        try folder.copy("ClockPlugin", as: "libClockPlugin.so")
+        try folder.copy("SampleContracts", as: "libSampleContracts.so")
+        try folder.copy("PluginAPI", as: "libPluginAPI.so")
+        let run = try await host(["check", "--plugins", folder.path])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("library (\(folder.path)/libSampleContracts.so), linked by clock"), "\(run.output)")
+        #expect(run.output.contains("library (\(folder.path)/libPluginAPI.so), linked by clock"), "\(run.output)")
+        #expect(run.output.contains("1 loaded, 0 problem(s)"), "\(run.output)")
+        let alone = try await host(["check", "--plugins", folder.file("libSampleContracts.so")])
+        #expect(alone.status == 1)
+        #expect(alone.errors.contains("not a plugin, no entry symbol"), "\(alone.errors)")
+    }
+
+    /// One flag loads a plugin of one's own beside the samples (`--plugins` replaces them).
+    @Test func alsoLoadsAPluginBesideTheSamples() async throws {
+        let run = try await host(["check", "--also", plugin("FixtureLifecycleA")])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("5 loaded, 0 problem(s)"), "\(run.output)")
+        #expect(run.output.contains("loaded fixture-lifecycle-a 1.0.0"), "\(run.output)")
+        #expect(run.output.contains("loaded clock 1.0.0"), "\(run.output)")
+    }
+
     @Test func inspectOfAFileThatIsNoPluginFailsWithTheReason() async throws {
         let run = try await host(["inspect", plugin("SampleContracts")])
         #expect(run.status == 1)
