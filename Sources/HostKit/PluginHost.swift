@@ -270,14 +270,21 @@ public final class PluginHost: Sendable {
         }
     }
 
-    /// Reads the header, the library versions and the metadata of one plugin file, registering nothing.
+    /// Reads the header, the library versions and the metadata of one plugin file, registering
+    /// nothing, and says whether the host would load it. A plugin built against library versions the
+    /// process cannot serve is still shown, with the refusal, when its descriptor can be read safely.
     /// With a `probe`, the file is first opened in a child process: one that crashes, hangs or exits
     /// there is reported and never opened in this process.
     public static func inspect(_ path: String, discovery: PluginDiscovery = PluginDiscovery(),
-                               probe: PluginProbe? = nil) -> Result<LoadedPlugin, PluginLoadError> {
-        discovery.candidate(path).flatMap { candidate in
-            if case let .failure(failure)? = probe?.check(candidate.realPath) { return .failure(failure) }
-            return PluginLoader.load(candidate)
+                               probe: PluginProbe? = nil) -> PluginInspection {
+        switch discovery.candidate(path) {
+        case let .failure(refusal):
+            return PluginInspection(path: path, plugin: nil, refusal: refusal)
+        case let .success(candidate):
+            if case let .failure(failure)? = probe?.check(candidate.realPath) {
+                return PluginInspection(path: candidate.realPath, plugin: nil, refusal: failure)
+            }
+            return PluginLoader.inspect(candidate)
         }
     }
 }

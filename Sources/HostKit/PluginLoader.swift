@@ -14,6 +14,24 @@ public struct LoadedPlugin: Sendable {
     public var metadata: PluginMetadata { descriptor.metadata }
 }
 
+/// What ``PluginHost/inspect(_:discovery:probe:)`` found in a file.
+public struct PluginInspection: Sendable {
+    /// The real path of the file, or the path as given if it could not be resolved.
+    public let path: String
+    /// What the plugin says of itself (metadata, the libraries it was built against). Also for a
+    /// plugin the host refuses for its library versions, when its descriptor could be read safely.
+    public let plugin: LoadedPlugin?
+    /// Why the host would not load the file, or nil if it would.
+    public let refusal: PluginLoadError?
+
+    /// The plugin, or the reason the host would refuse it.
+    public func get() throws(PluginLoadError) -> LoadedPlugin {
+        if let refusal { throw refusal }
+        guard let plugin else { throw .notFound(path: path) }
+        return plugin
+    }
+}
+
 /// Opens plugin files and reads their descriptors, checking the fixed header before anything else.
 /// Each real path is opened and asked for its descriptor once per process.
 enum PluginLoader {
@@ -32,14 +50,38 @@ enum PluginLoader {
         }
     }
 
-    private static func open(_ path: String) throws(PluginLoadError) -> LoadedPlugin {
+    /// What `candidate` says of itself, and whether it would be loaded: for a plugin refused only for
+    /// its library versions, its metadata too, read as ``PluginHeader/checkedDescriptor(path:)``
+    /// allows (the descriptor is an object of this process's PluginAPI, or it is not read).
+    static func inspect(_ candidate: PluginCandidate) -> PluginInspection {
+        switch load(candidate) {
+        case let .success(plugin):
+            return PluginInspection(path: candidate.realPath, plugin: plugin, refusal: nil)
+        case let .failure(refusal):
+            guard case .incompatibleLibraries = refusal,
+                  let (library, header) = try? header(candidate.realPath),
+                  let descriptor = try? header.checkedDescriptor(path: candidate.realPath) else {
+                return PluginInspection(path: candidate.realPath, plugin: nil, refusal: refusal)
+            }
+            let plugin = LoadedPlugin(path: candidate.realPath, descriptor: descriptor, libraries: header.libraries,
+                                      linkedLibraries: library.neededLibraries() ?? [])
+            return PluginInspection(path: candidate.realPath, plugin: plugin, refusal: refusal)
+        }
+    }
+
+    /// Opens the file and reads the header its entry returns.
+    private static func header(_ path: String) throws(PluginLoadError) -> (DynamicLibrary, PluginHeader) {
         let library = try DynamicLibrary.open(path)
         guard let symbol = library.symbol(PluginABI.entrySymbol) else {
             throw .missingEntrySymbol(path: path, symbol: PluginABI.entrySymbol)
         }
         let entry = unsafeBitCast(symbol, to: Entry.self)
         guard let raw = entry() else { throw .entryReturnedNothing(path: path) }
-        let header = try PluginHeader.read(raw, path: path)
+        return (library, try PluginHeader.read(raw, path: path))
+    }
+
+    private static func open(_ path: String) throws(PluginLoadError) -> LoadedPlugin {
+        let (library, header) = try header(path)
         let needed = library.neededLibraries()
         let mismatches = LibraryCheck.mismatches(recorded: header.libraries, in: library, needed: needed)
         guard mismatches.isEmpty else { throw .incompatibleLibraries(path: path, mismatches: mismatches) }

@@ -77,6 +77,9 @@ struct Arguments {
                 operand = word
             }
         }
+        if json && command == .serve {
+            throw UsageError(description: "serve prints no JSON: --json is for run, list, check, inspect and resolve")
+        }
         if !help && !version && command.takesOperand && operand == nil {
             throw UsageError(description: "\(command.rawValue) needs \(command == .resolve ? "a KEY" : "a FILE")")
         }

@@ -112,13 +112,14 @@ struct HostCommand {
     }
 
     private func inspect(_ path: String) -> Int32 {
-        switch PluginHost.inspect(path, discovery: arguments.discovery, probe: probe()) {
-        case let .success(plugin):
+        let inspection = PluginHost.inspect(path, discovery: arguments.discovery, probe: probe())
+        if let plugin = inspection.plugin {
             let meta = plugin.metadata
             let libraries = plugin.libraries.map { "\($0.name) \($0)" }
             if arguments.json {
                 Output.json(encodeJSON(Descriptor(name: meta.name, version: meta.version, provides: meta.provides,
-                                                  requires: meta.requires, builtAgainst: libraries)))
+                                                  requires: meta.requires, builtAgainst: libraries,
+                                                  loadable: inspection.refusal == nil, refusal: inspection.refusal?.description)))
             } else {
                 Output.lines([
                     "name:     \(meta.name)",
@@ -126,13 +127,12 @@ struct HostCommand {
                     "built against: \(libraries.joined(separator: ", "))",
                     "provides: \(meta.provides.joined(separator: ", "))",
                     "requires: \(meta.requires.isEmpty ? "-" : meta.requires.joined(separator: ", "))",
-                ])
+                ] + (inspection.refusal == nil ? [] : ["this host would refuse it (see below)"]))
             }
-            return 0
-        case let .failure(error):
-            Output.problem(error.description)
-            return 1
         }
+        guard let refusal = inspection.refusal else { return 0 }
+        Output.problem(refusal.description)
+        return 1
     }
 
     /// Gets the service for `key`, made from `--param` if the slot takes parameters and awaited if it
@@ -244,5 +244,8 @@ struct HostCommand {
         let requires: [String]
         /// The libraries the plugin was compiled against, as `PluginAPI 4.0.0`.
         let builtAgainst: [String]
+        /// Whether this host would load it, and if not, why.
+        let loadable: Bool
+        let refusal: String?
     }
 }

@@ -333,6 +333,21 @@ import Testing
         #expect(run.output.contains("loaded clock 1.0.0"), "\(run.output)")
     }
 
+    /// A plugin built for other library versions is shown as its file says, with the refusal, exit 1.
+    @Test func inspectShowsAPluginTheHostWouldRefuse() async throws {
+        let run = try await host(["inspect", plugin("FixtureWrongABI")])
+        #expect(run.status == 1)
+        #expect(run.output.contains("name:     fixture-wrong-abi"), "\(run.output)")
+        #expect(run.output.contains(".0.0, NoSuchContracts 1.0.0"), "\(run.output)")
+        #expect(run.output.contains("this host would refuse it"), "\(run.output)")
+        #expect(run.errors.contains("(another major version)"), "\(run.errors)")
+        let json = try await host(["inspect", plugin("FixtureWrongABI"), "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        #expect(object?["name"] as? String == "fixture-wrong-abi")
+        #expect(object?["loadable"] as? Bool == false)
+        #expect((object?["refusal"] as? String)?.contains("another major version") == true, "\(json.output)")
+    }
+
     @Test func inspectOfAFileThatIsNoPluginFailsWithTheReason() async throws {
         let run = try await host(["inspect", plugin("SampleContracts")])
         #expect(run.status == 1)
@@ -395,7 +410,7 @@ import Testing
 
     /// A timeout that rounds to 0 ms (or any below 10 ms) would fail every plugin: a usage error.
     @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"], ["help", "nope"],
-                      ["help", "list", "check"], ["list", "--param", "1"],
+                      ["help", "list", "check"], ["list", "--param", "1"], ["serve", "--json"],
                       ["--probe-timeout", "0.0001"], ["--shutdown-timeout", "0.009"], ["--probe-timeout", "nan"],
                       ["--shutdown-timeout", "0"], ["--probe-timeout", "86401"]])
     func usageErrorsExitTwo(_ arguments: [String]) async throws {
