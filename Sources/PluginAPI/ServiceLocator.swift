@@ -345,10 +345,14 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
 
     /// Freezes the slots: from now on every add, replace, remove or `addModule` throws
     /// ``ServiceLocatorError/readOnly(operation:)`` and changes nothing, and gets take no lock.
-    /// With `denyClone`, ``clone()`` is refused too. Calling it again changes nothing.
+    /// With `denyClone`, ``clone()`` is refused too. Calling it again can only tighten: a later call
+    /// with `denyClone` turns clone denial on; nothing turns it off.
     public func setReadOnly(denyClone: Bool = true) {
         let count: Int? = state.withLock { state in
-            guard !state.isReadOnly else { return nil }
+            guard !state.isReadOnly else {
+                if denyClone { state.denyClone = true }
+                return nil
+            }
             state.isReadOnly = true
             state.denyClone = denyClone
             let count = state.slots.count

@@ -20,6 +20,16 @@ public struct ServiceProvider<Service: Sendable>: Sendable {
         self.init(mode: factory.mode, identity: ServiceIdentity(type: Service.self), logger: nil, factory.makeService)
     }
 
+    /// A provider that keeps the factory's services as its `mode` says; an `atOne` factory runs now,
+    /// and its error is thrown here instead of being kept for every get. Other modes never throw here.
+    public init<Factory: ServiceFactory>(tryFactory factory: Factory) throws where Factory.Service == Service {
+        guard factory.mode == .atOne else {
+            self.init(factory: factory)
+            return
+        }
+        self.init(try factory.makeService())
+    }
+
     /// A provider that passes `params` to a factory with parameters, anew on every get.
     public init<Factory: ServiceParamsFactory>(factory: Factory, params: Factory.Params)
     where Factory.Service == Service, Factory.Params: Sendable {

@@ -33,26 +33,54 @@ public final class ServiceSessionMediator<Session: ServiceSession>: Sendable {
     /// The current session.
     public var session: Session { state.withLock { $0.session } }
 
-    /// Makes `session` the current one. If its key differs from the current session's, every bound
-    /// provider deactivates (or drops) its service for the old session and activates (or makes anew)
-    /// one for the new; `atOne` services are made now, before this returns. The same key only
-    /// replaces the session value: services stay.
+    /// Makes `session` the current one, as ``updateSession(_:remakePolicy:)`` with `.none`: if its key
+    /// differs from the current session's, every bound provider deactivates (or drops) its service for
+    /// the old session and activates (or makes anew) one for the new; `atOne` services are made now,
+    /// before this returns. The same key replaces the session value and remakes only failed `atOne`
+    /// services.
     ///
     /// Do not call it from inside a session factory: the change in progress holds it.
     public func updateSession(_ session: Session) {
+        updateSession(session, remakePolicy: .none)
+    }
+
+    /// Makes `session` the current one, treating the bound services as `remakePolicy` says (see
+    /// ``ServiceSessionRemakePolicy``). Every bound provider and every observer hears of every call,
+    /// also for the same key: first each with the `general` step, then each with the `make` step.
+    ///
+    /// Do not call it from inside a session factory: the change in progress holds it.
+    public func updateSession(_ session: Session, remakePolicy: ServiceSessionRemakePolicy) {
         changing.withLock { _ in
-            let change: (old: Session, observers: [any SessionObserver<Session>])? = state.withLock { state in
+            let (old, observers) = state.withLock { state in
                 let old = state.session
                 state.session = session
-                guard old.key != session.key else { return nil }
                 state.observers.removeAll { $0.observer == nil }
                 return (old, state.observers.compactMap(\.observer))
             }
-            guard let change else { return }
-            for observer in change.observers {
-                observer.sessionChanged(from: change.old, to: session)
+            for step in [ServiceSessionChangeStep.general, .make] {
+                for observer in observers {
+                    observer.sessionChanged(from: old, to: session, policy: remakePolicy, step: step)
+                }
             }
         }
+    }
+
+    /// Drops every service bound to this mediator, of every session, and makes the current session's
+    /// anew: a same-session update with `.clearAll`. Also for a session type with one key only.
+    public func clearServices() {
+        updateSession(session, remakePolicy: .clearAll)
+    }
+
+    /// Calls `observer` on every later change (not now: nothing is replayed), with the new session,
+    /// the policy and the step: for each change, `general` then `make`, in registration order among
+    /// observers. The calls go on while the returned observation lives and is not cancelled.
+    public func addObserver(
+        _ observer: @escaping @Sendable (_ session: Session, _ policy: ServiceSessionRemakePolicy,
+                                         _ step: ServiceSessionChangeStep) -> Void
+    ) -> ServiceSessionObservation {
+        let relay = ClosureObserver(observer)
+        _ = register(relay)
+        return ServiceSessionObservation(relay)
     }
 
     /// Adds `observer` and returns the session it starts with.
@@ -67,8 +95,21 @@ public final class ServiceSessionMediator<Session: ServiceSession>: Sendable {
 /// A provider bound to a session.
 protocol SessionObserver<Session>: AnyObject, Sendable {
     associatedtype Session: ServiceSession
-    /// Called, one change at a time, when the current session's key changes.
-    func sessionChanged(from old: Session, to new: Session)
+    /// Called, one change at a time, for each update of the session, once per step.
+    func sessionChanged(from old: Session, to new: Session, policy: ServiceSessionRemakePolicy, step: ServiceSessionChangeStep)
+}
+
+/// An observer from outside PluginAPI: a closure, kept alive by its ``ServiceSessionObservation``.
+private final class ClosureObserver<Session: ServiceSession>: SessionObserver {
+    private let body: @Sendable (Session, ServiceSessionRemakePolicy, ServiceSessionChangeStep) -> Void
+
+    init(_ body: @escaping @Sendable (Session, ServiceSessionRemakePolicy, ServiceSessionChangeStep) -> Void) {
+        self.body = body
+    }
+
+    func sessionChanged(from old: Session, to new: Session, policy: ServiceSessionRemakePolicy, step: ServiceSessionChangeStep) {
+        body(new, policy, step)
+    }
 }
 
 /// The mediator does not keep providers alive: a provider goes away with the slots that hold it.

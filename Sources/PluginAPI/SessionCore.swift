@@ -13,6 +13,8 @@ final class SessionCore<Factory: ServiceSessionFactory>: ServiceCore<Factory.Ser
         var kept: [AnyHashable: Service] = [:]
         /// True once `current` serves a real session (set by `init` or by a change during `init`).
         var started = false
+        /// The session whose `atOne` service the `make` step of the change in progress makes.
+        var pending: Session?
     }
 
     private let logger: (any ServiceLogger)?
@@ -43,14 +45,46 @@ final class SessionCore<Factory: ServiceSessionFactory>: ServiceCore<Factory.Ser
 
     override var existing: Service? { state.withLock { $0.current }.existing }
 
-    func sessionChanged(from old: Session, to new: Session) {
+    /// `general`: deactivate the old session's service and put a core for the new session in place
+    /// (an `atOne` one without a kept service to reuse waits for `make`); `make`: make that one.
+    func sessionChanged(from old: Session, to new: Session, policy: ServiceSessionRemakePolicy,
+                        step: ServiceSessionChangeStep) {
+        switch step {
+        case .general: prepare(from: old, to: new, policy: policy)
+        case .make:
+            guard let session = state.withLock({ state in defer { state.pending = nil }; return state.pending }) else { return }
+            let next = makeCore(for: session, seed: nil)
+            state.withLock { state in
+                state.current = next
+                state.started = true
+            }
+        }
+    }
+
+    private func prepare(from old: Session, to new: Session, policy: ServiceSessionRemakePolicy) {
         let previous = state.withLock { $0.current }
-        // The factory's hooks run outside the lock: they may get other services.
-        if let service = previous.existing, factory.deactivateService(service, session: old) {
+        if old.key == new.key && policy == .none {
+            // The same session: the services stay, but a failed atOne service gets another try.
+            guard factory.mode == .atOne, previous.existing == nil else { return }
+            state.withLock { $0.pending = new }
+            return
+        }
+        // The factory's hooks run outside the lock: they may get other services. The old service
+        // may be kept for its session's return, unless everything is cleared or it is the very
+        // session whose service is being made anew.
+        let keepable = policy == .none || (policy == .force && old.key != new.key)
+        if let service = previous.existing, factory.deactivateService(service, session: old), keepable {
             state.withLock { $0.kept[old.key] = service }
         }
-        let kept = state.withLock { $0.kept.removeValue(forKey: new.key) }
-        let seed = kept.flatMap { factory.activateService($0, session: new) ? $0 : nil }
+        let kept = state.withLock { state in
+            if policy == .clearAll { state.kept.removeAll() }
+            return state.kept.removeValue(forKey: new.key)
+        }
+        let seed = policy == .none ? kept.flatMap { factory.activateService($0, session: new) ? $0 : nil } : nil
+        if factory.mode == .atOne && seed == nil {
+            state.withLock { $0.pending = new }
+            return
+        }
         let next = makeCore(for: new, seed: seed)
         state.withLock { state in
             state.current = next

@@ -193,6 +193,29 @@ func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -
 
 /// ``runOnThreads(_:_:)`` for an async test: its threads run while the test awaits them, instead of
 /// holding a thread of the pool, which the async tests running beside it need.
+/// Makes `changes` session changes on one thread (`change(round)`) while `readers` other threads get
+/// (`get()` returns a problem, or nil): each at least 500 times, and on until the changes are over.
+/// Returns the problems and how many gets ran, or nil if the threads did not finish.
+func getsRacingChanges(readers: Int, changes: Int, change: @escaping @Sendable (Int) -> Void,
+                       get: @escaping @Sendable () -> String?) -> (problems: [String], gets: Int)? {
+    let problems = Collector<String>()
+    let gets = Counter(), changesDone = Counter()
+    let finished = runOnThreads(readers + 1) { index in
+        if index == 0 {
+            for round in 0..<changes { change(round) }
+            changesDone.increment()
+        } else {
+            var round = 0
+            while round < 500 || changesDone.value == 0 {
+                round += 1
+                if let problem = get() { problems.append(problem) }
+                gets.increment()
+            }
+        }
+    }
+    return finished ? (problems.all, gets.value) : nil
+}
+
 func runOnThreadsAwaiting(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async -> Bool {
     await onAThreadOfItsOwn { runOnThreads(count, body) }
 }

@@ -425,10 +425,9 @@ struct LocatorModel {
         case let .anyGet(key):
             return anyGet(key: key)
         case let .setReadOnly(deny):
-            if !isReadOnly {
-                isReadOnly = true
-                denyClone = deny
-            }
+            // A second call can only tighten: it turns clone denial on, never off.
+            denyClone = isReadOnly ? denyClone || deny : deny
+            isReadOnly = true
             return .done
         case .clone:
             // The clone shares each slot's provider, so a singleton made before is still made: the

@@ -3,6 +3,22 @@ import Testing
 
 /// ``ServiceProvider`` and ``ServiceParamsProvider`` used without a locator.
 @Suite struct ProviderTests {
+    /// `ServiceProvider(tryFactory:)`: an atOne factory's error is thrown at once, not kept for every
+    /// get; a working atOne factory runs once; other modes never throw there.
+    @Test func tryFactoryThrowsAnAtOneFailureAtOnce() throws {
+        let failing = WidgetFactory(mode: .atOne, failures: 1)
+        #expect(throws: SomeError(code: 1)) { try ServiceProvider(tryFactory: failing) }
+        let working = WidgetFactory(mode: .atOne)
+        let provider = try ServiceProvider(tryFactory: working)
+        #expect(try provider.getService().serial == 1)
+        #expect(try provider.getService().serial == 1)
+        #expect(working.counter.value == 1 && provider.mode == .atOne)
+        let lazy = WidgetFactory(mode: .lazy, failures: 1)
+        let later = try ServiceProvider(tryFactory: lazy)
+        #expect(lazy.counter.value == 0, "a lazy factory runs at the first get, not here")
+        #expect(throws: ServiceObtainError.self) { try later.getService() }
+    }
+
     @Test func providerOfAnInstance() throws {
         let widget = Widget(serial: 1)
         let provider = ServiceProvider(widget)

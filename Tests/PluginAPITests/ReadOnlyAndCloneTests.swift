@@ -86,15 +86,19 @@ import Testing
         #expect(locator.getService(key: ServiceLocatorEasyKey<Int>(name: "large.7")) == 7)
     }
 
-    @Test func settingReadOnlyTwiceIsHarmless() throws {
+    @Test func settingReadOnlyAgainCanOnlyTightenCloneDenial() throws {
         let locator = try filledLocator()
         locator.setReadOnly(denyClone: false)
-        locator.setReadOnly(denyClone: true)
-
-        #expect(locator.isReadOnly)
-        #expect(!locator.denyClone, "the second call changed the first one's choice")
-        #expect(try locator.tryService(key: Keys.widget).serial == 1)
+        locator.setReadOnly(denyClone: false)
+        #expect(locator.isReadOnly && !locator.denyClone)
         #expect(try !locator.clone().isReadOnly)
+
+        locator.setReadOnly(denyClone: true)
+        #expect(locator.denyClone, "a later setReadOnly(denyClone: true) turns denial on")
+        #expect(throws: ServiceLocatorError.self) { try locator.clone() }
+        locator.setReadOnly(denyClone: false)
+        #expect(locator.denyClone, "nothing loosens it")
+        #expect(try locator.tryService(key: Keys.widget).serial == 1)
     }
 
     @Test func mutableLocatorIsNotReadOnly() {

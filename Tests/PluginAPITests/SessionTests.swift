@@ -316,33 +316,19 @@ private func session(_ user: String, version: Int = 0) -> UserSession {
         // Keep and reuse, to run the kept-service paths too.
         let factory = ProfileFactory(mode: mode, keep: true, reuse: true)
         let provider = factory.serviceProvider(mediator: mediator)
-        let problems = Collector<String>()
-        let gets = Counter(), changesDone = Counter()
-
-        let finished = runOnThreads(4) { index in
-            if index == 0 {
-                for round in 0..<300 {
-                    mediator.updateSession(session(users[round % users.count], version: round))
-                }
-                changesDone.increment()
-            } else {
-                // At least 500 gets, and on until the changes are over.
-                var round = 0
-                while round < 500 || changesDone.value == 0 {
-                    round += 1
-                    do {
-                        let profile = try provider.getService()
-                        if !users.contains(profile.user) { problems.append("made for \(profile.user)") }
-                        gets.increment()
-                    } catch {
-                        problems.append("\(error)")
-                    }
-                }
+        let raced = getsRacingChanges(readers: 3, changes: 300, change: { round in
+            mediator.updateSession(session(users[round % users.count], version: round))
+        }, get: {
+            do {
+                let profile = try provider.getService()
+                return users.contains(profile.user) ? nil : "made for \(profile.user)"
+            } catch {
+                return "\(error)"
             }
-        }
-        try #require(finished, "the threads did not finish")
-        #expect(problems.all.isEmpty, "\(problems.all.prefix(5))")
-        #expect(gets.value >= 3 * 500)
+        })
+        let (problems, gets) = try #require(raced, "the threads did not finish")
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+        #expect(gets >= 3 * 500)
 
         // Once the changes are over, the current session's service is handed out.
         mediator.updateSession(session("final"))
