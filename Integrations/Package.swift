@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+// The plugin host in a Swift server: swift-log and swift-service-lifecycle, in a package of their own
+// so that the root Package.swift stays free of third-party packages. It depends on the root package
+// by path, as Benchmarks/ does. Test: swift test (in this folder).
+import PackageDescription
+
+/// SwiftPM names a package depended on by path after its folder: the root package's identity is
+/// whatever the clone's folder is called, so it is computed here.
+let rootIdentity: String = {
+    let integrations = Context.packageDirectory.split(separator: "/")
+    return String(integrations.dropLast().last ?? "main").lowercased()
+}()
+
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+let hostKit = Target.Dependency.product(name: "HostKit", package: rootIdentity)
+let pluginAPI = Target.Dependency.product(name: "PluginAPI", package: rootIdentity)
+
+let package = Package(
+    name: "PluginHostIntegrations",
+    products: [
+        .library(name: "PluginHostLogging", targets: ["PluginHostLogging"]),
+        .library(name: "PluginHostLifecycle", targets: ["PluginHostLifecycle"]),
+    ],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // A ServiceLogger that writes to a swift-log Logger, and load and shutdown reports as log lines.
+        .target(name: "PluginHostLogging",
+                dependencies: [hostKit, pluginAPI, .product(name: "Logging", package: "swift-log")],
+                swiftSettings: swift6),
+        // A ServiceLifecycle Service that runs a PluginHost in a ServiceGroup.
+        .target(name: "PluginHostLifecycle",
+                dependencies: [hostKit, "PluginHostLogging",
+                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                swiftSettings: swift6),
+        .testTarget(name: "PluginHostIntegrationsTests",
+                    dependencies: ["PluginHostLogging", "PluginHostLifecycle", hostKit, pluginAPI,
+                                   .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                   .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                                   // Built beside the tests, which load them.
+                                   .product(name: "ClockPlugin", package: rootIdentity),
+                                   .product(name: "GreeterPlugin", package: rootIdentity),
+                                   .product(name: "NotesPlugin", package: rootIdentity)],
+                    swiftSettings: swift6),
+    ]
+)

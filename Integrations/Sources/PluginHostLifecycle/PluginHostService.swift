@@ -1,0 +1,113 @@
+import Foundation
+import HostKit
+import Logging
+import PluginHostLogging
+import ServiceLifecycle
+
+/// Runs a ``PluginHost`` as a service of a `ServiceGroup`: when the group runs, it loads and starts
+/// the plugins (a bad plugin is logged and skipped); on graceful shutdown (SIGTERM or SIGINT through
+/// the group) it shuts them down in reverse start order, each hook bounded by `shutdownTimeout`, and
+/// logs the report.
+///
+/// ```swift
+/// let host = PluginHost()
+/// let plugins = PluginHostService(host: host, sources: [.directory("/usr/lib/myapp/plugins")], logger: logger)
+/// let group = ServiceGroup(configuration: .init(services: [.init(service: plugins), .init(service: server)],
+///                                               gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+/// try await group.run()
+/// ```
+///
+/// Another service that needs the plugins' services waits for ``loaded()`` first.
+public struct PluginHostService: Service {
+    /// The host whose plugins this service loads and shuts down.
+    public let host: PluginHost
+    private let sources: [PluginSource]
+    private let probe: PluginProbe?
+    private let shutdownTimeout: Duration
+    private let logger: Logger
+    private let report: LoadSignal
+
+    /// A service that loads `sources` into `host` (first in child processes, with a `probe`) and
+    /// logs to `logger`.
+    public init(host: PluginHost, sources: [PluginSource], probe: PluginProbe? = nil,
+                shutdownTimeout: Duration = .seconds(5), logger: Logger) {
+        self.host = host
+        self.sources = sources
+        self.probe = probe
+        self.shutdownTimeout = shutdownTimeout
+        self.logger = logger
+        report = LoadSignal()
+    }
+
+    /// Waits until the plugins are loaded and started, and returns the load report.
+    public func loaded() async -> LoadReport {
+        await report.wait()
+    }
+
+    public func run() async throws {
+        let host = host, sources = sources, probe = probe
+        // `load` and `shutdown` block their thread while hooks run: not one of the concurrency pool's.
+        let loadReport = await onAThreadOfItsOwn { host.load(sources, probe: probe) }
+        logger.log(loadReport)
+        logger.info("plugins started", metadata: ["plugins": "\(host.startedPlugins.joined(separator: ","))"])
+        report.fulfil(loadReport)
+        // Until the group shuts down gracefully; a cancelled group shuts the plugins down too.
+        try? await gracefulShutdown()
+        let timeout = shutdownTimeout
+        let shutdownReport = await onAThreadOfItsOwn { host.shutdown(timeout: timeout) }
+        logger.log(shutdownReport)
+    }
+}
+
+/// The load report, once there is one, for the tasks waiting for it.
+private final class LoadSignal: Sendable {
+    private struct State {
+        var report: LoadReport?
+        var waiting: [CheckedContinuation<LoadReport, Never>] = []
+    }
+
+    private let state = NSLockedState(State())
+
+    func fulfil(_ report: LoadReport) {
+        let waiting = state.withLock { state in
+            state.report = report
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        waiting.forEach { $0.resume(returning: report) }
+    }
+
+    func wait() async -> LoadReport {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                if state.report == nil { state.waiting.append(continuation) }
+                return state.report
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}
+
+/// A value behind an `NSLock`.
+private final class NSLockedState<Value>: @unchecked Sendable {
+    // @unchecked: `value` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
+/// Runs `body` on a new thread and resumes with its result.
+func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
