@@ -1,0 +1,73 @@
+import Foundation
+import HelloRoute
+import HostKit
+import Hummingbird
+import Logging
+import PluginHostLifecycle
+import RouteContracts
+import ServiceLifecycle
+
+// plugin-server [--host 127.0.0.1] [--port 8080] [--plugins PATH]...
+// Loads the route plugins from PATH (a folder of *.so, or a file) at start-up, serves their routes, and
+// on SIGTERM or SIGINT finishes the requests in flight, then shuts the plugins down in reverse order.
+var address = "127.0.0.1", port = 8080, paths: [String] = []
+var arguments = CommandLine.arguments.dropFirst()
+while let word = arguments.popFirst() {
+    switch (word, arguments.popFirst()) {
+    case let ("--host", value?): address = value
+    case let ("--port", value?) where Int(value) != nil: port = Int(value) ?? port
+    case let ("--plugins", value?): paths.append(value)
+    default:
+        FileHandle.standardError.write(Data("usage: plugin-server [--host ADDRESS] [--port N] [--plugins PATH]...\n".utf8))
+        exit(2)
+    }
+}
+
+let logger = Logger(label: "plugin-server")
+let host = PluginHost()
+let plugins = PluginHostService(host: host, sources: paths.map(PluginSource.path), logger: logger)
+let routes = PluginRoutes()
+
+let router = Router()
+router.add(middleware: PluginRouteMiddleware(routes: routes))
+// The same handler compiled into the server, to measure what a plugin route costs beside it.
+let compiledHello = HelloRoute(path: "/compiled/hello")
+router.get("/compiled/hello") { request, _ in
+    try await Response(compiledHello.handle(RouteRequest(request)))
+}
+// What is loaded: the plugins and every slot, as JSON.
+router.get("/plugins") { _, _ in
+    let slots = host.locator.slots.map { ["key": $0.key, "type": $0.serviceType, "plugin": $0.origin ?? ""] }
+    let json = encodeJSON(Introspection(plugins: host.startedPlugins, slots: slots))
+    return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+}
+
+struct Introspection: Encodable {
+    let plugins: [String]
+    let slots: [[String: String]]
+}
+
+/// Fills the route table once the plugins are loaded.
+struct RouteInstaller: Service {
+    func run() async throws {
+        _ = await plugins.loaded()
+        let installed = routes.install(from: host.locator)
+        logger.info("serving plugin routes", metadata: ["routes": "\(installed.joined(separator: ", "))"])
+        try? await gracefulShutdown()
+    }
+}
+
+let listeningAddress = address
+let app = Application(
+    router: router,
+    configuration: .init(address: .hostname(address, port: port)),
+    // Shut down in reverse order: the server first (requests in flight finish), then the plugins.
+    services: [plugins, RouteInstaller()],
+    onServerRunning: { channel in
+        // Unbuffered, so that whoever started the server can read it at once.
+        let port = channel.localAddress?.port.map(String.init) ?? "?"
+        FileHandle.standardOutput.write(Data("listening on \(listeningAddress):\(port)\n".utf8))
+    },
+    logger: logger
+)
+try await app.runService()
