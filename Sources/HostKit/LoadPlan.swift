@@ -106,8 +106,9 @@ struct LoadPlan {
     private mutating func ordered(_ plugins: [LoadedPlugin], providerOf: [String: Int], kept: [Int]) -> [LoadedPlugin] {
         let position = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1, $0) })
         // Positions each plugin waits for (providers within this batch only; older keys are there already).
-        let needs = plugins.enumerated().map { index, plugin in
-            Set(plugin.metadata.requires.compactMap { providerOf[$0].flatMap { position[$0] } }.filter { $0 != index })
+        // (A plugin requiring its own key was refused as malformed: no plugin waits for itself.)
+        let needs = plugins.map { plugin in
+            Set(plugin.metadata.requires.compactMap { providerOf[$0].flatMap { position[$0] } })
         }
         var done: Set<Int> = []
         var result: [LoadedPlugin] = []

@@ -44,7 +44,7 @@ public struct DeclaredKey: @unchecked Sendable, Hashable, CustomStringConvertibl
     /// `'key' (Type)`, `'key' ((Params) -> Type)`, or `'key'` for a key declared by its string only.
     public var description: String {
         guard let serviceType else { return "'\(storeKey)'" }
-        return "'\(storeKey)' (\(paramsType.map { "(\($0)) -> " } ?? "")\(serviceType))"
+        return "'\(storeKey)' (\(ServiceSlotInfo.signature(serviceType, params: paramsType)))"
     }
 }
 
@@ -61,8 +61,8 @@ extension ServiceSlotInfo {
         let sameParams = declared.params == nil
             || declared.params.map(ObjectIdentifier.init) == params.map(ObjectIdentifier.init)
         if wanted == service && sameParams { return nil }
-        let slotText = (paramsType.map { "(\($0)) -> " } ?? "") + serviceType
-        let wantedText = (declared.paramsType.map { "(\($0)) -> " } ?? "") + (declared.serviceType ?? "")
+        let slotText = Self.signature(serviceType, params: paramsType)
+        let wantedText = Self.signature(declared.serviceType ?? "", params: declared.paramsType)
         guard slotText == wantedText else { return "the slot holds \(slotText), \(wantedText) is declared" }
         return "the slot holds \(slotText) and \(wantedText) is declared: "
             + ServiceLocatorError.twoCopies(of: declared.serviceType ?? slotText)

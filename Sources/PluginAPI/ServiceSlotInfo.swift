@@ -42,7 +42,11 @@ public struct ServiceSlotInfo: @unchecked Sendable, Hashable, CustomStringConver
     }
 
     public var description: String {
-        let params = paramsType.map { "(\($0)) -> " } ?? ""
-        return "'\(key)': \(params)\(serviceType) [\(isAsync ? "async " : "")\(mode)]" + (origin.map { " from \($0)" } ?? "")
+        return "'\(key)': \(Self.signature(serviceType, params: paramsType)) [\(isAsync ? "async " : "")\(mode)]" + (origin.map { " from \($0)" } ?? "")
+    }
+
+    /// `Type`, or `(Params) -> Type` for a slot with parameters: how listings and errors write a slot's types.
+    static func signature(_ service: String, params: String?) -> String {
+        (params.map { "(\($0)) -> " } ?? "") + service
     }
 }

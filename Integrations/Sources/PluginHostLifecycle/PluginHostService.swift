@@ -3,6 +3,7 @@ import HostKit
 import Logging
 import PluginHostLogging
 import ServiceLifecycle
+import Synchronization
 
 /// Runs a ``PluginHost`` as a service of a `ServiceGroup`: when the group runs, it loads and starts
 /// the plugins (a bad plugin is logged and skipped); on graceful shutdown (SIGTERM or SIGINT through
@@ -66,7 +67,7 @@ private final class LoadSignal: Sendable {
         var waiting: [CheckedContinuation<LoadReport, Never>] = []
     }
 
-    private let state = NSLockedState(State())
+    private let state = Mutex(State())
 
     func fulfil(_ report: LoadReport) {
         let waiting = state.withLock { state in
@@ -85,23 +86,6 @@ private final class LoadSignal: Sendable {
             }
             if let ready { continuation.resume(returning: ready) }
         }
-    }
-}
-
-/// A value behind an `NSLock`.
-private final class NSLockedState<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<R>(_ body: (inout Value) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }
 
