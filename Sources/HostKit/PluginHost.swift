@@ -20,8 +20,12 @@ struct StartedPlugin {
 /// Each ``load(_:probe:)`` works on a clone of the current locator and swaps it in when done, so
 /// readers of ``locator`` never see a half-loaded set, and plugins loaded before stay as they were.
 ///
+/// Plugins never hold a ``ServiceLocator`` of the host: their registrars and start hooks lend them
+/// a ``ServiceResolver``, which gets services and changes none, and which reads the host's current
+/// services (those registered so far while their load runs, the published ones after it).
+///
 /// Lifecycle: once a load's plugins are registered and the locator is read-only, each plugin's
-/// ``Module/start(locator:)`` runs, in dependency order; ``shutdown(timeout:)`` (or
+/// ``Module/start(services:)`` runs, in dependency order; ``shutdown(timeout:)`` (or
 /// ``ShutdownSignals``) runs their ``Module/shutdown()`` hooks in reverse order.
 public final class PluginHost: Sendable {
     /// What loads and shutdowns change.
@@ -35,6 +39,8 @@ public final class PluginHost: Sendable {
     }
 
     private let state: Lock<State>
+    /// What every load's resolvers read once the load is published: the current locator.
+    private let currentSource: ServiceSource
     /// Held for a whole load, so two loads cannot each clone the same locator and lose one's plugins.
     /// Readers of ``locator`` never wait for it.
     private let loading = Lock(())
@@ -60,6 +66,7 @@ public final class PluginHost: Sendable {
         // The host's locators never deny cloning: each load works on a clone of the current one.
         start.setReadOnly(denyClone: false)
         state = Lock(State(current: start))
+        currentSource = ServiceSource(start)
         self.discovery = discovery
         self.startTimeout = startTimeout
     }
@@ -75,7 +82,7 @@ public final class PluginHost: Sendable {
     /// there is reported (``PluginLoadError/probeFailed(path:reason:)``) and never loaded into this
     /// process, nor are the plugins that require it. Start hooks are not probed.
     ///
-    /// Once registered, the plugins start (``Module/start(locator:)``) in dependency order, before the
+    /// Once registered, the plugins start (``Module/start(services:)``) in dependency order, before the
     /// new locator is published. A plugin whose start throws or outlasts ``startTimeout`` is reported
     /// (``PluginLoadError/startFailed(plugin:reason:)``), as are the plugins that require its keys,
     /// and the published locator holds none of their slots. Each hook runs on a thread of its own;
@@ -118,8 +125,10 @@ public final class PluginHost: Sendable {
             }
             return report
         }
-        // Plugins change it through their modules only: a registrar's `locator` adds and removes nothing.
-        next.acceptModulesOnly()
+        // What this load's plugins get services through: `next` while the load runs (its plugins see
+        // each other), the host's published locator once it is published. Never `next` itself.
+        let source = ServiceSource(next)
+        let services = ServiceResolver(source: source)
         // Only the keys the new plugins name are looked up, not every slot the locator has; in an
         // empty locator (a first load, often) none.
         let plan = next.slotCount == 0 ? LoadPlan(opened) { _ in nil }
@@ -138,7 +147,7 @@ public final class PluginHost: Sendable {
                 outcome[plugin.path] = LoadReport.Entry(plugin, error: failure)
                 continue
             }
-            switch PluginRegistration.register(plugin, into: next, failed: failed) {
+            switch PluginRegistration.register(plugin, into: next, services: services, failed: failed) {
             case let .success(module):
                 registered.append((plugin, module))
                 outcome[plugin.path] = LoadReport.Entry(plugin, error: nil)
@@ -148,13 +157,15 @@ public final class PluginHost: Sendable {
             }
         }
         next.setReadOnly(denyClone: false)
-        let (started, dropped) = start(registered, in: next)
+        let (started, dropped) = start(registered, in: next, services: services)
         for (plugin, error) in dropped {
             outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
         }
         let droppedPaths = Set(dropped.map(\.plugin.path))
         state.withLock { state in
             state.current = next
+            currentSource.serve(next)
+            source.follow(currentSource)
             state.started += started
             state.published += registered.map(\.plugin).filter { !droppedPaths.contains($0.path) }
         }
@@ -204,10 +215,12 @@ public final class PluginHost: Sendable {
         }
     }
 
-    /// Runs the start hooks of `plugins` (in dependency order) with `locator`; returns the plugins that
-    /// started and the ones dropped: a failed start, or a requirement provided by a dropped plugin.
-    /// A dropped plugin's slots are withdrawn from `locator` before the next hook runs.
-    private func start(_ plugins: [(plugin: LoadedPlugin, module: ModuleHandle)], in locator: ServiceLocator)
+    /// Runs the start hooks of `plugins` (in dependency order) with `services`, which reads `locator`;
+    /// returns the plugins that started and the ones dropped: a failed start, or a requirement
+    /// provided by a dropped plugin. A dropped plugin's slots are withdrawn from `locator` before the
+    /// next hook runs.
+    private func start(_ plugins: [(plugin: LoadedPlugin, module: ModuleHandle)], in locator: ServiceLocator,
+                       services: ServiceResolver)
         -> (started: [StartedPlugin], dropped: [(plugin: LoadedPlugin, error: PluginLoadError)]) {
         var started: [StartedPlugin] = []
         var dropped: [(plugin: LoadedPlugin, error: PluginLoadError)] = []
@@ -218,14 +231,14 @@ public final class PluginHost: Sendable {
             if let missing = failed.missingRequirement(of: meta, failedTo: "start") {
                 error = missing
             } else {
-                let outcome = HookRunner.run(name: "start \(meta.name)", timeout: startTimeout) { try await handle.module.start(locator: locator) }
+                let outcome = HookRunner.run(name: "start \(meta.name)", timeout: startTimeout) { try await handle.module.start(services: services) }
                 error = outcome.isFinished ? nil : .startFailed(plugin: meta.name, reason: outcome.description)
             }
             if let error {
                 dropped.append((plugin, error))
                 failed.add(meta)
-                // At once, from the locator every registrar lent and every hook gets: the hooks that
-                // run after this one cannot reach it either.
+                // At once, from the locator every resolver of this load reads: the hooks that run
+                // after this one cannot reach it either.
                 locator.withdraw(meta.provides)
             } else {
                 started.append(StartedPlugin(name: meta.name, module: handle, keys: meta.provides))

@@ -10,8 +10,8 @@ struct PluginModule: Module {
         try base.registerServices(in: registrar)
     }
 
-    func start(locator: ServiceLocator) async throws {
-        try await base.start(locator: locator)
+    func start(services: ServiceResolver) async throws {
+        try await base.start(services: services)
     }
 
     func shutdown() async throws {

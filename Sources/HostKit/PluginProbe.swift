@@ -146,15 +146,15 @@ public struct PluginProbe: Sendable {
             FileHandle.standardError.write(Data("the base locator refuses to be cloned\n".utf8))
             return .refused
         }
-        locator.acceptModulesOnly()
+        let services = ServiceResolver(locator)
         // A provider that fails here failed the same way in its own probe: the plugin's requirement
         // is then unmet, as in the real load.
         for case let .success(provider) in providers.map({ discovery.candidate($0).flatMap(PluginLoader.load) }) {
-            _ = PluginRegistration.register(provider, into: locator)
+            _ = PluginRegistration.register(provider, into: locator, services: services)
         }
         let unmet = plugin.metadata.requires.contains { locator.slotInfo(forKey: $0) == nil }
         if unmet { return .opened }
-        if case let .failure(error) = PluginRegistration.register(plugin, into: locator) {
+        if case let .failure(error) = PluginRegistration.register(plugin, into: locator, services: services) {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             return .refused
         }

@@ -3,8 +3,9 @@
 /// Puts one plugin's services into a locator.
 enum PluginRegistration {
     /// Registers one plugin's module, all or nothing, holding it to the keys and types it declared,
-    /// under its metadata name. Returns the module, whose lifecycle hooks the host calls later.
-    static func register(_ plugin: LoadedPlugin, into locator: ServiceLocator,
+    /// under its metadata name. Its registrar lends it `services` (what the module may get, never
+    /// change). Returns the module, whose lifecycle hooks the host calls later.
+    static func register(_ plugin: LoadedPlugin, into locator: ServiceLocator, services: ServiceResolver,
                          failed: FailedProviders = FailedProviders()) -> Result<ModuleHandle, PluginLoadError> {
         let meta = plugin.metadata
         if let missing = failed.missingRequirement(of: meta, failedTo: "register") { return .failure(missing) }
@@ -18,7 +19,7 @@ enum PluginRegistration {
         }
         let module = PluginModule(name: meta.name, base: plugin.descriptor.makeModule())
         do {
-            try locator.addModule(module) { slots in try check(slots, against: meta) }
+            try locator.addModule(module, services: services) { slots in try check(slots, against: meta) }
             return .success(ModuleHandle(module: module))
         } catch {
             // Unwrap the locator's "module failed" so the reason is said once.

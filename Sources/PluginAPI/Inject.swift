@@ -47,7 +47,20 @@ public struct Inject<Service: Sendable>: Sendable {
     public init<Key: ServiceLocatorKey>(_ key: Key, via locator: ServiceLocator, _ mode: InjectMode = .eager,
                                         file: StaticString = #fileID, line: UInt = #line)
     where Key.Service == Service {
-        box = InjectBox(key: key.storeKey, file: "\(file)", line: line) { try locator.tryService(key: key) }
+        self.init(key.storeKey, mode, file: file, line: line) { try locator.tryService(key: key) }
+    }
+
+    /// Injects the service for `key` from `services` (what a plugin's registrar or start hook lends
+    /// it), now (`.eager`) or on first access (`.lazy`).
+    public init<Key: ServiceLocatorKey>(_ key: Key, via services: ServiceResolver, _ mode: InjectMode = .eager,
+                                        file: StaticString = #fileID, line: UInt = #line)
+    where Key.Service == Service {
+        self.init(key.storeKey, mode, file: file, line: line) { try services.tryService(key: key) }
+    }
+
+    private init(_ storeKey: String, _ mode: InjectMode, file: StaticString, line: UInt,
+                 resolve: @escaping @Sendable () throws -> Service) {
+        box = InjectBox(key: storeKey, file: "\(file)", line: line, resolve: resolve)
         if mode == .eager { _ = try? box.get() }
     }
 

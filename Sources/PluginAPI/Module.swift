@@ -3,9 +3,9 @@
 /// ```swift
 /// struct GreetingModule: Module {
 ///     func registerServices(in registrar: ModuleRegistrar) throws {
-///         let locator = registrar.locator
+///         let services = registrar.services
 ///         try registrar.addLazyService(key: Keys.greeter) {
-///             EnglishGreeter(clock: try locator.tryService(key: Keys.clock))
+///             EnglishGreeter(clock: try services.tryService(key: Keys.clock))
 ///         }
 ///     }
 /// }
@@ -17,19 +17,20 @@ public protocol Module {
     /// Adds the module's slots through `registrar`. If this throws, none of them is kept, and none of
     /// its `atOne` factories has run (they run once the whole module is accepted).
     func registerServices(in registrar: ModuleRegistrar) throws
-    /// Called by a host once every module of a load is registered and `locator` is read-only, in
+    /// Called by a host once every module of a load is registered and its locator is read-only, in
     /// dependency order: the modules a module requires have started before it. The module may get
-    /// services now (open files, connect). If this throws, the host reports it for this module and
-    /// drops its slots. Defaults to doing nothing.
-    func start(locator: ServiceLocator) async throws
+    /// services now (open files, connect) through `services`, which reads the host's current services
+    /// and changes none. If this throws, the host reports it for this module and drops its slots.
+    /// Defaults to doing nothing.
+    func start(services: ServiceResolver) async throws
     /// Called by a host when it shuts down, in reverse start order, for every module whose
-    /// ``start(locator:)`` succeeded: close what `start` opened. The host bounds it with a timeout
+    /// ``start(services:)`` succeeded: close what `start` opened. The host bounds it with a timeout
     /// and cancels it when that runs out. Defaults to doing nothing.
     func shutdown() async throws
 }
 
 extension Module {
-    public func start(locator: ServiceLocator) async throws {}
+    public func start(services: ServiceResolver) async throws {}
     public func shutdown() async throws {}
 
     /// The type's full name; for a type without a stable full name (a `private` one, whose name
@@ -43,9 +44,13 @@ extension Module {
 /// What a module writes its slots through. Slots are staged here and reach the locator together,
 /// after ``Module/registerServices(in:)`` returned; a registrar kept past that refuses every add.
 public final class ModuleRegistrar: ServiceRegistry {
-    /// The locator the module is being added to. Factories may capture it to get other services when
-    /// they run; during registration the module's own slots are not in it yet.
-    public let locator: ServiceLocator
+    /// The services of the locator the module is being added to, to get and never to change (a
+    /// ``ServiceResolver`` has no add, remove, `addModule`, read-only switch or clone). Factories may
+    /// capture it to get other services when they run; during registration the module's own slots
+    /// are not there yet. In a plugin host it follows the host's current services.
+    public let services: ServiceResolver
+    /// The locator the slots go to: the registrar's own business, never handed to the module.
+    private let locator: ServiceLocator
     /// The name of the module being registered.
     public let module: String
     private let replace: Bool
@@ -59,8 +64,9 @@ public final class ModuleRegistrar: ServiceRegistry {
     private var stagedKeys: Set<SlotKey> = []
     private var isClosed = false
 
-    init(locator: ServiceLocator, module: String, replace: Bool) {
+    init(locator: ServiceLocator, services: ServiceResolver, module: String, replace: Bool) {
         self.locator = locator
+        self.services = services
         self.module = module
         self.replace = replace
     }

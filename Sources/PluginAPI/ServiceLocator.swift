@@ -17,8 +17,6 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         var slots: [SlotKey: AnySlot]
         var isReadOnly = false
         var denyClone = false
-        /// Only ``addModule(_:replace:check:)`` may change the slots (see ``acceptModulesOnly()``).
-        var modulesOnly = false
         /// Frozen tables replaced by ``withdraw(_:)``: kept as long as the locator, because a get
         /// that began before the replacement may still be borrowing a slot from one.
         var retired: [FrozenSlots] = []
@@ -255,7 +253,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     public func removeService(storeKey: String) throws -> Bool {
         do {
             let removed = try state.withLock { state in
-                guard !state.isReadOnly && !state.modulesOnly else { throw ServiceLocatorError.readOnly(operation: "removeService") }
+                guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: "removeService") }
                 return state.slots.removeValue(forKey: SlotKey(storeKey)) != nil
             }
             if removed { logger?.log(.removed(key: storeKey)) }
@@ -267,7 +265,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
 
     /// Adds every slot of `module`, or none: if the module throws, or one of its keys is taken (and
     /// `replace` is false), the locator is left as it was and ``ServiceLocatorError/moduleFailed(module:error:)``
-    /// says why. Factories of the module may capture ``ModuleRegistrar/locator`` to get other services.
+    /// says why. Factories of the module may capture ``ModuleRegistrar/services`` to get other services.
     ///
     /// `check` sees the module's slots before they are added; if it throws, none is added. A plugin
     /// host uses it to hold a module to the keys its plugin declared.
@@ -276,12 +274,20 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// order they were added: a refused module has run none of them.
     public func addModule(_ module: some Module, replace: Bool = false,
                           check: (([ServiceSlotInfo]) throws -> Void)? = nil) throws {
+        try addModule(module, replace: replace, services: ServiceResolver(self), check: check)
+    }
+
+    /// ``addModule(_:replace:check:)`` whose registrar lends the module `services` (a host's resolver,
+    /// which follows the host's current services) instead of a resolver of this locator.
+    @_spi(HostKit)
+    public func addModule(_ module: some Module, replace: Bool = false, services: ServiceResolver,
+                          check: (([ServiceSlotInfo]) throws -> Void)? = nil) throws {
         let name = module.name
         do {
             try state.withLock { state in
                 guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: "addModule") }
             }
-            let registrar = ModuleRegistrar(locator: self, module: name, replace: replace)
+            let registrar = ModuleRegistrar(locator: self, services: services, module: name, replace: replace)
             defer { registrar.close() }
             do {
                 try module.registerServices(in: registrar)
@@ -324,9 +330,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     private static func checkFree(_ key: SlotKey, in state: State, replace: Bool, by origin: String?,
                                   operation: String) throws {
         // `origin` is nil for a direct add, the module's name for `addModule`.
-        guard !state.isReadOnly && !(state.modulesOnly && origin == nil) else {
-            throw ServiceLocatorError.readOnly(operation: operation)
-        }
+        guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: operation) }
         if !replace, let existing = state.slots[key] {
             throw ServiceLocatorError.keyAlreadyRegistered(key: key.key, registeredBy: existing.origin, attemptedBy: origin)
         }
@@ -363,17 +367,9 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         if let count { logger?.log(.madeReadOnly(slotCount: count)) }
     }
 
-    /// Makes the locator read-only for everything but ``addModule(_:replace:check:)``: for a host
-    /// whose plugins register through modules, so that a plugin that reaches past its registrar to
-    /// `registrar.locator` cannot add, replace or remove a slot there. A clone is not restricted.
-    @_spi(HostKit)
-    public func acceptModulesOnly() {
-        state.withLock { $0.modulesOnly = true }
-    }
-
     /// Removes the slots of `keys`, read-only or not: for a host whose plugin failed to start after
     /// the locator was made read-only, so that nothing reaches that plugin's services any more, not
-    /// even through a locator kept from its registrar. Gets still take no lock: a read-only locator
+    /// even through a resolver kept from its registrar. Gets still take no lock: a read-only locator
     /// publishes a new frozen table, and keeps the old one (a get may still be reading it).
     @_spi(HostKit)
     public func withdraw(_ keys: [String]) {

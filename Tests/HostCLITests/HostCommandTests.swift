@@ -137,7 +137,7 @@ import Testing
         #expect(run.status == 1)
         #expect(run.errorLines.count == fixtures.count, "\(run.errors)")
         #expect(run.errorLines.allSatisfy { $0.hasPrefix("host: ") })
-        #expect(run.errors.contains("libFixtureWrongABI.so: built against PluginAPI 5.0.0, this host has PluginAPI 4."))
+        #expect(run.errors.contains("libFixtureWrongABI.so: built against PluginAPI 6.0.0, this host has PluginAPI 5."))
         #expect(run.errors.contains("libFixtureNullEntry.so: the plugin entry returned nothing"))
         #expect(run.errors.contains("plugin 'fixture-duplicate-clock': key 'sample.clock' is already provided by plugin 'clock'"))
         #expect(run.output.contains("3 loaded, 5 problem(s)"))
@@ -304,7 +304,7 @@ import Testing
         #expect(object?["name"] as? String == "greeter")
         #expect(object?["requires"] as? [String] == ["sample.clock"])
         let builtAgainst = try #require(object?["builtAgainst"] as? [String])
-        #expect(builtAgainst.count == 2 && builtAgainst[0].hasPrefix("PluginAPI 4.") && builtAgainst[1].hasPrefix("SampleContracts 1."))
+        #expect(builtAgainst.count == 2 && builtAgainst[0].hasPrefix("PluginAPI 5.") && builtAgainst[1].hasPrefix("SampleContracts 1."))
     }
 
     /// A plugin folder as people lay it out: the plugin with the shared libraries it links beside it.
@@ -433,7 +433,7 @@ import Testing
             #expect(help.status == 0 && help.output.contains("usage: host"), "\(words): \(help.errors)")
         }
         let version = try await host(["--version"])
-        #expect(version.status == 0 && version.output.contains("(PluginAPI 4."))
+        #expect(version.status == 0 && version.output.contains("(PluginAPI 5."))
     }
 
     /// Runs `host` with `arguments` (a `serve`), signals it as soon as it prints `serving`, as a

@@ -37,7 +37,7 @@ import Testing
         let inspect = try await runChild(host, ["inspect", motd], in: work, log: work)
         #expect(inspect.status == 0, "\(inspect.output)")
         #expect(inspect.output.contains("name:     motd"), "\(inspect.output)")
-        #expect(inspect.output.contains("built against: PluginAPI 4."), "\(inspect.output)")
+        #expect(inspect.output.contains("built against: PluginAPI 5."), "\(inspect.output)")
         #expect(inspect.output.contains(", WeatherContracts 1.0.0"), "\(inspect.output)")
         #expect(inspect.output.contains("provides: template.motd"), "\(inspect.output)")
 
@@ -89,8 +89,8 @@ import Testing
                     static let metadata = PluginMetadata(name: "demo-user", version: "1.0.0", provides: [message],
                                                          requires: [DemoKeys.greeter])
                     func registerServices(in registrar: ModuleRegistrar) throws {
-                        let locator = registrar.locator
-                        try registrar.addLazyService(key: Self.message) { try locator.tryService(key: DemoKeys.greeter).greet() }
+                        let services = registrar.services
+                        try registrar.addLazyService(key: Self.message) { try services.tryService(key: DemoKeys.greeter).greet() }
                     }
                 }
                 @c(swift_plugin_entry)
@@ -129,8 +129,8 @@ import Testing
                                                          requires: [SampleKeys.clock])
                     static let contractLibraries: [LibraryVersion] = [.sampleContracts]
                     func registerServices(in registrar: ModuleRegistrar) throws {
-                        let locator = registrar.locator
-                        try registrar.addLazyService(key: Self.hour) { "hour \\(try locator.tryService(key: SampleKeys.clock).hour())" }
+                        let services = registrar.services
+                        try registrar.addLazyService(key: Self.hour) { "hour \\(try services.tryService(key: SampleKeys.clock).hour())" }
                     }
                 }
                 @c(swift_plugin_entry)

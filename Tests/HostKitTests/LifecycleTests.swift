@@ -229,6 +229,17 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(script.events.suffix(3) == ["shutdown c", "shutdown b", "shutdown a"])
     }
 
+    /// What a plugin's registrar lends it reads the host's current services, not those of the plugin's
+    /// own load: A's lazy factory, first run after a later load, reaches that load's B and D.
+    @Test func whatARegistrarLentFollowsTheHostsLaterLoads() throws {
+        let script = LifecycleScript()
+        let host = try script.host()
+        #expect(host.load(lifecycleFixtures("a")).problems.isEmpty)
+        #expect(host.load(lifecycleFixtures("bd")).problems.isEmpty)
+        #expect(host.locator.getService(key: reachKey("a")) == "a b d")
+        #expect(host.locator.getService(key: reachKey("b")) == "a b d")
+    }
+
     @Test func aLoadAfterAShutdownStartsOnlyItsOwnPlugins() throws {
         let script = LifecycleScript()
         let host = try script.host()

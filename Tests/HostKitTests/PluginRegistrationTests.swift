@@ -24,7 +24,7 @@ import Testing
         -> (ServiceLocator, Result<ModuleHandle, PluginLoadError>) {
         let plugin = LoadedPlugin(path: "/plugins/keys.so", descriptor: PluginDescriptor(metadata: meta) { KeysModule(keys: added) },
                                   libraries: [.pluginAPI])
-        return (locator, PluginRegistration.register(plugin, into: locator))
+        return (locator, PluginRegistration.register(plugin, into: locator, services: ServiceResolver(locator)))
     }
 
     /// The reason of a refused registration, or nil if it succeeded.
@@ -93,7 +93,7 @@ import Testing
         let plugin = LoadedPlugin(path: "/plugins/honest.so", descriptor: PluginDescriptor(metadata: meta) { Impostor() },
                                   libraries: [.pluginAPI])
         let locator = ServiceLocator()
-        _ = try PluginRegistration.register(plugin, into: locator).get()
+        _ = try PluginRegistration.register(plugin, into: locator, services: ServiceResolver(locator)).get()
         #expect(locator.slots.map(\.origin) == ["honest"])
     }
 

@@ -11,14 +11,14 @@ struct GreeterPlugin: Plugin {
     static let contractLibraries: [LibraryVersion] = [.sampleContracts]
 
     func registerServices(in registrar: ModuleRegistrar) throws {
-        let locator = registrar.locator
+        let services = registrar.services
         // Lazy: the clock is looked up the first time someone wants a greeter, from whichever plugin
         // provides it.
         try registrar.addLazyService(key: SampleKeys.greeter) {
-            TimeOfDayGreeter(clock: try locator.tryService(key: SampleKeys.clock))
+            TimeOfDayGreeter(clock: try services.tryService(key: SampleKeys.clock))
         }
         try registrar.addService(key: SampleKeys.greeting) { (recipient: String) in
-            let greeter = try locator.tryService(key: SampleKeys.greeter)
+            let greeter = try services.tryService(key: SampleKeys.greeter)
             return Greeting(recipient: recipient, text: greeter.greet(recipient))
         }
     }

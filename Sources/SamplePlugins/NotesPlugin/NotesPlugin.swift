@@ -24,9 +24,9 @@ struct NotesPlugin: Plugin {
         try registrar.addService(key: SampleKeys.archive, factory: ArchiveFactory())
     }
 
-    func start(locator: ServiceLocator) async throws {
+    func start(services: ServiceResolver) async throws {
         try journal.open()
-        journal.write("notes started with \(locator.slots.count) slots")
+        journal.write("notes started with \(services.slots.count) slots")
     }
 
     /// The journal itself is closed by the host right after this, as a `ClosableService`.

@@ -12,7 +12,7 @@ struct CrashBesideClockPlugin: Plugin {
     static let contractLibraries: [LibraryVersion] = [.sampleContracts]
 
     func registerServices(in registrar: ModuleRegistrar) throws {
-        if registrar.locator.getService(key: SampleKeys.clock) != nil && getenv("HOSTKIT_FIXTURE_MISBEHAVE") != nil {
+        if registrar.services.getService(key: SampleKeys.clock) != nil && getenv("HOSTKIT_FIXTURE_MISBEHAVE") != nil {
             raise(SIGSEGV)
         }
         try registrar.addService(key: Self.fine, service: "fine")

@@ -15,8 +15,8 @@ func lifecycleKey(_ letter: String) -> ServiceLocatorEasyKey<String> {
 }
 
 /// The key `fixture.lifecycle.<letter>.reach`: a lazy service of the fixture of that letter, made
-/// through the locator its registrar lent it. It lists the fixtures whose service that locator
-/// still serves, such as `a c`.
+/// through the resolver its registrar lent it. It lists the fixtures whose service that resolver
+/// serves when it is first gotten, such as `a c`.
 func reachKey(_ letter: String) -> ServiceLocatorEasyKey<String> {
     ServiceLocatorEasyKey(name: "fixture.lifecycle.\(letter).reach")
 }
@@ -27,7 +27,7 @@ public protocol LifecycleFixture: Plugin {
     static var letter: String { get }
     static var requires: [String] { get }
     /// If true, its start reports `reached at start: <letters>` to the control: the fixtures whose
-    /// service the locator its start got serves then.
+    /// service the resolver its start got serves then.
     static var reportsReachAtStart: Bool { get }
     /// The control found at start, used again at shutdown.
     var hooks: LifecycleHooks { get }
@@ -41,19 +41,19 @@ extension LifecycleFixture {
 
     public func registerServices(in registrar: ModuleRegistrar) throws {
         try registrar.addService(key: lifecycleKey(Self.letter), service: Self.letter)
-        let locator = registrar.locator
+        let services = registrar.services
         try registrar.addLazyService(key: reachKey(Self.letter)) {
-            ["a", "b", "c"].filter { locator.getService(key: lifecycleKey($0)) != nil }.joined(separator: " ")
+            ["a", "b", "c", "d"].filter { services.getService(key: lifecycleKey($0)) != nil }.joined(separator: " ")
         }
     }
 
     public static var reportsReachAtStart: Bool { false }
 
-    public func start(locator: ServiceLocator) async throws {
-        hooks.control = locator.getService(key: lifecycleControlKey)
+    public func start(services: ServiceResolver) async throws {
+        hooks.control = services.getService(key: lifecycleControlKey)
         try await hooks.perform("start \(Self.letter)")
         if Self.reportsReachAtStart, let control = hooks.control {
-            let reached = ["a", "b", "c", "d"].filter { locator.getService(key: lifecycleKey($0)) != nil }
+            let reached = ["a", "b", "c", "d"].filter { services.getService(key: lifecycleKey($0)) != nil }
             _ = control("reached at start: \(reached.joined(separator: " "))")
         }
     }

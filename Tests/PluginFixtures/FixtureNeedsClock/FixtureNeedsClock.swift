@@ -11,7 +11,7 @@ struct NeedsClockPlugin: Plugin {
     static let contractLibraries: [LibraryVersion] = [.sampleContracts]
 
     func registerServices(in registrar: ModuleRegistrar) throws {
-        let clock = try! registrar.locator.tryService(key: SampleKeys.clock)
+        let clock = try! registrar.services.tryService(key: SampleKeys.clock)
         try registrar.addService(key: Self.hour, service: clock.hour())
     }
 }

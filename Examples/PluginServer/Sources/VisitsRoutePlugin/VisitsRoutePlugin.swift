@@ -9,7 +9,7 @@ struct VisitsRoutePlugin: Plugin {
     static let contractLibraries: [LibraryVersion] = [.routeContracts]
 
     func registerServices(in registrar: ModuleRegistrar) throws {
-        let counter = try registrar.locator.tryService(key: RouteKeys.counter)
+        let counter = try registrar.services.tryService(key: RouteKeys.counter)
         try registrar.addService(key: Self.route, service: VisitsRoute(counter: counter))
     }
 }

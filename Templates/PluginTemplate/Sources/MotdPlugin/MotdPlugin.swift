@@ -10,9 +10,9 @@ struct MotdPlugin: Plugin {
     static let contractLibraries: [LibraryVersion] = [.weatherContracts]
 
     func registerServices(in registrar: ModuleRegistrar) throws {
-        let locator = registrar.locator
+        let services = registrar.services
         try registrar.addLazyService(key: Self.motd) {
-            let weather = try locator.tryService(key: WeatherKeys.service).today()
+            let weather = try services.tryService(key: WeatherKeys.service).today()
             return "Message of the day for process \(getpid()): \(weather.summary), \(weather.celsius) °C"
         }
     }
