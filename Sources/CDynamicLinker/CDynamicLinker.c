@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <stdint.h>
+#include <string.h>
 #include "CDynamicLinker.h"
 
 const char *dynamic_linker_object_path(const void *address) {
@@ -29,4 +31,43 @@ long dynamic_linker_needed(void *handle, const char **names, long capacity) {
         count++;
     }
     return count;
+}
+
+struct address_search {
+    const struct link_map *map;
+    const void *address;
+    int kind;
+};
+
+static int find_address(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct address_search *search = data;
+    if (info->dlpi_addr != search->map->l_addr || info->dlpi_name == NULL || search->map->l_name == NULL
+        || strcmp(info->dlpi_name, search->map->l_name) != 0) return 0;
+    uintptr_t address = (uintptr_t)search->address;
+    for (ElfW(Half) index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *segment = &info->dlpi_phdr[index];
+        if (segment->p_type != PT_LOAD) continue;
+        uintptr_t start = info->dlpi_addr + segment->p_vaddr;
+        if (address >= start && address - start < segment->p_memsz) {
+            search->kind = (segment->p_flags & PF_X) ? 1 : 0;
+            return 1;
+        }
+    }
+    search->kind = -1;
+    return 1;
+}
+
+int dynamic_linker_function_kind(void *handle, const void *address) {
+    struct link_map *map = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) return -2;
+    struct address_search search = { map, address, -1 };
+    dl_iterate_phdr(find_address, &search);
+    if (search.kind != 1) return search.kind;
+    // A linker may put read-only data in the executable segment: the symbol's own type decides.
+    Dl_info info;
+    const ElfW(Sym) *symbol = NULL;
+    if (dladdr1(address, &info, (void **)&symbol, RTLD_DL_SYMENT) == 0 || symbol == NULL) return 0;
+    if ((uintptr_t)info.dli_saddr != (uintptr_t)address) return 0;
+    return ELF64_ST_TYPE(symbol->st_info) == STT_FUNC ? 1 : 0;
 }

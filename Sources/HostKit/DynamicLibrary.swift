@@ -26,6 +26,26 @@ struct DynamicLibrary: @unchecked Sendable {
         return dlsym(handle, name)
     }
 
+    /// What a symbol's address is to this library, by the segments and symbols the loader mapped.
+    enum Place {
+        /// A function of this library: a function symbol at that address, in an executable segment.
+        case ownFunction
+        /// Something else of this library: a data object, or code without a function symbol.
+        case ownData
+        /// In another loaded object, or in none.
+        case elsewhere
+    }
+
+    /// What `address` is to this library; `nil` if the loader cannot say.
+    func place(of address: UnsafeMutableRawPointer) -> Place? {
+        switch dynamic_linker_function_kind(handle, address) {
+        case 1: .ownFunction
+        case 0: .ownData
+        case -1: .elsewhere
+        default: nil
+        }
+    }
+
     /// The path of the loaded object that defines the address `symbol`, as the dynamic loader knows it.
     func owner(of symbol: UnsafeMutableRawPointer) -> String? {
         dynamic_linker_object_path(symbol).map { String(cString: $0) }

@@ -20,6 +20,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     case notASharedLibrary(path: String, reason: String)
     /// The library has no plugin entry symbol.
     case missingEntrySymbol(path: String, symbol: String)
+    /// The library's entry symbol is not a function of its own (it is data, say): never called.
+    case entryNotAFunction(path: String, symbol: String, reason: String)
     /// The entry symbol returned a null pointer.
     case entryReturnedNothing(path: String)
     /// The header does not start with the plugin magic.
@@ -59,6 +61,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case let .notFound(path), let .unusablePath(path, _), let .notARegularFile(path, _), let .untrusted(path, _),
              let .notASharedLibrary(path, _), let .missingEntrySymbol(path, _), let .entryReturnedNothing(path),
+             let .entryNotAFunction(path, _, _),
              let .compilerMismatch(path, _, _),
              let .badMagic(path, _), let .unsupportedHeader(path, _), let .malformedHeader(path, _),
              let .incompatibleLibraries(path, _), let .foreignDescriptor(path), let .malformedMetadata(path, _),
@@ -87,6 +90,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
                 + "--allow-other-compiler loads it anyway"
         case let .notASharedLibrary(path, reason): "\(path): cannot be loaded: \(reason)"
         case let .missingEntrySymbol(path, symbol): "\(path): not a plugin, no entry symbol '\(symbol)'"
+        case let .entryNotAFunction(path, symbol, reason):
+            "\(path): its entry symbol '\(symbol)' is not a function of its own, so it was not called: \(reason)"
         case let .entryReturnedNothing(path): "\(path): the plugin entry returned nothing"
         case let .badMagic(path, found):
             "\(path): bad plugin header (magic 0x\(String(found, radix: 16)))"

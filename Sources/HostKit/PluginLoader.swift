@@ -75,6 +75,18 @@ enum PluginLoader {
         guard let symbol = library.symbol(PluginABI.entrySymbol) else {
             throw .missingEntrySymbol(path: path, symbol: PluginABI.entrySymbol)
         }
+        // Called only if it is a function of this very file: `dlsym` also finds a symbol of the
+        // libraries the file links, and a data symbol of the entry's name would be jumped into.
+        switch library.place(of: symbol) {
+        case .ownFunction?: break
+        case .elsewhere?: throw .missingEntrySymbol(path: path, symbol: PluginABI.entrySymbol)
+        case .ownData?:
+            throw .entryNotAFunction(path: path, symbol: PluginABI.entrySymbol,
+                                     reason: "the file's symbol of that name is data, not a function")
+        case nil:
+            throw .entryNotAFunction(path: path, symbol: PluginABI.entrySymbol,
+                                     reason: "the dynamic loader cannot say where it lies")
+        }
         let entry = unsafeBitCast(symbol, to: Entry.self)
         guard let raw = entry() else { throw .entryReturnedNothing(path: path) }
         return (library, try PluginHeader.read(raw, path: path))

@@ -143,6 +143,17 @@ import Testing
         #expect(run.output.contains("3 loaded, 5 problem(s)"))
     }
 
+    /// A library whose entry symbol is data (a C array named `swift_plugin_entry`) is refused without
+    /// being called: calling it would jump into a page that is not executable and kill the host.
+    @Test func anEntrySymbolThatIsDataIsRefusedWithoutACall() async throws {
+        let run = try await host(["check", "--plugins", plugin("ClockPlugin"), "--plugins", plugin("FixtureDataEntry")])
+        #expect(run.status == 1, "\(run.status) \(run.errors)")
+        #expect(run.errors.contains("libFixtureDataEntry.so: its entry symbol 'swift_plugin_entry' is not a function "
+                                    + "of its own, so it was not called: the file's symbol of that name is data, not a function"),
+                "\(run.errors)")
+        #expect(run.output.contains("1 loaded, 1 problem(s)"), "\(run.output)")
+    }
+
     /// A plugin whose `.comment` names another toolchain is refused, also in an isolated child,
     /// until `--allow-other-compiler` accepts it.
     @Test func anotherCompilersPluginIsRefusedUnlessAllowed() async throws {

@@ -13,4 +13,11 @@ const char *_Nullable dynamic_linker_object_path(const void *_Nonnull address);
 /// it is loaded.
 long dynamic_linker_needed(void *_Nonnull handle, const char *_Nullable *_Nonnull names, long capacity);
 
+/// What the symbol at `address` is for the object `handle` (from dlopen), by the program headers
+/// and the dynamic symbol table the dynamic loader mapped: 1 a function of the object (a symbol of
+/// type STT_FUNC at that very address, in one of its executable segments), 0 something else of the
+/// object (data, or code without a function symbol), -1 outside the object (in another one, or in
+/// none), -2 if the handle's link map cannot be read.
+int dynamic_linker_function_kind(void *_Nonnull handle, const void *_Nonnull address);
+
 #endif
