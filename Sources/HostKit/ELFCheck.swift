@@ -58,6 +58,17 @@ enum ELFCheck {
                 throw fail("truncated: a segment ends at byte \(end) but the file has \(size) bytes")
             }
         }
+        // The loader needs no section headers, but a file whose headers say they lie past its end was
+        // cut short or damaged: said so here, not taken for a library that names no compiler.
+        let sectionsOffset = integer(header, 40, UInt64.self)
+        let sectionSize = UInt64(integer(header, 58, UInt16.self))
+        let sections = max(UInt64(integer(header, 60, UInt16.self)), 1)
+        if sectionsOffset != 0 {
+            let (end, overflow) = sectionsOffset.addingReportingOverflow(sectionSize * sections)
+            guard sectionSize >= UInt64(sectionHeaderSize), !overflow, end <= UInt64(size) else {
+                throw fail("truncated or damaged: its section headers end at byte \(end) but the file has \(size) bytes")
+            }
+        }
     }
 
     /// The strings of the `.comment` section of the ELF file at `path`: `nil` if the file is not a

@@ -75,9 +75,9 @@ public struct PluginDiscovery: Sendable {
             case let .directory(path):
                 scan(path).forEach(add)
             case let .searchPath(list):
-                for entry in list.split(separator: ":") where !entry.isEmpty {
-                    visit(.path(String(entry)))
-                }
+                let entries = list.split(separator: ":")
+                if entries.isEmpty { add(.failure(.emptySearchPath(list))) }
+                for entry in entries { visit(.path(String(entry))) }
             }
         }
         sources.forEach(visit)

@@ -4,6 +4,9 @@ import PluginAPI
 public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing at this path.
     case notFound(path: String)
+    /// A search path (`SWIFT_PLUGIN_PATH`, say) holds separators only: it names no file or folder,
+    /// so no plugin was looked for.
+    case emptySearchPath(String)
     /// The path cannot be used as it is: a name in it is not valid UTF-8, it is longer than the system
     /// allows, a folder on it cannot be searched. `reason` says which. A name that is not UTF-8 is
     /// shown with its bad bytes as `\xFF`.
@@ -59,7 +62,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     /// The file or plugin the error is about.
     public var subject: String {
         switch self {
-        case let .notFound(path), let .unusablePath(path, _), let .notARegularFile(path, _), let .untrusted(path, _),
+        case let .notFound(path), let .emptySearchPath(path), let .unusablePath(path, _), let .notARegularFile(path, _), let .untrusted(path, _),
              let .notASharedLibrary(path, _), let .missingEntrySymbol(path, _), let .entryReturnedNothing(path),
              let .entryNotAFunction(path, _, _),
              let .compilerMismatch(path, _, _),
@@ -82,6 +85,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     private var unescapedDescription: String {
         switch self {
         case let .notFound(path): "\(path): no such file"
+        case let .emptySearchPath(value): "the search path '\(value)' names no file or folder: no plugin was found"
         case let .unusablePath(path, reason): "\(path): \(reason)"
         case let .notARegularFile(path, kind): "\(path): not a regular file (\(kind))"
         case let .untrusted(path, reason): "\(path): refused, \(reason)"

@@ -176,6 +176,46 @@ import Testing
         }
     }
 
+    /// A plugin cut short after its last loadable segment still has every segment, but not its section
+    /// headers: it is said to be damaged, also with `--allow-other-compiler`, not taken for a library
+    /// built by another compiler (whose `.comment` it no longer has) and loaded.
+    @Test func aPluginCutShortAfterItsSegmentsIsSaidToBeDamaged() async throws {
+        let folder = try TemporaryFolder()
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: plugin("ClockPlugin"))))
+        func integer<T: FixedWidthInteger>(_ offset: Int, _ type: T.Type) -> Int {
+            Int(bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) })
+        }
+        // The end of the last loadable segment's bytes in the file (PT_LOAD: offset + size in file).
+        let table = integer(32, UInt64.self), entrySize = integer(54, UInt16.self), count = integer(56, UInt16.self)
+        var segmentsEnd = 0
+        for index in 0..<count {
+            let entry = table + index * entrySize
+            guard integer(entry, UInt32.self) == 1 else { continue }
+            let end: Int = integer(entry + 8, UInt64.self) + integer(entry + 32, UInt64.self)
+            segmentsEnd = max(segmentsEnd, end)
+        }
+        #expect(segmentsEnd > 0 && segmentsEnd < bytes.count - 1024)
+        let path = try folder.write("clock.so", Array(bytes.prefix(segmentsEnd)), mode: 0o755)
+        try folder.copy("SampleContracts", as: "libSampleContracts.so")
+        let optionSets: [[String]] = [[], ["--allow-other-compiler"]]
+        for options in optionSets {
+            let run = try await host(["check", "--plugins", path] + options)
+            #expect(run.status == 1, "\(options): \(run.output)")
+            #expect(run.errors.contains("truncated or damaged: its section headers end at byte"), "\(run.errors)")
+            #expect(!run.errors.contains("another compiler"), "\(run.errors)")
+        }
+    }
+
+    /// A search path of separators only names nothing: said so, exit 1, instead of a silent empty load.
+    @Test func aSearchPathThatNamesNothingIsSaidToFindNoPlugin() async throws {
+        for value in [":", ":::"] {
+            let run = try await host(["list"], environment: ["SWIFT_PLUGIN_PATH": value])
+            #expect(run.status == 1, "\(run.output)")
+            #expect(run.errors.contains("the search path '\(value)' names no file or folder: no plugin was found"),
+                    "\(run.errors)")
+        }
+    }
+
     /// A plugin whose name, version, key, service and shutdown error are escape sequences and
     /// newlines, in a file whose name is one too: every command prints them escaped, on stdout and
     /// stderr, so that no line is forged and the terminal is left alone; JSON keeps them exact.
