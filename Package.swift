@@ -51,6 +51,8 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureLifecycleB", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureLifecycleC", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureLifecycleD", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
+    // One closable instance under two keys; its start refuses when the control says so.
+    plugin("FixtureClosables", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     // A C library whose `swift_plugin_entry` is a data object: calling it would crash the host.
     (.library(name: "FixtureDataEntry", type: .dynamic, targets: ["FixtureDataEntry"]),
      .target(name: "FixtureDataEntry", path: "Tests/PluginFixtures/FixtureDataEntry")),

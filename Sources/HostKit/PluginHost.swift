@@ -235,11 +235,18 @@ public final class PluginHost: Sendable {
                 error = outcome.isFinished ? nil : .startFailed(plugin: meta.name, reason: outcome.description)
             }
             if let error {
-                dropped.append((plugin, error))
                 failed.add(meta)
+                // What it made is closed, as at shutdown: taken before its slots go.
+                var seen: Set<ObjectIdentifier> = []
+                let closables = Self.existingClosables(meta.provides, in: locator, seen: &seen)
                 // At once, from the locator every resolver of this load reads: the hooks that run
                 // after this one cannot reach it either.
                 locator.withdraw(meta.provides)
+                let unclosed = closables.compactMap { key, closable -> String? in
+                    let outcome = HookRunner.run(name: "close \(key)", timeout: startTimeout) { try await closable.close() }
+                    return outcome.isFinished ? nil : "closing \(key) \(outcome)"
+                }
+                dropped.append((plugin, unclosed.isEmpty ? error : error.adding(unclosed.joined(separator: "; "))))
             } else {
                 started.append(StartedPlugin(name: meta.name, module: handle, keys: meta.provides))
             }
@@ -271,15 +278,29 @@ public final class PluginHost: Sendable {
                 report.entries.append(ShutdownReport.Entry(plugin: plugin, service: service, outcome: outcome,
                                                            duration: clock.now - begin))
             }
+            // One instance registered under several keys (or by several plugins) is closed once.
+            var closed: Set<ObjectIdentifier> = []
             for plugin in stopping.reversed() {
                 run(plugin.name, service: nil) { try await plugin.module.module.shutdown() }
-                // Only what exists: a lazy service never made is not made to be closed.
-                for key in plugin.keys.reversed() {
-                    guard let closable = locator.existingService(forKey: key) as? any ClosableService else { continue }
+                for (key, closable) in Self.existingClosables(plugin.keys.reversed(), in: locator, seen: &closed) {
                     run(plugin.name, service: key) { try await closable.close() }
                 }
             }
             return report
+        }
+    }
+
+    /// The ``ClosableService``s that exist under `keys` in `locator`, in the order of `keys`: only what
+    /// exists (a lazy service never made is not made to be closed), and an instance (of a class) that
+    /// `seen` holds or that an earlier key served is left out, so that each is closed once.
+    private static func existingClosables(_ keys: some Sequence<String>, in locator: ServiceLocator,
+                                          seen: inout Set<ObjectIdentifier>) -> [(key: String, service: any ClosableService)] {
+        keys.compactMap { key in
+            guard let closable = locator.existingService(forKey: key) as? any ClosableService else { return nil }
+            if type(of: closable as Any) is AnyClass, !seen.insert(ObjectIdentifier(closable as AnyObject)).inserted {
+                return nil
+            }
+            return (key, closable)
         }
     }
 

@@ -129,3 +129,16 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 }
+
+extension PluginLoadError {
+    /// The same error with `note` added to its reason: what else went wrong while the host dropped
+    /// the plugin (a service that would not close). Other cases have no reason and stay as they are.
+    func adding(_ note: String) -> PluginLoadError {
+        switch self {
+        case let .startFailed(plugin, reason): .startFailed(plugin: plugin, reason: "\(reason); \(note)")
+        case let .missingRequirement(plugin, key, reason):
+            .missingRequirement(plugin: plugin, key: key, reason: "\(reason); \(note)")
+        default: self
+        }
+    }
+}

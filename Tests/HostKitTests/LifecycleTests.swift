@@ -279,6 +279,33 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(try host.locator.tryService(key: SampleKeys.journal) === journal)
     }
 
+    /// One closable instance registered under two keys is closed once ("called once, at shutdown").
+    @Test func anInstanceUnderTwoKeysIsClosedOnce() throws {
+        let script = LifecycleScript()
+        let host = try script.host()
+        let report = host.load([.file(BuiltPlugins.path("FixtureClosables"))])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        let shutdown = host.shutdown()
+        #expect(script.events.filter { $0 == "close shared" }.count == 1, "\(script.events)")
+        // Keys are closed in reverse order: the second key's entry closes the instance.
+        #expect(shutdown.entries.compactMap(\.service) == ["fixture.closable.two"])
+    }
+
+    /// A plugin dropped because its start failed has the closable services it made closed, once,
+    /// at once: nothing else would ever close them.
+    @Test func aPluginDroppedAtStartHasItsServicesClosed() throws {
+        let script = LifecycleScript(["start closables": "throw"])
+        let host = try script.host()
+        let report = host.load([.file(BuiltPlugins.path("FixtureClosables"))])
+        guard case .startFailed? = report.error(for: "fixture-closables") else {
+            Issue.record("expected startFailed, got \(report.problems)")
+            return
+        }
+        #expect(script.events == ["start closables", "close shared"])
+        #expect(host.shutdown().entries.isEmpty)
+        #expect(script.events == ["start closables", "close shared"])
+    }
+
     /// A closable service that was made is closed after its plugin's hook, in reverse key order.
     @Test func madeClosableServicesAreClosedAfterTheirPluginsHook() async throws {
         let host = PluginHost()
