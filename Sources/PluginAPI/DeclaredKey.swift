@@ -49,17 +49,14 @@ public struct DeclaredKey: @unchecked Sendable, Hashable, CustomStringConvertibl
 }
 
 extension ServiceSlotInfo {
-    /// Why this slot cannot serve `declared`, or `nil` if it can (same service and parameters types,
-    /// or a declaration without types). Two distinct types of the same name are said to be so: the
-    /// module defining them is linked into more than one binary. A declaration without parameters
-    /// leaves the slot's unchecked: a key type of a library built against PluginAPI 4.0 reports none
-    /// (its conformance predates ``ServiceLocatorKey/paramsMetatype``), and a get with the wrong
-    /// parameters is a named error anyway.
+    /// Why this slot cannot serve `declared`, or `nil` if it can (same service type, and the same
+    /// parameters type or none on both sides; or a declaration without types). Two distinct types of
+    /// the same name are said to be so: the module defining them is linked into more than one binary.
+    /// A plain key met by a slot with parameters is a mismatch: every plain get of it would fail.
     @_spi(HostKit)
     public func mismatch(with declared: DeclaredKey) -> String? {
         guard let wanted = declared.service else { return nil }
-        let sameParams = declared.params == nil
-            || declared.params.map(ObjectIdentifier.init) == params.map(ObjectIdentifier.init)
+        let sameParams = declared.params.map(ObjectIdentifier.init) == params.map(ObjectIdentifier.init)
         if wanted == service && sameParams { return nil }
         let slotText = Self.signature(serviceType, params: paramsType)
         let wantedText = Self.signature(declared.serviceType ?? "", params: declared.paramsType)

@@ -117,6 +117,18 @@ import Testing
         #expect(host.locator.slotInfo(forKey: SampleKeys.clock.storeKey)?.origin == "fixture-string-clock")
     }
 
+    /// A key declared as a plain service but registered as a slot with parameters is refused at load,
+    /// naming both shapes: every plain get of it would fail.
+    @Test func aKeyRegisteredInAnotherShapeThanDeclaredIsRefused() throws {
+        let host = PluginHost()
+        let report = host.load([.file(BuiltPlugins.path("ClockPlugin")), .file(BuiltPlugins.path("FixtureWrongShape"))])
+        #expect(report.loadedNames == ["clock"])
+        #expect(report.error(for: "fixture-wrong-shape") == .registrationFailed(
+            plugin: "fixture-wrong-shape",
+            reason: "key 'fixture.shape': the slot holds (Swift.Int) -> Swift.String, Swift.String is declared"))
+        #expect(host.locator.slotInfo(forKey: "fixture.shape") == nil)
+    }
+
     @Test func errorMessagesNameTheFileAndTheCause() throws {
         let report = PluginHost().load([.file(BuiltPlugins.path("FixtureWrongABI"))])
         let message = try #require(report.problems.first).description
