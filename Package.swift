@@ -35,6 +35,8 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureLateRegistration", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureStringClock", in: "Tests/PluginFixtures"),
     plugin("FixtureTwiceDeclared", in: "Tests/PluginFixtures", contracts: false),
+    // 5,000 lazy services, each made from the next: deeper than a thread's stack allows.
+    plugin("FixtureDeepChain", in: "Tests/PluginFixtures", contracts: false),
     // Declares a plain key and registers it as a slot with parameters.
     plugin("FixtureWrongShape", in: "Tests/PluginFixtures", contracts: false),
     // Lies in its header's pointers as HOSTKIT_FIXTURE_FORGE says (a test runs it in a `host` child).

@@ -9,6 +9,8 @@ public enum HookOutcome: Sendable, CustomStringConvertible {
     case failed(String)
     /// It had not returned when its time ran out; it was cancelled and left behind.
     case timedOut(Duration)
+    /// It had not returned when the host began to shut down; it was cancelled and left behind.
+    case stopped
 
     /// How it ended; what the hook threw is escaped (``Swift/String/escapedForTerminal``).
     public var description: String {
@@ -16,6 +18,7 @@ public enum HookOutcome: Sendable, CustomStringConvertible {
         case .finished: "finished"
         case let .failed(reason): "failed: \(reason.escapedForTerminal)"
         case let .timedOut(limit): "did not finish within \(limit)"
+        case .stopped: "was cancelled: the host is shutting down"
         }
     }
 
@@ -35,9 +38,11 @@ struct ModuleHandle: @unchecked Sendable {
 /// Runs a plugin's `async` hook from synchronous host code, bounded by a timeout.
 enum HookRunner {
     /// Runs `hook` in a task on a thread of its own and waits for it on this thread, at most
-    /// `timeout`. A hook still running then is cancelled and abandoned with its thread (a thread
-    /// cannot be killed); the caller goes on. Blocks the calling thread meanwhile.
-    static func run(name: String, timeout: Duration, _ hook: @escaping @Sendable () async throws -> Void) -> HookOutcome {
+    /// `timeout`, and only while `stop` says false (asked every 10 ms). A hook still running then is
+    /// cancelled and abandoned with its thread (a thread cannot be killed); the caller goes on.
+    /// Blocks the calling thread meanwhile.
+    static func run(name: String, timeout: Duration, stop: () -> Bool = { false },
+                    _ hook: @escaping @Sendable () async throws -> Void) -> HookOutcome {
         let done = DispatchSemaphore(value: 0)
         let result = Lock<HookOutcome?>(nil)
         let executor = ThreadExecutor(name: name)
@@ -56,9 +61,16 @@ enum HookRunner {
         let (seconds, attoseconds) = timeout.components
         // Clamped to a year: beyond that, a timeout means "wait", and the product must not overflow.
         let nanoseconds = Int(min(max(seconds, 0), 31_536_000)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else {
-            task.cancel()
-            return .timedOut(timeout)
+        let deadline = DispatchTime.now() + .nanoseconds(nanoseconds)
+        while done.wait(timeout: min(deadline, .now() + .milliseconds(10))) != .success {
+            if DispatchTime.now() >= deadline {
+                task.cancel()
+                return .timedOut(timeout)
+            }
+            if stop() {
+                task.cancel()
+                return .stopped
+            }
         }
         return result.withLock { $0 } ?? .finished
     }

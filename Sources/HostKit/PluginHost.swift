@@ -44,6 +44,9 @@ public final class PluginHost: Sendable {
     /// Held for a whole load, so two loads cannot each clone the same locator and lose one's plugins.
     /// Readers of ``locator`` never wait for it.
     private let loading = Lock(())
+    /// Shutdowns asked for and not done yet: a load that runs meanwhile starts no more plugins, and
+    /// cancels the start hook it waits for, so that the shutdown comes soon.
+    private let shutdownsPending = Lock(0)
     /// How plugin files are found and which are trusted.
     public let discovery: PluginDiscovery
     /// How long one plugin's start hook may take before it counts as failed.
@@ -228,10 +231,15 @@ public final class PluginHost: Sendable {
         for (plugin, handle) in plugins {
             let meta = plugin.metadata
             let error: PluginLoadError?
+            let stopping = { self.shutdownsPending.withLock { $0 > 0 } }
             if let missing = failed.missingRequirement(of: meta, failedTo: "start") {
                 error = missing
+            } else if stopping() {
+                error = .startFailed(plugin: meta.name, reason: "was not run: the host is shutting down")
             } else {
-                let outcome = HookRunner.run(name: "start \(meta.name)", timeout: startTimeout) { try await handle.module.start(services: services) }
+                let outcome = HookRunner.run(name: "start \(meta.name)", timeout: startTimeout, stop: stopping) {
+                    try await handle.module.start(services: services)
+                }
                 error = outcome.isFinished ? nil : .startFailed(plugin: meta.name, reason: outcome.description)
             }
             if let error {
@@ -259,12 +267,16 @@ public final class PluginHost: Sendable {
 
     /// Calls the shutdown hook of every started plugin, in reverse start order, then closes that
     /// plugin's existing services that are ``ClosableService``s. Each hook and each close is bounded
-    /// by `timeout`: one that throws or hangs is reported, and the others still run. Waits for a load
-    /// in progress first. The plugins' services stay in ``locator``; a later ``load(_:probe:)``
-    /// starts the plugins it loads. Blocks the calling thread while hooks run.
+    /// by `timeout`: one that throws or hangs is reported, and the others still run. A load in
+    /// progress starts no more plugins (the start hook it waits for is cancelled, the plugins not
+    /// started yet are reported as not started) and is waited for, so every plugin whose start
+    /// returned gets its shutdown. The plugins' services stay in ``locator``; a later
+    /// ``load(_:probe:)`` starts the plugins it loads. Blocks the calling thread while hooks run.
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(5)) -> ShutdownReport {
-        loading.withLock { _ in
+        shutdownsPending.withLock { $0 += 1 }
+        defer { shutdownsPending.withLock { $0 -= 1 } }
+        return loading.withLock { _ in
             let (stopping, locator) = state.withLock { state in
                 defer { state.started = [] }
                 return (state.started, state.current)

@@ -8,11 +8,25 @@ final class ResolutionFrame: Sendable {
     let cell: ObjectIdentifier
     let service: ServiceIdentity
     let parent: ResolutionFrame?
+    /// Where the stack of the thread making this service stood when its path began on that thread.
+    let stack: StackMark
 
     init(cell: ObjectIdentifier, service: ServiceIdentity, parent: ResolutionFrame?) {
         self.cell = cell
         self.service = service
         self.parent = parent
+        stack = StackMark.here(below: parent?.stack)
+    }
+
+    /// How many services this path is making, this one included.
+    var depth: Int {
+        var count = 0
+        var frame: ResolutionFrame? = self
+        while let current = frame {
+            count += 1
+            frame = current.parent
+        }
+        return count
     }
 
     /// The services from the frame making `cell` up to this one, or `nil` if `cell` is not on the path.
@@ -89,11 +103,18 @@ enum ResolutionTracker {
 
     private static let graph = Lock(Graph())
 
-    /// Throws if `cell` is already being made on the current path.
+    /// Throws if `cell` is already being made on the current path, or if making one more service on
+    /// it would take this thread's stack past what a path may use (``StackMark/budget``).
     static func checkPath(_ frame: ResolutionFrame?, cell: ObjectIdentifier, service: ServiceIdentity)
         throws(ServiceObtainError) {
-        guard let frame, let path = frame.services(from: cell) else { return }
-        throw ServiceObtainError(service: service, error: ServiceCycleError(cycle: path + [service], acrossThreads: false))
+        guard let frame else { return }
+        if let path = frame.services(from: cell) {
+            throw ServiceObtainError(service: service, error: ServiceCycleError(cycle: path + [service], acrossThreads: false))
+        }
+        if frame.stack.isExhausted {
+            throw ServiceObtainError(service: service, error: ServiceLocatorError.resolutionTooDeep(
+                key: service.key ?? service.description, depth: frame.depth + 1))
+        }
     }
 
     /// Runs `make` as the maker of `cell`, with a new frame on the current path.

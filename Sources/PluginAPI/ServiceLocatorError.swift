@@ -18,6 +18,9 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
     case registrationClosed(module: String)
     /// The slot's factory is `async`: get it with ``ServiceLocator/tryServiceAsync(key:)``.
     case asyncService(key: String)
+    /// Making the service for `key` would nest `depth` factories on one thread, more than its stack
+    /// allows: refused instead of overflowing the stack.
+    case resolutionTooDeep(key: String, depth: Int)
 
     public var description: String {
         switch self {
@@ -47,6 +50,9 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
             return "module '\(module)' tried to add a slot after its registration had ended"
         case let .asyncService(key):
             return "key '\(key)' holds an async service: get it with `await tryServiceAsync(key:)`"
+        case let .resolutionTooDeep(key, depth):
+            return "making '\(key)' would nest \(depth) factories on one thread, more than its stack allows: "
+                + "refused instead of overflowing it (get the deeper services first, or make the chain shorter)"
         }
     }
 

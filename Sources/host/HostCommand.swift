@@ -22,9 +22,23 @@ struct HostCommand {
             return 1
         }
         let host = PluginHost(discovery: discovery, startTimeout: arguments.startTimeout)
+        // Caught from before the load: a signal while plugins start stops the starting, and every
+        // plugin whose start returned is shut down. `serve` waits for one; other commands end on it.
+        let (signals, caught) = AsyncStream.makeStream(of: (Int32, ShutdownReport).self)
+        let serving = arguments.command == .serve
+        let watch = ShutdownSignals(host: host, timeout: arguments.shutdownTimeout) { report, signal in
+            guard serving else {
+                Output.lines(["signal \(signal): shutting down"] + report.lines)
+                for entry in report.problems { Output.problem(entry.summary) }
+                exit(128 + signal)
+            }
+            caught.yield((signal, report))
+            caught.finish()
+        }
+        defer { withExtendedLifetime(watch) {} }
         let report = host.load(sources, probe: probe())
         for problem in report.problems { Output.problem(problem.description) }
-        let status = await use(host, report)
+        let status = await use(host, report, signals: signals)
         // Normal exit: the plugins' shutdown hooks run, in reverse start order.
         let shutdown = host.shutdown(timeout: arguments.shutdownTimeout)
         for entry in shutdown.problems { Output.problem(entry.summary) }
@@ -35,7 +49,8 @@ struct HostCommand {
     }
 
     /// Does what the command asks with the loaded plugins; returns the exit status.
-    private func use(_ host: PluginHost, _ report: LoadReport) async -> Int32 {
+    private func use(_ host: PluginHost, _ report: LoadReport,
+                     signals: AsyncStream<(Int32, ShutdownReport)>) async -> Int32 {
         switch arguments.command {
         case .check:
             // Problems went to stderr above; stdout gets what loaded and a count.
@@ -61,28 +76,21 @@ struct HostCommand {
             }
         case .serve:
             // A plugin whose shutdown failed on the signal makes the exit status 1, as after `run`.
-            if await !serve(host, report) { return 1 }
+            if await !serve(host, report, signals: signals) { return 1 }
         case .inspect, .probe: break
         }
         return report.hasProblems ? 1 : 0
     }
 
-    /// Says it is serving once SIGINT and SIGTERM are caught, waits for one, then shuts the plugins
-    /// down (before `run`'s own shutdown, which then has nothing left to do) and prints what happened.
-    /// Returns false if a plugin's shutdown failed.
-    private func serve(_ host: PluginHost, _ report: LoadReport) async -> Bool {
-        let (signals, caught) = AsyncStream.makeStream(of: (Int32, ShutdownReport).self)
-        let watch = ShutdownSignals(host: host, timeout: arguments.shutdownTimeout) { report, signal in
-            caught.yield((signal, report))
-            caught.finish()
-        }
-        // Only now: whoever started us may signal as soon as it reads this line.
+    /// Says it is serving (SIGINT and SIGTERM are caught since before the load), waits for one of
+    /// them, whose watcher shut the plugins down (before `run`'s own shutdown, which then has nothing
+    /// left to do), and prints what happened. Returns false if a plugin's shutdown failed.
+    private func serve(_ host: PluginHost, _ report: LoadReport, signals: AsyncStream<(Int32, ShutdownReport)>) async -> Bool {
         Output.lines(report.loaded.map(\.summary)
             + ["serving \(host.startedPlugins.count) plugin(s) (pid \(getpid())); SIGINT or SIGTERM stops"])
         fflush(nil)  // stdout to a pipe or a file is buffered
         var iterator = signals.makeAsyncIterator()
         guard let (signal, shutdown) = await iterator.next() else { return true }
-        withExtendedLifetime(watch) {}
         Output.lines(["signal \(signal): shutting down"] + shutdown.lines)
         for entry in shutdown.problems { Output.problem(entry.summary) }
         return shutdown.problems.isEmpty

@@ -28,9 +28,10 @@ enum Output {
         standardError("host: \(line.escapedForTerminal)")
     }
 
-    /// Text of the host's own (the usage) on stderr.
+    /// Text of the host's own (the usage) on stderr. A stderr that has gone (a closed pipe) loses the
+    /// text, never the host.
     static func standardError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
     }
 
     /// Left-aligned columns under a header, two spaces apart, each cell escaped first so that the

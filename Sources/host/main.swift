@@ -1,6 +1,10 @@
 import Glibc
 import PluginAPI
 
+// A closed standard output (a pipe whose reader went away) must not end the host with SIGPIPE before
+// its plugins are shut down: a write fails with EPIPE instead, and the host carries on.
+signal(SIGPIPE, SIG_IGN)
+
 let arguments: Arguments
 do throws(Arguments.UsageError) {
     if let argument = RawArguments.firstNotUTF8() {

@@ -258,6 +258,8 @@ extension ServiceLocatorError {
             .registrationClosed(module: module)
         case let .asyncService(key):
             .asyncService(key: key)
+        case .resolutionTooDeep:
+            .unknown(String(describing: self))
         @unknown default:
             .unknown(String(describing: self))
         }

@@ -277,6 +277,7 @@ indirect enum ModelErrorCase: Equatable, CustomStringConvertible {
                 self = .moduleFailed(module: module, cause: inner is ModelError ? nil : ModelErrorCase(inner))
             case let .registrationClosed(module): self = .registrationClosed(module: module)
             case .asyncService: self = .unexpected(String(describing: error)) // the model adds no async slot
+            case .resolutionTooDeep: self = .unexpected(String(describing: error)) // nor chains of factories
             @unknown default: self = .unexpected(String(describing: error))
             }
         case let error as ServiceObtainError where error.error is ModelError && !error.isNested:

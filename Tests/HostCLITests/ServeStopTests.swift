@@ -1,0 +1,69 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// How `host serve` stops when its stop does not come at the usual moment: a signal while plugins
+/// still start, and a standard output that has gone.
+extension HostCommandTests {
+    /// SIGTERM while a start hook hangs: the hanging start is cancelled, no further plugin starts,
+    /// and every plugin whose start returned (notes) gets its shutdown; the host exits, not killed.
+    @Test func aSignalWhilePluginsStartShutsDownThoseThatStarted() async throws {
+        let folder = try TemporaryFolder()
+        let journal = folder.file("journal.log")
+        let child = try Child(["serve", "--plugins", plugin("NotesPlugin"), "--plugins", plugin("FixtureLifecycleA")],
+                              environment: ["SAMPLE_JOURNAL": journal, "HOSTKIT_FIXTURE_LIFECYCLE_HANG": "start a"])
+        let read = { (try? String(contentsOfFile: journal, encoding: .utf8)) ?? "" }
+        // Notes starts first (file order), then A's start hangs for up to the 30 s start timeout.
+        let started = try await poll(atMost: .seconds(30)) { read().contains("notes started") }
+        try #require(started, "notes never started; stderr: \(child.errors)")
+        #expect(kill(child.process.processIdentifier, SIGTERM) == 0)
+        let exited = try await poll(atMost: .seconds(20)) { !child.process.isRunning }
+        try #require(exited, "still running 20 s after SIGTERM; stdout: \(child.output)\nstderr: \(child.errors)")
+        #expect(child.process.terminationReason == .exit, "ended by signal \(child.process.terminationStatus)")
+        #expect(read().contains("notes stopped"), "\(read())")
+        #expect(child.output.contains("signal \(SIGTERM): shutting down\nstopped notes"), "\(child.output)")
+        #expect(child.errors.contains("plugin 'fixture-lifecycle-a': start was cancelled: the host is shutting down"),
+                "\(child.errors)")
+    }
+
+    /// `host serve` whose standard output is a pipe nobody reads any more (`host serve | true`): its
+    /// writes fail instead of killing it with SIGPIPE, and SIGTERM still shuts the plugins down.
+    @Test func aClosedStandardOutputDoesNotSkipTheShutdown() async throws {
+        let folder = try TemporaryFolder()
+        let journal = folder.file("journal.log")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "\(BuiltPlugins.directory)/host")
+        process.arguments = ["serve", "--plugins", plugin("NotesPlugin")]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_PLUGIN_PATH"] = nil
+        environment["SAMPLE_JOURNAL"] = journal
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The reader goes away at once, before the host writes a line.
+        try output.fileHandleForReading.close()
+        try? output.fileHandleForWriting.close()
+        let read = { (try? String(contentsOfFile: journal, encoding: .utf8)) ?? "" }
+        let started = try await poll(atMost: .seconds(30)) { read().contains("notes started") || !process.isRunning }
+        try #require(started)
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let exited = try await poll(atMost: .seconds(20)) { !process.isRunning }
+        if !exited { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit, "ended by signal \(process.terminationStatus)")
+        #expect(read().contains("notes stopped"), "\(read())")
+    }
+
+    /// `host resolve` of the top of a chain of 5,000 lazy services (no cycle) is a named error, not a
+    /// stack overflow; the host exits 1 and says why.
+    @Test func aChainDeeperThanTheStackAllowsIsAnErrorNotACrash() async throws {
+        let run = try await host(["resolve", "fixture.deep.0", "--plugins", plugin("FixtureDeepChain")])
+        #expect(run.status == 1, "\(run.status): \(run.errors.prefix(2000))")
+        #expect(run.errors.contains("factories on one thread, more than its stack allows"), "\(run.errors.prefix(2000))")
+        let shallow = try await host(["resolve", "fixture.deep.4990", "--plugins", plugin("FixtureDeepChain")])
+        #expect(shallow.status == 0, "\(shallow.errors.prefix(2000))")
+        #expect(shallow.output.contains("9"), "\(shallow.output)")
+    }
+}
