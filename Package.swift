@@ -48,6 +48,7 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureHang", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureExit", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureCrashBesideClock", in: "Tests/PluginFixtures"),
+    plugin("FixtureAsyncCrash", in: "Tests/PluginFixtures", contracts: false),
     // Correct, but crashes a probe that registers it without the clock it requires.
     plugin("FixtureNeedsClock", in: "Tests/PluginFixtures"),
     // Lifecycle hooks a test steers through a control in its host's base locator; B requires A, C requires B.

@@ -158,6 +158,21 @@ public struct PluginProbe: Sendable {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             return .refused
         }
+        awaitAsyncAtOneFactories(of: plugin, in: locator)
         return .registered
+    }
+
+    /// Waits until every `atOne` async factory of `plugin` has finished: a registration started
+    /// them, and the verdict covers what the real load runs at registration, also what they do a
+    /// moment later (crash, say). Bounded by the parent's probe timeout, which kills this child.
+    private static func awaitAsyncAtOneFactories(of plugin: LoadedPlugin, in locator: ServiceLocator) {
+        let keys = plugin.metadata.provides.filter { key in
+            locator.slotInfo(forKey: key).map { $0.isAsync && $0.mode == .atOne } ?? false
+        }
+        guard !keys.isEmpty else { return }
+        _ = HookRunner.run(name: "probe atOne factories", timeout: .seconds(86_400)) {
+            // A failure is the slot's outcome, kept as the real load keeps it: not the probe's verdict.
+            for key in keys { _ = try? await locator.tryAnyServiceAsync(storeKey: key) }
+        }
     }
 }

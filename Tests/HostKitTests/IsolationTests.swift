@@ -32,6 +32,23 @@ import Testing
         #expect(hang.contains("did not finish"))
     }
 
+    /// An `atOne` async factory that crashes a moment after its module returned is caught by the
+    /// probe: its verdict comes once every such factory of the plugin has finished. Before, the probe
+    /// said "registered" and the plugin was loaded into the host.
+    @Test func anAsyncAtOneFactoryThatCrashesLaterFailsTheProbe() async throws {
+        let host = PluginHost()
+        let probe = probe
+        let report = await onAThreadOfItsOwn {
+            host.load(["FixtureAsyncCrash", "ClockPlugin"].map { .file(BuiltPlugins.path($0)) }, probe: probe)
+        }
+        #expect(report.loadedNames == ["clock"])
+        guard case let .probeFailed(_, reason)? = report.error(for: "libFixtureAsyncCrash.so") else {
+            Issue.record("no probe failure for the plugin whose async factory crashes: \(report.problems)")
+            return
+        }
+        #expect(reason.contains("signal 11"), "\(reason)")
+    }
+
     /// `exit` in a plugin is not a verdict, whatever the status: before, status 0 passed the probe and
     /// status 3 (the clean-failure status) made the host load the plugin in process, which then ended
     /// the host.
