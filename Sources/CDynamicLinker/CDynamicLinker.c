@@ -71,3 +71,47 @@ int dynamic_linker_function_kind(void *handle, const void *address) {
     if ((uintptr_t)info.dli_saddr != (uintptr_t)address) return 0;
     return ELF64_ST_TYPE(symbol->st_info) == STT_FUNC ? 1 : 0;
 }
+
+struct loaded_search {
+    const char **paths;
+    const char **sonames;
+    long capacity;
+    long count;
+};
+
+static int list_loaded(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct loaded_search *search = data;
+    const char *soname = NULL;
+    for (ElfW(Half) index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *segment = &info->dlpi_phdr[index];
+        if (segment->p_type != PT_DYNAMIC) continue;
+        const ElfW(Dyn) *entries = (const ElfW(Dyn) *)(info->dlpi_addr + segment->p_vaddr);
+        const char *strings = NULL;
+        ElfW(Xword) name = 0;
+        int hasName = 0;
+        for (const ElfW(Dyn) *entry = entries; entry->d_tag != DT_NULL; entry++) {
+            if (entry->d_tag == DT_STRTAB) {
+                // As in dynamic_linker_needed: relocated in place, or relative to the base.
+                ElfW(Addr) address = entry->d_un.d_ptr;
+                strings = (const char *)(address < info->dlpi_addr ? info->dlpi_addr + address : address);
+            } else if (entry->d_tag == DT_SONAME) {
+                name = entry->d_un.d_val;
+                hasName = 1;
+            }
+        }
+        if (strings != NULL && hasName) soname = strings + name;
+    }
+    if (search->count < search->capacity) {
+        search->paths[search->count] = info->dlpi_name;
+        search->sonames[search->count] = soname;
+    }
+    search->count++;
+    return 0;
+}
+
+long dynamic_linker_loaded(const char **paths, const char **sonames, long capacity) {
+    struct loaded_search search = { paths, sonames, capacity, 0 };
+    dl_iterate_phdr(list_loaded, &search);
+    return search.count;
+}

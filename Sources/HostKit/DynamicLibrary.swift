@@ -9,13 +9,22 @@ struct DynamicLibrary: @unchecked Sendable {
     let path: String
     private let handle: UnsafeMutableRawPointer
 
-    /// Opens `path`, which must be absolute (a bare name would search the system's library path).
-    static func open(_ path: String) throws(PluginLoadError) -> DynamicLibrary {
+    /// Opens `path`, which must be absolute (a bare name would search the system's library path)
+    /// and real: its ELF headers are checked first, and so is every library the loader would newly
+    /// map with it (``LibraryClosure``), trusted unless `allowUntrustedLibraries`. If the loader then
+    /// mapped a file that was not checked, the library is refused before anything of it is called.
+    static func open(_ path: String, allowUntrustedLibraries: Bool = false) throws(PluginLoadError) -> DynamicLibrary {
         guard path.hasPrefix("/") else { throw .notFound(path: path) }
-        try ELFCheck.validate(path)
+        let dynamic = try ELFCheck.validate(path)
+        let closure = try LibraryClosure(plugin: path, dynamic: dynamic, allowUntrusted: allowUntrustedLibraries)
         _ = dlerror()
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             throw .notASharedLibrary(path: path, reason: lastError().map(SwiftDemangle.explain) ?? "unknown dlopen error")
+        }
+        if let unchecked = closure.unchecked(allowing: path).first {
+            throw .libraryRefused(path: path, library: String(unchecked.split(separator: "/").last ?? ""), file: unchecked,
+                                  reason: "the dynamic linker mapped it, but it is not a file that was checked (replaced "
+                                  + "since, or found where this host does not look), so the plugin was not called")
         }
         return DynamicLibrary(path: path, handle: handle)
     }

@@ -10,6 +10,9 @@ enum ELFCheck {
     private static let elfMagic: [UInt8] = [0x7F, 0x45, 0x4C, 0x46]
     private static let typeSharedObject: UInt16 = 3
     private static let segmentLoad: UInt32 = 1
+    private static let segmentDynamic: UInt32 = 2
+    private static let tagNeeded: UInt64 = 1, tagStrtab: UInt64 = 5, tagStrsz: UInt64 = 10, tagSoname: UInt64 = 14
+    private static let tagRpath: UInt64 = 15, tagRunpath: UInt64 = 29
     private static let headerSize = 64
     private static let programHeaderSize = 56
     private static let sectionHeaderSize = 64
@@ -22,8 +25,22 @@ enum ELFCheck {
     private static let machine: UInt16 = 0
     #endif
 
-    /// Throws why `path` cannot be a loadable shared library here, or returns if it may be.
-    static func validate(_ path: String) throws(PluginLoadError) {
+    /// What the dynamic linker reads of a library's dynamic section to find the libraries it links.
+    struct DynamicSection: Equatable {
+        /// The `DT_NEEDED` names, in order.
+        var needed: [String] = []
+        /// The `DT_RPATH` folders (searched only when there is no `DT_RUNPATH`), `$ORIGIN` unexpanded.
+        var rpath: [String] = []
+        /// The `DT_RUNPATH` folders, `$ORIGIN` unexpanded; `nil` if the library has none.
+        var runpath: [String]?
+        /// The `DT_SONAME`, if any.
+        var soname: String?
+    }
+
+    /// Throws why `path` cannot be a loadable shared library here; if it may be, returns the parts of
+    /// its dynamic section that say which libraries it links and where they are looked for.
+    @discardableResult
+    static func validate(_ path: String) throws(PluginLoadError) -> DynamicSection {
         let fail = { (reason: String) in PluginLoadError.notASharedLibrary(path: path, reason: reason) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw fail("cannot open: \(String(cString: strerror(errno)))") }
@@ -48,6 +65,19 @@ enum ELFCheck {
         let tableOffset = Int(rawTableOffset)
         let table = read(descriptor, offset: tableOffset, count: entrySize * count)
         guard table.count == entrySize * count else { throw fail("truncated: cannot read the program headers") }
+        var loads: [(address: UInt64, offset: UInt64, length: UInt64)] = []
+        var dynamic: (offset: UInt64, length: UInt64)?
+        for index in 0..<count {
+            let base = index * entrySize
+            switch integer(table, base, UInt32.self) {
+            case segmentLoad:
+                loads.append((integer(table, base + 16, UInt64.self), integer(table, base + 8, UInt64.self),
+                              integer(table, base + 32, UInt64.self)))
+            case segmentDynamic:
+                dynamic = (integer(table, base + 8, UInt64.self), integer(table, base + 32, UInt64.self))
+            default: break
+            }
+        }
         for index in 0..<count {
             let base = index * entrySize
             guard integer(table, base, UInt32.self) == segmentLoad else { continue }
@@ -69,6 +99,56 @@ enum ELFCheck {
                 throw fail("truncated or damaged: its section headers end at byte \(end) but the file has \(size) bytes")
             }
         }
+        guard let dynamic else { return DynamicSection() }
+        guard let section = dynamicSection(descriptor, at: dynamic, fileSize: size, loads: loads) else {
+            throw fail("damaged: its dynamic section, or the strings it names, lie outside the file")
+        }
+        return section
+    }
+
+    /// The dynamic section at `dynamic` (file offset and size), its strings found through the
+    /// loadable segments (`DT_STRTAB` is an address); `nil` if any of it lies outside the file.
+    private static func dynamicSection(_ descriptor: Int32, at dynamic: (offset: UInt64, length: UInt64), fileSize: Int,
+                                       loads: [(address: UInt64, offset: UInt64, length: UInt64)]) -> DynamicSection? {
+        let entrySize: UInt64 = 16
+        guard dynamic.offset <= UInt64(fileSize), dynamic.length <= UInt64(fileSize) - dynamic.offset,
+              dynamic.length <= 1 << 20 else { return nil }
+        let bytes = read(descriptor, offset: Int(dynamic.offset), count: Int(dynamic.length / entrySize * entrySize))
+        var names: [(tag: UInt64, offset: UInt64)] = []
+        var stringsAddress: UInt64?, stringsLength: UInt64?
+        for entry in stride(from: 0, to: bytes.count, by: Int(entrySize)) {
+            let tag = integer(bytes, entry, UInt64.self), value = integer(bytes, entry + 8, UInt64.self)
+            if tag == 0 { break }  // DT_NULL ends the section
+            switch tag {
+            case tagNeeded, tagSoname, tagRpath, tagRunpath: names.append((tag, value))
+            case tagStrtab: stringsAddress = value
+            case tagStrsz: stringsLength = value
+            default: break
+            }
+        }
+        guard !names.isEmpty else { return DynamicSection() }
+        // The string table's file offset: the segment that maps its address.
+        guard let stringsAddress, let stringsLength else { return nil }
+        let strings = (address: stringsAddress, length: stringsLength)
+        guard strings.length <= 1 << 20,
+              let segment = loads.first(where: { strings.address >= $0.address && strings.address - $0.address < $0.length }),
+              strings.length <= segment.length - (strings.address - segment.address) else { return nil }
+        let offset = segment.offset + (strings.address - segment.address)
+        guard offset <= UInt64(fileSize), strings.length <= UInt64(fileSize) - offset else { return nil }
+        let table = read(descriptor, offset: Int(offset), count: Int(strings.length))
+        guard table.count == Int(strings.length) else { return nil }
+        var section = DynamicSection()
+        for (tag, start) in names {
+            guard start < strings.length else { return nil }
+            let text = String(decoding: table[Int(start)...].prefix { $0 != 0 }, as: UTF8.self)
+            switch tag {
+            case tagNeeded: section.needed.append(text)
+            case tagSoname: section.soname = text
+            case tagRpath: section.rpath += text.split(separator: ":").map(String.init)
+            default: section.runpath = (section.runpath ?? []) + text.split(separator: ":").map(String.init)
+            }
+        }
+        return section
     }
 
     /// The strings of the `.comment` section of the ELF file at `path`: `nil` if the file is not a

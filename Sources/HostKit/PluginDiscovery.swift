@@ -38,6 +38,9 @@ public struct PluginCandidate: Sendable, Hashable {
     public let path: String
     /// The canonical path: absolute, with no symlink, `.` or `..`.
     public let realPath: String
+    /// Whether the libraries the plugin links may be files others could change, as the discovery
+    /// that found it allows for the plugin itself.
+    var allowUntrusted = false
 }
 
 /// Turns sources into candidate files, each once, and says what was wrong with the rest.
@@ -101,7 +104,7 @@ public struct PluginDiscovery: Sendable {
             return .failure(.untrusted(path: path, reason: reason))
         }
         if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real) { return .failure(mismatch) }
-        return .success(PluginCandidate(path: path, realPath: real))
+        return .success(PluginCandidate(path: path, realPath: real, allowUntrusted: allowUntrusted))
     }
 
     /// Every `*.so` in a directory, sorted by name.

@@ -21,6 +21,10 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     case compilerMismatch(path: String, plugin: String, host: String)
     /// `dlopen` refused the file; `reason` is what `dlerror` said.
     case notASharedLibrary(path: String, reason: String)
+    /// A shared library the plugin links, which the dynamic linker would map with it, is missing or
+    /// refused: `file` is where the linker would find it (`nil` if nowhere), `reason` why. Checked
+    /// before `dlopen`, as the plugin file itself is.
+    case libraryRefused(path: String, library: String, file: String?, reason: String)
     /// The library has no plugin entry symbol.
     case missingEntrySymbol(path: String, symbol: String)
     /// The library's entry symbol is not a function of its own (it is data, say): never called.
@@ -64,6 +68,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case let .notFound(path), let .emptySearchPath(path), let .unusablePath(path, _), let .notARegularFile(path, _), let .untrusted(path, _),
              let .notASharedLibrary(path, _), let .missingEntrySymbol(path, _), let .entryReturnedNothing(path),
+             let .libraryRefused(path, _, _, _),
              let .entryNotAFunction(path, _, _),
              let .compilerMismatch(path, _, _),
              let .badMagic(path, _), let .unsupportedHeader(path, _), let .malformedHeader(path, _),
@@ -93,6 +98,9 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
             "\(path): built by another compiler than this host (plugin: \(plugin); host: \(host)); "
                 + "--allow-other-compiler loads it anyway"
         case let .notASharedLibrary(path, reason): "\(path): cannot be loaded: \(reason)"
+        case let .libraryRefused(path, library, file?, reason):
+            "\(path): not loaded, the library it links \(library) (\(file)) is refused: \(reason)"
+        case let .libraryRefused(path, library, nil, reason): "\(path): not loaded, the library it links \(library) is \(reason)"
         case let .missingEntrySymbol(path, symbol): "\(path): not a plugin, no entry symbol '\(symbol)'"
         case let .entryNotAFunction(path, symbol, reason):
             "\(path): its entry symbol '\(symbol)' is not a function of its own, so it was not called: \(reason)"

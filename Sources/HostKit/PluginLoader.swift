@@ -42,7 +42,7 @@ enum PluginLoader {
     static func load(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
         if let known = opened.withLock({ $0[candidate.realPath] }) { return known }
         // dlopen runs the library's initializers: done outside the lock, then the first result wins.
-        let result = Result { () throws(PluginLoadError) in try open(candidate.realPath) }
+        let result = Result { () throws(PluginLoadError) in try open(candidate) }
         return opened.withLock { opened in
             if let known = opened[candidate.realPath] { return known }
             opened[candidate.realPath] = result
@@ -59,7 +59,7 @@ enum PluginLoader {
             return PluginInspection(path: candidate.realPath, plugin: plugin, refusal: nil)
         case let .failure(refusal):
             guard case .incompatibleLibraries = refusal,
-                  let (library, header) = try? header(candidate.realPath),
+                  let (library, header) = try? header(candidate),
                   let descriptor = try? header.checkedDescriptor(path: candidate.realPath) else {
                 return PluginInspection(path: candidate.realPath, plugin: nil, refusal: refusal)
             }
@@ -70,8 +70,9 @@ enum PluginLoader {
     }
 
     /// Opens the file and reads the header its entry returns.
-    private static func header(_ path: String) throws(PluginLoadError) -> (DynamicLibrary, PluginHeader) {
-        let library = try DynamicLibrary.open(path)
+    private static func header(_ candidate: PluginCandidate) throws(PluginLoadError) -> (DynamicLibrary, PluginHeader) {
+        let path = candidate.realPath
+        let library = try DynamicLibrary.open(path, allowUntrustedLibraries: candidate.allowUntrusted)
         guard let symbol = library.symbol(PluginABI.entrySymbol) else {
             throw .missingEntrySymbol(path: path, symbol: PluginABI.entrySymbol)
         }
@@ -92,8 +93,9 @@ enum PluginLoader {
         return (library, try PluginHeader.read(raw, path: path))
     }
 
-    private static func open(_ path: String) throws(PluginLoadError) -> LoadedPlugin {
-        let (library, header) = try header(path)
+    private static func open(_ candidate: PluginCandidate) throws(PluginLoadError) -> LoadedPlugin {
+        let path = candidate.realPath
+        let (library, header) = try header(candidate)
         let needed = library.neededLibraries()
         let mismatches = LibraryCheck.mismatches(recorded: header.libraries, in: library, needed: needed)
         guard mismatches.isEmpty else { throw .incompatibleLibraries(path: path, mismatches: mismatches) }

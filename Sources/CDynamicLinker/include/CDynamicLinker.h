@@ -20,4 +20,11 @@ long dynamic_linker_needed(void *_Nonnull handle, const char *_Nullable *_Nonnul
 /// none), -2 if the handle's link map cannot be read.
 int dynamic_linker_function_kind(void *_Nonnull handle, const void *_Nonnull address);
 
+/// Writes the path (as the dynamic loader knows it; "" for the program itself and the vDSO) and the
+/// DT_SONAME (or NULL) of up to `capacity` of the objects loaded now into `paths` and `sonames`;
+/// returns how many are loaded. The strings stay valid while those objects are loaded; a caller reads
+/// them before it loads or unloads anything.
+long dynamic_linker_loaded(const char *_Nullable *_Nonnull paths, const char *_Nullable *_Nonnull sonames,
+                           long capacity);
+
 #endif

@@ -1,0 +1,188 @@
+import CDynamicLinker
+import Foundation
+@_spi(HostKit) import PluginAPI
+
+/// The shared libraries the dynamic linker would newly map for a plugin, found as it finds them and
+/// checked before `dlopen` as the plugin itself was: the whole path trusted (``PathTrust``, unless
+/// untrusted files are allowed), a regular file (a pipe would hang the loader), ELF headers that fit
+/// the file (a truncated one would kill the process with SIGBUS inside the loader).
+///
+/// The search follows glibc's order for each library that links another (ld.so(8)): its `DT_RPATH`
+/// when it has no `DT_RUNPATH`, `LD_LIBRARY_PATH`, its `DT_RUNPATH`, the folders of
+/// `/etc/ld.so.conf`, then `/lib` and `/usr/lib` (with their multiarch folders); `$ORIGIN` is the
+/// folder of the library's real path. A name that a loaded object already answers to (its file name
+/// or `DT_SONAME`) maps nothing new. After `dlopen`, ``unchecked(allowing:)`` says whether the
+/// loader mapped any file that was not checked (one replaced in between, or a search this model
+/// got wrong): the plugin is then refused before its entry runs.
+struct LibraryClosure {
+    /// What was loaded when the closure was computed: file names, sonames and real paths.
+    let loaded: LoadedObjects
+    /// The libraries to be newly mapped, by real path, deepest first.
+    private(set) var libraries: [String] = []
+    private var names: Set<String> = []
+    private let allowUntrusted: Bool
+
+    /// Finds and checks every library the plugin at `path` (whose dynamic section is `dynamic`) would
+    /// newly map. Throws ``PluginLoadError/libraryRefused(path:library:file:reason:)`` for the first
+    /// one that is missing or refused.
+    init(plugin path: String, dynamic: ELFCheck.DynamicSection, allowUntrusted: Bool) throws(PluginLoadError) {
+        loaded = LoadedObjects.now()
+        self.allowUntrusted = allowUntrusted
+        names = loaded.names
+        try visit(path, dynamic: dynamic, plugin: path)
+    }
+
+    private mutating func visit(_ object: String, dynamic: ELFCheck.DynamicSection, plugin: String) throws(PluginLoadError) {
+        let origin = String(object[..<(object.lastIndex(of: "/") ?? object.startIndex)])
+        for name in dynamic.needed where !names.contains(name) {
+            names.insert(name)
+            guard let found = Self.find(name, origin: origin, dynamic: dynamic) else {
+                throw .libraryRefused(path: plugin, library: name, file: nil, reason:
+                    "not found where the dynamic linker looks for it (\(Self.describeSearch(origin: origin, dynamic: dynamic))): "
+                    + "ship it beside the plugin")
+            }
+            let refuse = { (reason: String) in PluginLoadError.libraryRefused(path: plugin, library: name, file: found, reason: reason) }
+            guard let real = Self.realPath(found) else { throw refuse("its real path cannot be read: \(String(cString: strerror(errno)))") }
+            if loaded.realPaths.contains(real) || libraries.contains(real) { continue }
+            guard let status = FileStatus(real), status.isRegularFile else {
+                throw refuse("not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
+            }
+            if !allowUntrusted, let reason = PathTrust.problem(found) { throw refuse(reason) }
+            let linked: ELFCheck.DynamicSection
+            do {
+                linked = try ELFCheck.validate(real)
+            } catch {
+                guard case let .notASharedLibrary(_, reason) = error else { throw refuse(error.description) }
+                throw refuse(reason)
+            }
+            if let soname = linked.soname { names.insert(soname) }
+            try visit(real, dynamic: linked, plugin: plugin)
+            libraries.append(real)
+        }
+    }
+
+    /// The files the loader mapped since `before` that are neither `allowed` (the plugin) nor a
+    /// library of this closure: a file that was not checked.
+    func unchecked(allowing allowed: String) -> [String] {
+        LoadedObjects.now().realPaths.subtracting(loaded.realPaths)
+            .filter { $0 != allowed && !libraries.contains($0) }.sorted()
+    }
+
+    /// Where the loader finds `name` for an object in `origin` with `dynamic`, or `nil`.
+    private static func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection) -> String? {
+        if name.contains("/") { return FileStatus(name) == nil ? nil : name }
+        return folders(origin: origin, dynamic: dynamic).lazy.map { "\($0)/\(name)" }.first { FileStatus($0) != nil }
+    }
+
+    /// The folders searched for a library linked by an object in `origin`, in glibc's order.
+    private static func folders(origin: String, dynamic: ELFCheck.DynamicSection) -> [String] {
+        let expand = { (folder: String) in
+            folder.replacing("${ORIGIN}", with: origin).replacing("$ORIGIN", with: origin)
+        }
+        return (dynamic.runpath == nil ? dynamic.rpath.map(expand) : []) + libraryPath
+            + (dynamic.runpath ?? []).map(expand) + systemFolders
+    }
+
+    private static func describeSearch(origin: String, dynamic: ELFCheck.DynamicSection) -> String {
+        let own = (dynamic.runpath ?? dynamic.rpath).map { "'\($0)'" }
+        return (own.isEmpty ? "no run path" : "run path \(own.joined(separator: ", "))")
+            + (libraryPath.isEmpty ? "" : ", LD_LIBRARY_PATH") + ", the system's folders"
+    }
+
+    /// `LD_LIBRARY_PATH`, read once: the loader read it when the process started.
+    private static let libraryPath: [String] = {
+        guard let value = getenv("LD_LIBRARY_PATH") else { return [] }
+        return String(cString: value).split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+    }()
+
+    /// The folders of `/etc/ld.so.conf` (and the files it includes), then the default ones.
+    private static let systemFolders: [String] = {
+        var folders: [String] = []
+        var files = ["/etc/ld.so.conf"]
+        var seen: Set<String> = []
+        while let file = files.popLast() {
+            guard seen.insert(file).inserted, let text = readText(file) else { continue }
+            for raw in text.split(separator: "\n") {
+                let line = raw.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
+                if line.hasPrefix("include ") {
+                    files += expand(glob: String(line.dropFirst(8)).trimmingCharacters(in: .whitespaces)).reversed()
+                } else if line.hasPrefix("/") {
+                    folders.append(line)
+                }
+            }
+        }
+        #if arch(x86_64)
+        let triple = "x86_64-linux-gnu"
+        #else
+        let triple = "aarch64-linux-gnu"
+        #endif
+        return folders + ["/lib/\(triple)", "/usr/lib/\(triple)", "/lib", "/usr/lib"]
+    }()
+
+    private static func readText(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes += buffer.prefix(count)
+            if bytes.count > 1 << 20 { return nil }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func expand(glob pattern: String) -> [String] {
+        var result = glob_t()
+        defer { globfree(&result) }
+        guard glob(pattern, 0, nil, &result) == 0 else { return [] }
+        return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }.sorted()
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
+
+/// The objects the dynamic loader has mapped, as one look at its list saw them.
+struct LoadedObjects {
+    /// The names a library is linked by that these objects answer to: file names and sonames.
+    let names: Set<String>
+    /// The real paths of their files.
+    let realPaths: Set<String>
+
+    static func now() -> LoadedObjects {
+        var paths = [UnsafePointer<CChar>?](repeating: nil, count: 256)
+        var sonames = [UnsafePointer<CChar>?](repeating: nil, count: 256)
+        var count = dynamic_linker_loaded(&paths, &sonames, paths.count)
+        if count > paths.count {
+            paths = [UnsafePointer<CChar>?](repeating: nil, count: count + 64)
+            sonames = [UnsafePointer<CChar>?](repeating: nil, count: count + 64)
+            count = min(dynamic_linker_loaded(&paths, &sonames, paths.count), paths.count)
+        }
+        var names: Set<String> = []
+        var realPaths: Set<String> = []
+        for index in 0..<count {
+            if let soname = sonames[index] { names.insert(String(cString: soname)) }
+            guard let raw = paths[index], raw.pointee != 0 else { continue }
+            let path = String(cString: raw)
+            names.insert(String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]))
+            realPaths.insert(realPath(of: path))
+        }
+        return LoadedObjects(names: names, realPaths: realPaths)
+    }
+
+    /// The real path of each loaded object's path, resolved once: a loaded object stays where it
+    /// was mapped from (nothing is unloaded), and a load looks at the list twice per plugin.
+    private static let resolved = Lock<[String: String]>([:])
+
+    private static func realPath(of path: String) -> String {
+        if let known = resolved.withLock({ $0[path] }) { return known }
+        let real = LibraryClosure.realPath(path) ?? path
+        resolved.withLock { $0[path] = real }
+        return real
+    }
+}
