@@ -101,7 +101,7 @@ struct LibraryClosure {
         var files = ["/etc/ld.so.conf"]
         var seen: Set<String> = []
         while let file = files.popLast() {
-            guard seen.insert(file).inserted, let text = readText(file) else { continue }
+            guard seen.insert(file).inserted, let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
             for raw in text.split(separator: "\n") {
                 let line = raw.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
                 if line.hasPrefix("include ") {
@@ -118,20 +118,6 @@ struct LibraryClosure {
         #endif
         return folders + ["/lib/\(triple)", "/usr/lib/\(triple)", "/lib", "/usr/lib"]
     }()
-
-    private static func readText(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer.prefix(count)
-            if bytes.count > 1 << 20 { return nil }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 
     private static func expand(glob pattern: String) -> [String] {
         var result = glob_t()
