@@ -42,6 +42,10 @@ router.get("/plugins") { _, _ in
     return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
 }
 
+// The server's own routes, `METHOD path` (read after the last one is added): a plugin that claims one
+// of them is refused.
+let serverRoutes = router.routes.map { "\($0.method) \($0.path)" }
+
 struct Introspection: Encodable {
     let plugins: [String]
     let slots: [[String: String]]
@@ -51,8 +55,17 @@ struct Introspection: Encodable {
 struct RouteInstaller: Service {
     func run() async throws {
         _ = await plugins.loaded()
-        let installed = routes.install(from: host.locator)
-        logger.info("serving plugin routes", metadata: ["routes": "\(installed.joined(separator: ", "))"])
+        let installed = routes.install(from: host.locator, serverRoutes: serverRoutes)
+        for refusal in installed.refused {
+            logger.error("plugin route refused: served already", metadata: [
+                "route": "\(refusal.route)", "plugin": "\(refusal.plugin)", "slot": "\(refusal.slot)",
+                "servedBy": "\(refusal.servedBy)",
+            ])
+        }
+        for (slot, plugin, error) in installed.unusable {
+            logger.error("plugin route unusable", metadata: ["slot": "\(slot)", "plugin": "\(plugin)", "error": "\(error)"])
+        }
+        logger.info("serving plugin routes", metadata: ["routes": "\(installed.routes.joined(separator: ", "))"])
         try? await gracefulShutdown()
     }
 }
