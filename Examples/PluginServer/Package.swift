@@ -24,6 +24,7 @@ func plugin(_ name: String, in folder: String = "Sources", also: [Target.Depende
 let plugins = [plugin("HelloRoutePlugin", also: ["HelloRoute"]), plugin("CounterPlugin"), plugin("VisitsRoutePlugin")] + [
     // Misbehaving route plugins the tests load beside the good ones (inert unless PLUGIN_SERVER_FIXTURES is set).
     plugin("FixtureConflictRoutes", in: "Tests/PluginFixtures"),
+    plugin("FixtureBlockingRoute", in: "Tests/PluginFixtures"),
 ]
 
 let package = Package(

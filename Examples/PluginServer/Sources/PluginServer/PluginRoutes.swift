@@ -4,9 +4,26 @@ import RouteContracts
 import Synchronization
 
 /// The routes the plugins contributed, by `METHOD path`: set once the plugins are loaded, then read
-/// by every request.
+/// by every request. Each plugin's handlers run on threads of that plugin's own (``HandlerThreads``).
 final class PluginRoutes: Sendable {
-    private let table = Mutex<[String: any RouteHandler]?>(nil)
+    /// A plugin's route: its handler, and the threads it runs on.
+    struct Route: Sendable {
+        let handler: any RouteHandler
+        /// The slot's origin: the plugin's name.
+        let plugin: String
+        let threads: HandlerThreads
+    }
+
+    /// How long a request waits for a plugin's handler before it is answered 503.
+    let handlerTimeout: Duration
+    /// Threads per plugin: as many of its requests may block at once before the next ones wait.
+    private let threadsPerPlugin: Int
+    private let table = Mutex<[String: Route]?>(nil)
+
+    init(handlerTimeout: Duration, threadsPerPlugin: Int = 4) {
+        self.handlerTimeout = handlerTimeout
+        self.threadsPerPlugin = threadsPerPlugin
+    }
 
     /// A route a plugin claimed that the server or another plugin serves already.
     struct Refusal {
@@ -36,7 +53,8 @@ final class PluginRoutes: Sendable {
         let handlerType = String(reflecting: (any RouteHandler).self)
         var servedBy: [String: String] = [:]
         for route in serverRoutes { servedBy[Self.normalized(route)] = "the server" }
-        var routes: [String: any RouteHandler] = [:]
+        var routes: [String: Route] = [:]
+        var threads: [String: HandlerThreads] = [:]
         var installation = Installation()
         for slot in locator.slots where slot.serviceType == handlerType {
             let plugin = slot.origin ?? "(no plugin)"
@@ -53,7 +71,9 @@ final class PluginRoutes: Sendable {
                 continue
             }
             servedBy[Self.normalized(route)] = plugin
-            routes[route] = handler
+            let pluginThreads = threads[plugin] ?? HandlerThreads(count: threadsPerPlugin, maxWaiting: 16 * threadsPerPlugin)
+            threads[plugin] = pluginThreads
+            routes[route] = Route(handler: handler, plugin: plugin, threads: pluginThreads)
         }
         table.withLock { $0 = routes }
         installation.routes = routes.keys.sorted()
@@ -67,8 +87,8 @@ final class PluginRoutes: Sendable {
         return "\(method) /\(segments.joined(separator: "/"))"
     }
 
-    /// The handler for `method` `path`; nil before the plugins are loaded, or if none has it.
-    func handler(method: String, path: String) -> (any RouteHandler)?? {
+    /// The route for `method` `path`; nil before the plugins are loaded, or if none has it.
+    func route(method: String, path: String) -> Route?? {
         table.withLock { table in table.map { $0["\(method) \(path)"] } }
     }
 }
@@ -79,9 +99,24 @@ struct PluginRouteMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        switch routes.handler(method: request.method.rawValue, path: request.uri.path) {
-        case let handler??:
-            return try await Response(handler.handle(RouteRequest(request)))
+        switch routes.route(method: request.method.rawValue, path: request.uri.path) {
+        case let route??:
+            switch await route.threads.call(route.handler, RouteRequest(request), timeout: routes.handlerTimeout) {
+            case let .answered(response):
+                return Response(response)
+            case let .failed(error):
+                throw error
+            case .timedOut:
+                context.logger.warning("plugin route timed out", metadata: [
+                    "route": "\(request.method) \(request.uri.path)", "plugin": "\(route.plugin)",
+                ])
+                return Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "plugin route timed out\n")))
+            case .busy:
+                context.logger.warning("plugin route busy: its threads are taken", metadata: [
+                    "route": "\(request.method) \(request.uri.path)", "plugin": "\(route.plugin)",
+                ])
+                return Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "plugin route busy\n")))
+            }
         case .some(nil):
             return try await next(request, context)
         case nil:

@@ -79,6 +79,45 @@ import Testing
         #expect(server.terminationReason == .exit && server.terminationStatus == 0)
     }
 
+    @Test(.timeLimit(.minutes(2)))
+    func aBlockingPluginHandlerTimesOutWith503AndTheOtherRoutesKeepAnswering() async throws {
+        let folder = try pluginFolder(["HelloRoutePlugin", "FixtureBlockingRoute"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, log, base) = try await startServer(plugins: folder, ["--handler-timeout", "1"])
+        defer { if server.isRunning { server.terminate() } }
+
+        // More handlers blocking at once than the blocking plugin has threads (4), and than this machine
+        // has cores (the width of Swift's cooperative pool, where they used to run).
+        let blocking = max(6, ProcessInfo.processInfo.activeProcessorCount + 2)
+        let sent = ContinuousClock.now
+        let curls = try (0..<blocking).map { index in
+            try start("/usr/bin/curl", ["-s", "--max-time", "30", "-w", "\n%{http_code}", "\(base)/block"],
+                      log: folder.appendingPathComponent("block-\(index).log"))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let expected: [(path: String, body: String?)] =
+            [("/compiled/hello?name=Bo", "Hello, Bo!\n"), ("/plugins", nil), ("/hello?name=Ada", "Hello, Ada!\n")]
+        for (path, body) in expected {
+            let asked = ContinuousClock.now
+            let answer = try await get("\(base)\(path)")
+            let took = ContinuousClock.now - asked
+            #expect(answer.status == 200 && (body == nil || answer.body == body), "\(path): \(answer)")
+            #expect(took < .seconds(1), "\(path) took \(took) while /block handlers block")
+        }
+        for curl in curls { try await waitForExit(curl, atMost: .seconds(40)) }
+        let answered = ContinuousClock.now - sent
+        for index in 0..<blocking {
+            let answer = try String(contentsOf: folder.appendingPathComponent("block-\(index).log"), encoding: .utf8)
+            #expect(answer == "plugin route timed out\n\n503", "\(answer)")
+        }
+        #expect(answered < .seconds(8), "answered after the 1 s timeout, not after the 10 s handler: \(answered)")
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.filter { $0.hasSuffix("plugin route timed out") && $0.contains("plugin=fixture-blocking-route") }.count == blocking)
+        kill(server.processIdentifier, SIGTERM)
+        try await waitForExit(server)
+        #expect(server.terminationReason == .exit && server.terminationStatus == 0)
+    }
+
     /// A new folder holding lib<name>.so of each of `plugins`, and the libraries they link.
     private func pluginFolder(_ plugins: [String]) throws -> URL {
         let files = FileManager.default
