@@ -16,12 +16,16 @@ let contracts = Target.Dependency.product(name: "RouteContracts", package: "Rout
 
 /// A route plugin: a dynamic library the server opens as lib<Name>.so; it links PluginAPI and the
 /// route contracts, never Hummingbird.
-func plugin(_ name: String, also: [Target.Dependency] = []) -> (Product, Target) {
+func plugin(_ name: String, in folder: String = "Sources", also: [Target.Dependency] = []) -> (Product, Target) {
     (.library(name: name, type: .dynamic, targets: [name]),
-     .target(name: name, dependencies: [pluginAPI, contracts] + also, swiftSettings: swift6))
+     .target(name: name, dependencies: [pluginAPI, contracts] + also, path: "\(folder)/\(name)", swiftSettings: swift6))
 }
 
-let plugins = [plugin("HelloRoutePlugin", also: ["HelloRoute"]), plugin("CounterPlugin"), plugin("VisitsRoutePlugin")]
+let plugins = [plugin("HelloRoutePlugin", also: ["HelloRoute"]), plugin("CounterPlugin"), plugin("VisitsRoutePlugin")] + [
+    // Misbehaving route plugins the tests load beside the good ones (inert unless PLUGIN_SERVER_FIXTURES is set).
+    plugin("FixtureConflictRoutes", in: "Tests/PluginFixtures"),
+    plugin("FixtureBlockingRoute", in: "Tests/PluginFixtures"),
+]
 
 let package = Package(
     name: "PluginServer",

@@ -7,18 +7,23 @@ import PluginHostLifecycle
 import RouteContracts
 import ServiceLifecycle
 
-// plugin-server [--host 127.0.0.1] [--port 8080] [--plugins PATH]...
+// plugin-server [--host 127.0.0.1] [--port 8080] [--handler-timeout 5] [--plugins PATH]...
 // Loads the route plugins from PATH (a folder of *.so, or a file) at start-up, serves their routes, and
 // on SIGTERM or SIGINT finishes the requests in flight, then shuts the plugins down in reverse order.
-var address = "127.0.0.1", port = 8080, paths: [String] = []
+// Each plugin's route handlers run on a few threads of that plugin's own (HandlerThreads), so one that
+// blocks stops neither the server's routes nor the other plugins'; a request its plugin's handler has
+// not answered within --handler-timeout seconds (10 ms to a day) is answered 503.
+var address = "127.0.0.1", port = 8080, paths: [String] = [], handlerTimeout = 5.0
 var arguments = CommandLine.arguments.dropFirst()
 while let word = arguments.popFirst() {
     switch (word, arguments.popFirst()) {
     case let ("--host", value?): address = value
     case let ("--port", value?) where Int(value) != nil: port = Int(value) ?? port
     case let ("--plugins", value?): paths.append(value)
+    case let ("--handler-timeout", value?) where Double(value).map((0.01...86_400).contains) == true:
+        handlerTimeout = Double(value) ?? handlerTimeout
     default:
-        FileHandle.standardError.write(Data("usage: plugin-server [--host ADDRESS] [--port N] [--plugins PATH]...\n".utf8))
+        FileHandle.standardError.write(Data("usage: plugin-server [--host ADDRESS] [--port N] [--handler-timeout SECONDS] [--plugins PATH]...\n".utf8))
         exit(2)
     }
 }
@@ -26,7 +31,7 @@ while let word = arguments.popFirst() {
 let logger = Logger(label: "plugin-server")
 let host = PluginHost()
 let plugins = PluginHostService(host: host, sources: paths.map(PluginSource.path), logger: logger)
-let routes = PluginRoutes()
+let routes = PluginRoutes(handlerTimeout: .seconds(handlerTimeout))
 
 let router = Router()
 router.add(middleware: PluginRouteMiddleware(routes: routes))
@@ -42,6 +47,10 @@ router.get("/plugins") { _, _ in
     return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
 }
 
+// The server's own routes, `METHOD path` (read after the last one is added): a plugin that claims one
+// of them is refused.
+let serverRoutes = router.routes.map { "\($0.method) \($0.path)" }
+
 struct Introspection: Encodable {
     let plugins: [String]
     let slots: [[String: String]]
@@ -51,8 +60,17 @@ struct Introspection: Encodable {
 struct RouteInstaller: Service {
     func run() async throws {
         _ = await plugins.loaded()
-        let installed = routes.install(from: host.locator)
-        logger.info("serving plugin routes", metadata: ["routes": "\(installed.joined(separator: ", "))"])
+        let installed = routes.install(from: host.locator, serverRoutes: serverRoutes)
+        for refusal in installed.refused {
+            logger.error("plugin route refused: served already", metadata: [
+                "route": "\(refusal.route)", "plugin": "\(refusal.plugin)", "slot": "\(refusal.slot)",
+                "servedBy": "\(refusal.servedBy)",
+            ])
+        }
+        for (slot, plugin, error) in installed.unusable {
+            logger.error("plugin route unusable", metadata: ["slot": "\(slot)", "plugin": "\(plugin)", "error": "\(error)"])
+        }
+        logger.info("serving plugin routes", metadata: ["routes": "\(installed.routes.joined(separator: ", "))"])
         try? await gracefulShutdown()
     }
 }
