@@ -19,7 +19,11 @@ struct LibraryClosure {
     let loaded: LoadedObjects
     /// The libraries to be newly mapped, by real path, deepest first.
     private(set) var libraries: [String] = []
+    /// The names a library is linked by that the loader will find something for: loaded ones, and
+    /// those this closure looked up.
     private var names: Set<String> = []
+    /// The names this closure looked up: what the plugin's `dlopen` may newly map.
+    private var sought: Set<String> = []
     private let allowUntrusted: Bool
 
     /// Finds and checks every library the plugin at `path` (whose dynamic section is `dynamic`) would
@@ -36,6 +40,7 @@ struct LibraryClosure {
         let origin = String(object[..<(object.lastIndex(of: "/") ?? object.startIndex)])
         for name in dynamic.needed where !names.contains(name) {
             names.insert(name)
+            sought.insert(name)
             guard let found = Self.find(name, origin: origin, dynamic: dynamic) else {
                 throw .libraryRefused(path: plugin, library: name, file: nil, reason:
                     "not found where the dynamic linker looks for it (\(Self.describeSearch(origin: origin, dynamic: dynamic))): "
@@ -43,7 +48,7 @@ struct LibraryClosure {
             }
             let refuse = { (reason: String) in PluginLoadError.libraryRefused(path: plugin, library: name, file: found, reason: reason) }
             guard let real = Self.realPath(found) else { throw refuse("its real path cannot be read: \(String(cString: strerror(errno)))") }
-            if loaded.realPaths.contains(real) || libraries.contains(real) { continue }
+            if loaded.objects[real] != nil || libraries.contains(real) { continue }
             guard let status = FileStatus(real), status.isRegularFile else {
                 throw refuse("not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
             }
@@ -61,11 +66,13 @@ struct LibraryClosure {
         }
     }
 
-    /// The files the loader mapped since `before` that are neither `allowed` (the plugin) nor a
-    /// library of this closure: a file that was not checked.
+    /// The files the loader mapped since the closure was computed, under a name the closure looked
+    /// for, that are neither `allowed` (the plugin) nor one of its checked libraries: a file that was
+    /// not checked. (Objects mapped meanwhile under other names are another thread's loads.)
     func unchecked(allowing allowed: String) -> [String] {
-        LoadedObjects.now().realPaths.subtracting(loaded.realPaths)
-            .filter { $0 != allowed && !libraries.contains($0) }.sorted()
+        LoadedObjects.now().objects.filter { real, answersTo in
+            loaded.objects[real] == nil && real != allowed && !libraries.contains(real) && !answersTo.isDisjoint(with: sought)
+        }.keys.sorted()
     }
 
     /// Where the loader finds `name` for an object in `origin` with `dynamic`, or `nil`.
@@ -135,10 +142,11 @@ struct LibraryClosure {
 
 /// The objects the dynamic loader has mapped, as one look at its list saw them.
 struct LoadedObjects {
-    /// The names a library is linked by that these objects answer to: file names and sonames.
-    let names: Set<String>
-    /// The real paths of their files.
-    let realPaths: Set<String>
+    /// Each object's real path, and the names a library is linked by that it answers to: its file
+    /// name and its soname.
+    let objects: [String: Set<String>]
+    /// Every name some object answers to.
+    var names: Set<String> { objects.values.reduce(into: []) { $0.formUnion($1) } }
 
     static func now() -> LoadedObjects {
         var paths = [UnsafePointer<CChar>?](repeating: nil, count: 256)
@@ -149,16 +157,15 @@ struct LoadedObjects {
             sonames = [UnsafePointer<CChar>?](repeating: nil, count: count + 64)
             count = min(dynamic_linker_loaded(&paths, &sonames, paths.count), paths.count)
         }
-        var names: Set<String> = []
-        var realPaths: Set<String> = []
+        var objects: [String: Set<String>] = [:]
         for index in 0..<count {
-            if let soname = sonames[index] { names.insert(String(cString: soname)) }
             guard let raw = paths[index], raw.pointee != 0 else { continue }
             let path = String(cString: raw)
-            names.insert(String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]))
-            realPaths.insert(realPath(of: path))
+            var names: Set<String> = [String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])]
+            if let soname = sonames[index] { names.insert(String(cString: soname)) }
+            objects[realPath(of: path), default: []].formUnion(names)
         }
-        return LoadedObjects(names: names, realPaths: realPaths)
+        return LoadedObjects(objects: objects)
     }
 
     /// The real path of each loaded object's path, resolved once: a loaded object stays where it
