@@ -8,6 +8,9 @@ struct DynamicLibrary: @unchecked Sendable {
     // @unchecked: the handle is an opaque token that dlsym accepts from any thread.
     let path: String
     private let handle: UnsafeMutableRawPointer
+    /// The names of the Swift runtime's libraries (those beside `libswiftCore.so`) loaded before this
+    /// one: no plugin records their versions, so they are not asked for one.
+    let runtimeLibraries: Set<String>
 
     /// Opens `path`, which must be absolute (a bare name would search the system's library path)
     /// and real: its ELF headers are checked first, and so is every library the loader would newly
@@ -26,7 +29,7 @@ struct DynamicLibrary: @unchecked Sendable {
                                   reason: "the dynamic linker mapped it, but it is not a file that was checked (replaced "
                                   + "since, or found where this host does not look), so the plugin was not called")
         }
-        return DynamicLibrary(path: path, handle: handle)
+        return DynamicLibrary(path: path, handle: handle, runtimeLibraries: closure.loaded.namesBeside("libswiftCore.so"))
     }
 
     /// The address of `symbol`, or `nil` if the library does not define it.

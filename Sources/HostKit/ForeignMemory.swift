@@ -1,40 +1,56 @@
 import Glibc
+@_spi(HostKit) import PluginAPI
 
 /// Reads memory a plugin points the host at without dereferencing it: the kernel copies the bytes
 /// (a `write` from there into a pipe, then a `read` back), so an address the process cannot read
 /// yields fewer bytes, or none, never a signal.
 ///
 /// Invariant: ``bytes(at:count:)`` only hands the address to `write(2)`, which checks it, and never
-/// loads from it. At most 4096 bytes per call, well under an empty pipe's capacity, so the write
-/// cannot block. ``cString(at:maximumLength:)`` loads directly, but only from pages whose first byte
-/// the kernel could read (readability is a property of a whole page), and never past the NUL: a
-/// string is read without touching the bytes after it, which may belong to nobody (AddressSanitizer
-/// checks the whole range given to `write`).
+/// loads from it. At most 4096 bytes per call (PIPE_BUF: written whole or up to the first unreadable
+/// byte, and well under an empty pipe's capacity, so the write cannot block), and every byte written
+/// is read back before the lock is let go, so the one pipe of the process is empty between calls.
+/// ``cString(at:maximumLength:)`` loads directly, but only from pages whose first byte the kernel
+/// could read (readability is a property of a whole page), and never past the NUL: a string is read
+/// without touching the bytes after it, which may belong to nobody (AddressSanitizer checks the
+/// whole range given to `write`).
 enum ForeignMemory {
     /// The most bytes one call copies.
     static let maximumCount = 4096
+
+    /// One pipe for the process, made on first use and used under the lock: a pipe per read cost two
+    /// file descriptors and four more system calls each time (a header read makes a dozen reads).
+    /// Close-on-exec, so the probe children never inherit it.
+    private static let channel = Lock<(read: Int32, write: Int32)?>({
+        var ends: [Int32] = [-1, -1]
+        // (Glibc's module lacks pipe2: a child forked between these two calls holds a pipe nobody waits on.)
+        guard pipe(&ends) == 0 else { return nil }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        return (ends[0], ends[1])
+    }())
 
     /// The readable prefix of the `count` bytes at `address` (all of them, unless the range runs into
     /// memory the process cannot read). Empty if the first byte is unreadable or no pipe can be made.
     static func bytes(at address: UnsafeRawPointer, count: Int) -> [UInt8] {
         let count = min(count, maximumCount)
         guard count > 0 else { return [] }
-        var ends: [Int32] = [-1, -1]
-        // (Glibc's module lacks pipe2; the ends are closed before this returns, and a child forked
-        // meanwhile only holds a pipe nobody waits on.)
-        guard pipe(&ends) == 0 else { return [] }
-        defer {
-            close(ends[0])
-            close(ends[1])
+        return channel.withLock { ends in
+            guard let ends else { return [] }
+            // EFAULT for an unreadable first byte; a shorter count where the range becomes unreadable.
+            let written = write(ends.write, address, count)
+            guard written > 0 else { return [] }
+            var copy = [UInt8](repeating: 0, count: written)
+            var got = 0
+            while got < written {
+                let step = copy.withUnsafeMutableBytes { buffer in
+                    buffer.baseAddress.map { read(ends.read, $0 + got, written - got) } ?? -1
+                }
+                if step < 0 && errno == EINTR { continue }
+                guard step > 0 else { return [] }
+                got += step
+            }
+            return copy
         }
-        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
-        // EFAULT for an unreadable first byte; a shorter count where the range becomes unreadable.
-        let written = write(ends[1], address, count)
-        guard written > 0 else { return [] }
-        var copy = [UInt8](repeating: 0, count: written)
-        let got = copy.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, written) }
-        return got == written ? copy : []
     }
 
     /// The bytes of the NUL-terminated string at `address`, without the NUL, or `nil` if a page it

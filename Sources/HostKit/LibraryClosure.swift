@@ -148,6 +148,14 @@ struct LoadedObjects {
     /// Every name some object answers to.
     var names: Set<String> { objects.values.reduce(into: []) { $0.formUnion($1) } }
 
+    /// The names the objects in the folder of the one answering to `name` answer to: for
+    /// `libswiftCore.so`, the Swift runtime's libraries, which report no library version.
+    func namesBeside(_ name: String) -> Set<String> {
+        let folder = { (path: String) in path[..<(path.lastIndex(of: "/") ?? path.startIndex)] }
+        guard let anchor = objects.first(where: { $0.value.contains(name) })?.key else { return [] }
+        return objects.filter { folder($0.key) == folder(anchor) }.values.reduce(into: []) { $0.formUnion($1) }
+    }
+
     static func now() -> LoadedObjects {
         var paths = [UnsafePointer<CChar>?](repeating: nil, count: 256)
         var sonames = [UnsafePointer<CChar>?](repeating: nil, count: 256)

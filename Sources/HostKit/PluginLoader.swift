@@ -8,7 +8,8 @@ public struct LoadedPlugin: Sendable {
     public let descriptor: PluginDescriptor
     /// The libraries the plugin was compiled against, as its header records them: PluginAPI first.
     public let libraries: [LibraryVersion]
-    /// The file names of the shared libraries the plugin links (its `DT_NEEDED` entries).
+    /// The file names of the shared libraries the plugin links (its `DT_NEEDED` entries), but for the
+    /// Swift runtime's own.
     public internal(set) var linkedLibraries: [String] = []
     /// The plugin's metadata.
     public var metadata: PluginMetadata { descriptor.metadata }
@@ -96,7 +97,9 @@ enum PluginLoader {
     private static func open(_ candidate: PluginCandidate) throws(PluginLoadError) -> LoadedPlugin {
         let path = candidate.realPath
         let (library, header) = try header(candidate)
-        let needed = library.neededLibraries()
+        // The runtime's own libraries report no version: asking each would search the plugin's
+        // whole scope for a symbol that is not there (most of the version check's cost).
+        let needed = library.neededLibraries()?.filter { !library.runtimeLibraries.contains($0) }
         let mismatches = LibraryCheck.mismatches(recorded: header.libraries, in: library, needed: needed)
         guard mismatches.isEmpty else { throw .incompatibleLibraries(path: path, mismatches: mismatches) }
         // Only now, with the header and every library version checked, is the Swift part touched.
