@@ -20,10 +20,15 @@ enum CompilerIdentity {
     /// The toolchain line of the file at `path`.
     static func read(_ path: String) -> Reading {
         // A file that is no loadable shared library is the ELF check's to refuse, with its reason.
-        do { try ELFCheck.validate(path) } catch { return .notELF }
+        guard let file = try? ELFCheck.read(path) else { return .notELF }
+        return read(file)
+    }
+
+    /// The toolchain line of a file the ELF check read.
+    static func read(_ file: ELFCheck.Reading) -> Reading {
         // A valid library whose sections cannot be read (an offset past the end, a section far too
         // large) names no toolchain: refused, so that damaging them does not skip the check.
-        guard let strings = ELFCheck.commentStrings(path) else { return .unknown }
+        guard let strings = file.comment else { return .unknown }
         guard let line = strings.first(where: { $0.hasPrefix("clang version ") || $0.hasPrefix("Swift version ") }) else {
             return .unknown
         }
@@ -40,9 +45,9 @@ enum CompilerIdentity {
     /// Why the plugin at `path` was not built by the host's toolchain, or `nil` if it was (or if the
     /// host names no toolchain, or the file is no library for the ELF check to refuse). This catches
     /// mistakes, not forgers: whoever writes a file can write the host's line into it.
-    static func mismatch(_ path: String) -> PluginLoadError? {
+    static func mismatch(_ path: String, _ file: ELFCheck.Reading) -> PluginLoadError? {
         guard let host else { return nil }
-        switch read(path) {
+        switch read(file) {
         case .notELF: return nil
         case .unknown: return .compilerMismatch(path: path, plugin: "no compiler named in its .comment section", host: host)
         case let .toolchain(line): return line == host ? nil : .compilerMismatch(path: path, plugin: line, host: host)

@@ -13,12 +13,15 @@ struct DynamicLibrary: @unchecked Sendable {
     let runtimeLibraries: Set<String>
 
     /// Opens `path`, which must be absolute (a bare name would search the system's library path)
-    /// and real: its ELF headers are checked first, and so is every library the loader would newly
-    /// map with it (``LibraryClosure``), trusted unless `allowUntrustedLibraries`. If the loader then
-    /// mapped a file that was not checked, the library is refused before anything of it is called.
-    static func open(_ path: String, allowUntrustedLibraries: Bool = false) throws(PluginLoadError) -> DynamicLibrary {
+    /// and real: its ELF headers are checked first (unless discovery read them: then `dynamic`), and
+    /// so is every library the loader would newly map with it (``LibraryClosure``), trusted unless
+    /// `allowUntrustedLibraries`. If the loader then mapped a file that was not checked, the library
+    /// is refused before anything of it is called.
+    static func open(_ path: String, dynamic known: ELFCheck.DynamicSection? = nil,
+                     allowUntrustedLibraries: Bool = false) throws(PluginLoadError) -> DynamicLibrary {
         guard path.hasPrefix("/") else { throw .notFound(path: path) }
-        let dynamic = try ELFCheck.validate(path)
+        let dynamic: ELFCheck.DynamicSection
+        if let known { dynamic = known } else { dynamic = try ELFCheck.validate(path) }
         let closure = try LibraryClosure(plugin: path, dynamic: dynamic, allowUntrusted: allowUntrustedLibraries)
         _ = dlerror()
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {

@@ -26,7 +26,7 @@ enum ELFCheck {
     #endif
 
     /// What the dynamic linker reads of a library's dynamic section to find the libraries it links.
-    struct DynamicSection: Equatable {
+    struct DynamicSection: Hashable, Sendable {
         /// The `DT_NEEDED` names, in order.
         var needed: [String] = []
         /// The `DT_RPATH` folders (searched only when there is no `DT_RUNPATH`), `$ORIGIN` unexpanded.
@@ -37,10 +37,23 @@ enum ELFCheck {
         var soname: String?
     }
 
+    /// What one reading of a file that may be loaded says: its dynamic section, and the strings of
+    /// its `.comment` section (`nil` if its sections cannot be read, `[]` if it has none).
+    struct Reading {
+        let dynamic: DynamicSection
+        let comment: [String]?
+    }
+
     /// Throws why `path` cannot be a loadable shared library here; if it may be, returns the parts of
     /// its dynamic section that say which libraries it links and where they are looked for.
     @discardableResult
     static func validate(_ path: String) throws(PluginLoadError) -> DynamicSection {
+        try read(path, comment: false).dynamic
+    }
+
+    /// ``validate(_:)`` and the `.comment` strings, from one opening of the file: what discovery
+    /// needs of a plugin file before `dlopen` (the compiler check reads the comment).
+    static func read(_ path: String, comment: Bool = true) throws(PluginLoadError) -> Reading {
         let fail = { (reason: String) in PluginLoadError.notASharedLibrary(path: path, reason: reason) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw fail("cannot open: \(String(cString: strerror(errno)))") }
@@ -99,11 +112,12 @@ enum ELFCheck {
                 throw fail("truncated or damaged: its section headers end at byte \(end) but the file has \(size) bytes")
             }
         }
-        guard let dynamic else { return DynamicSection() }
+        let strings = comment ? commentStrings(descriptor, fileSize: size, header: header) : nil
+        guard let dynamic else { return Reading(dynamic: DynamicSection(), comment: strings) }
         guard let section = dynamicSection(descriptor, at: dynamic, fileSize: size, loads: loads) else {
             throw fail("damaged: its dynamic section, or the strings it names, lie outside the file")
         }
-        return section
+        return Reading(dynamic: section, comment: strings)
     }
 
     /// The dynamic section at `dynamic` (file offset and size), its strings found through the
@@ -151,13 +165,12 @@ enum ELFCheck {
         return section
     }
 
-    /// The strings of the `.comment` section of the ELF file at `path`: `nil` if the file is not a
-    /// readable 64-bit ELF file, `[]` if it has no such section.
-    static func commentStrings(_ path: String) -> [String]? {
-        withSections(path) { sections in
-            guard let index = sections.index(named: ".comment") else { return [] }
-            return sections.contents(index, limit: 1 << 16).map { $0.split(separator: 0).map { String(decoding: $0, as: UTF8.self) } }
-        }
+    /// The strings of the `.comment` section of the open ELF file: `nil` if its sections cannot be
+    /// read, `[]` if it has no such section.
+    private static func commentStrings(_ descriptor: Int32, fileSize: Int, header: [UInt8]) -> [String]? {
+        guard let sections = Sections(descriptor, fileSize: fileSize, header: header) else { return nil }
+        guard let index = sections.index(named: ".comment") else { return [] }
+        return sections.contents(index, limit: 1 << 16).map { $0.split(separator: 0).map { String(decoding: $0, as: UTF8.self) } }
     }
 
     /// The section headers of an ELF file, each offset and size checked against the file before it is
@@ -170,6 +183,27 @@ enum ELFCheck {
         let count: Int
         /// The section names' string table, read once the table is known.
         var names: [UInt8] = []
+
+        /// The section headers of the open file whose ELF header is `header`; `nil` if they, or the
+        /// names' table, do not lie in the file.
+        init?(_ descriptor: Int32, fileSize: Int, header: [UInt8]) {
+            let tableOffset = integer(header, 40, UInt64.self)
+            let entrySize = Int(integer(header, 58, UInt16.self))
+            let count = Int(integer(header, 60, UInt16.self))
+            let namesIndex = Int(integer(header, 62, UInt16.self))
+            guard entrySize >= sectionHeaderSize, count > 0, namesIndex < count, tableOffset <= UInt64(fileSize),
+                  count <= (fileSize - Int(tableOffset)) / entrySize
+            else { return nil }
+            let table = read(descriptor, offset: Int(tableOffset), count: entrySize * count)
+            guard table.count == entrySize * count else { return nil }
+            self.descriptor = descriptor
+            self.fileSize = fileSize
+            self.table = table
+            self.entrySize = entrySize
+            self.count = count
+            guard let names = contents(namesIndex, limit: 1 << 20) else { return nil }
+            self.names = names
+        }
 
         /// The bytes of section `index`, if it exists, lies in the file and is not larger than `limit`.
         func contents(_ index: Int, limit: Int) -> [UInt8]? {
@@ -189,32 +223,6 @@ enum ELFCheck {
                 return offset < names.count && names[offset...].starts(with: wanted)
             }
         }
-    }
-
-    /// `body` applied to the section headers of the ELF file at `path`; `nil` if it is no readable
-    /// 64-bit little-endian ELF file.
-    private static func withSections<T>(_ path: String, _ body: (Sections) -> T?) -> T? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
-        let size = Int(info.st_size)
-        let header = read(descriptor, offset: 0, count: headerSize)
-        guard header.count == headerSize, Array(header[0..<4]) == elfMagic, header[4] == 2, header[5] == 1 else { return nil }
-        let tableOffset = integer(header, 40, UInt64.self)
-        let entrySize = Int(integer(header, 58, UInt16.self))
-        let count = Int(integer(header, 60, UInt16.self))
-        let namesIndex = Int(integer(header, 62, UInt16.self))
-        guard entrySize >= sectionHeaderSize, count > 0, namesIndex < count, tableOffset <= UInt64(size),
-              count <= (size - Int(tableOffset)) / entrySize
-        else { return nil }
-        let table = read(descriptor, offset: Int(tableOffset), count: entrySize * count)
-        guard table.count == entrySize * count else { return nil }
-        var sections = Sections(descriptor: descriptor, fileSize: size, table: table, entrySize: entrySize, count: count)
-        guard let names = sections.contents(namesIndex, limit: 1 << 20) else { return nil }
-        sections.names = names
-        return body(sections)
     }
 
     private static func read(_ descriptor: Int32, offset: Int, count: Int) -> [UInt8] {

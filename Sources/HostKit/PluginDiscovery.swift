@@ -41,6 +41,8 @@ public struct PluginCandidate: Sendable, Hashable {
     /// Whether the libraries the plugin links may be files others could change, as the discovery
     /// that found it allows for the plugin itself.
     var allowUntrusted = false
+    /// What the ELF check read of the file's dynamic section when discovery found it.
+    var dynamic: ELFCheck.DynamicSection?
 }
 
 /// Turns sources into candidate files, each once, and says what was wrong with the rest.
@@ -103,8 +105,15 @@ public struct PluginDiscovery: Sendable {
         if !allowUntrusted, let reason = PathTrust.problem(path) {
             return .failure(.untrusted(path: path, reason: reason))
         }
-        if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real) { return .failure(mismatch) }
-        return .success(PluginCandidate(path: path, realPath: real, allowUntrusted: allowUntrusted))
+        // Read once, here: the headers checked, the toolchain named, the libraries it links listed.
+        let file: ELFCheck.Reading
+        do {
+            file = try ELFCheck.read(real)
+        } catch {
+            return .failure(error)
+        }
+        if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real, file) { return .failure(mismatch) }
+        return .success(PluginCandidate(path: path, realPath: real, allowUntrusted: allowUntrusted, dynamic: file.dynamic))
     }
 
     /// Every `*.so` in a directory, sorted by name.

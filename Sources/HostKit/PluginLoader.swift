@@ -73,7 +73,7 @@ enum PluginLoader {
     /// Opens the file and reads the header its entry returns.
     private static func header(_ candidate: PluginCandidate) throws(PluginLoadError) -> (DynamicLibrary, PluginHeader) {
         let path = candidate.realPath
-        let library = try DynamicLibrary.open(path, allowUntrustedLibraries: candidate.allowUntrusted)
+        let library = try DynamicLibrary.open(path, dynamic: candidate.dynamic, allowUntrustedLibraries: candidate.allowUntrusted)
         guard let symbol = library.symbol(PluginABI.entrySymbol) else {
             throw .missingEntrySymbol(path: path, symbol: PluginABI.entrySymbol)
         }
