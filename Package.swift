@@ -39,6 +39,8 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureDeepChain", in: "Tests/PluginFixtures", contracts: false),
     // Declares a plain key and registers it as a slot with parameters.
     plugin("FixtureWrongShape", in: "Tests/PluginFixtures", contracts: false),
+    // Declares a plain key and registers it with an async factory.
+    plugin("FixtureUndeclaredAsync", in: "Tests/PluginFixtures", contracts: false),
     // Lies in its header's pointers as HOSTKIT_FIXTURE_FORGE says (a test runs it in a `host` child).
     plugin("FixtureForgedHeader", in: "Tests/PluginFixtures", contracts: false),
     // Names, keys, a service and an error made of escape sequences and newlines, to be printed escaped.

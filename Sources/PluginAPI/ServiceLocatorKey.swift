@@ -20,10 +20,21 @@ public protocol ServiceLocatorKey: Sendable {
     /// Both defaults are right; a key type never implements it. (A requirement, not a cast: a plugin's
     /// metadata declares many keys, and a conformance lookup per key cost about 1,400 instructions.)
     static var paramsMetatype: Any.Type? { get }
+
+    /// True if the key names a slot whose factory is `async` (``AsyncSlotKey``, `key.async`): what a
+    /// plugin declares in its metadata, so that a host refuses a slot of the other kind at load.
+    /// The default, `false`, is right for every other key type.
+    static var isAsync: Bool { get }
 }
 
 extension ServiceLocatorKey {
     public static var paramsMetatype: Any.Type? { nil }
+    public static var isAsync: Bool { false }
+
+    /// This key, declared as naming a slot whose factory is `async`: list it so in a plugin's
+    /// metadata (`provides: [Keys.archive.async]`), and the host refuses a module that registers it
+    /// with a plain factory, or a requirement met by a plain slot, and the other way round.
+    public var async: AsyncSlotKey<Self> { AsyncSlotKey(self) }
 
     public func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R {
         try body(storeKey)
@@ -76,4 +87,27 @@ public struct ServiceLocatorParamsEasyKey<Service: Sendable, Params>: ServiceLoc
     public init(name: String) {
         storeKey = name
     }
+}
+
+/// A key declared as naming a slot whose factory is `async`: ``ServiceLocatorKey/async`` of another
+/// key, with its store key, service and parameters types. Get its service with
+/// ``ServiceLocator/tryServiceAsync(key:)``, with this key or the one it wraps.
+public struct AsyncSlotKey<Key: ServiceLocatorKey>: ServiceLocatorKey {
+    public typealias Service = Key.Service
+    /// The key it declares async.
+    public let key: Key
+
+    /// `key`, declared async.
+    public init(_ key: Key) {
+        self.key = key
+    }
+
+    public var storeKey: String { key.storeKey }
+
+    public func withStoreKey<R>(_ body: (borrowing String) throws -> R) rethrows -> R {
+        try key.withStoreKey(body)
+    }
+
+    public static var paramsMetatype: Any.Type? { Key.paramsMetatype }
+    public static var isAsync: Bool { true }
 }

@@ -45,8 +45,9 @@ public struct ServiceSlotInfo: @unchecked Sendable, Hashable, CustomStringConver
         return "'\(key)': \(Self.signature(serviceType, params: paramsType)) [\(isAsync ? "async " : "")\(mode)]" + (origin.map { " from \($0)" } ?? "")
     }
 
-    /// `Type`, or `(Params) -> Type` for a slot with parameters: how listings and errors write a slot's types.
-    static func signature(_ service: String, params: String?) -> String {
-        (params.map { "(\($0)) -> " } ?? "") + service
+    /// `Type`, or `(Params) -> Type` for a slot with parameters, `async` before it for an async slot:
+    /// how listings and errors write a slot's types.
+    static func signature(_ service: String, params: String?, isAsync: Bool = false) -> String {
+        (isAsync ? "async " : "") + (params.map { "(\($0)) -> " } ?? "") + service
     }
 }

@@ -127,6 +127,15 @@ import Testing
             plugin: "fixture-wrong-shape",
             reason: "key 'fixture.shape': the slot holds (Swift.Int) -> Swift.String, Swift.String is declared"))
         #expect(host.locator.slotInfo(forKey: "fixture.shape") == nil)
+
+        // The same for a plain key registered with an async factory, and a requirement declared
+        // plain that meets an async slot (the notes plugin declares its archive `.async`).
+        let async = host.load([.file(BuiltPlugins.path("FixtureUndeclaredAsync")), .file(BuiltPlugins.path("NotesPlugin"))])
+        #expect(async.error(for: "fixture-undeclared-async") == .registrationFailed(
+            plugin: "fixture-undeclared-async",
+            reason: "key 'fixture.undeclared-async': the slot holds async Swift.Int, Swift.Int is declared"))
+        #expect(async.loadedNames == ["notes"])
+        #expect(host.locator.slotInfo(forKey: SampleKeys.archive.storeKey)?.isAsync == true)
     }
 
     @Test func errorMessagesNameTheFileAndTheCause() throws {

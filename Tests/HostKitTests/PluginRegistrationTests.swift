@@ -66,6 +66,27 @@ import Testing
         #expect(locator.slots.map(\.key) == ["clock"])
     }
 
+    /// Whether a slot is async is part of its shape: a requirement declared plain is refused by an
+    /// async slot, and one declared `.async` is met by it.
+    @Test func aRequirementDeclaredPlainIsRefusedByAnAsyncSlot() throws {
+        let locator = ServiceLocator()
+        let connection = ServiceLocatorEasyKey<Int>(name: "connection")
+        try locator.addAsyncService(key: connection, mode: .lazy) { 1 }
+        let plain = PluginMetadata(name: "keys", version: "1", provides: [ServiceLocatorEasyKey<Int>(name: "a")],
+                                   requires: [connection])
+        let (_, refused) = register(plain, adding: ["a"], into: locator)
+        guard case let .failure(error) = refused else {
+            Issue.record("expected a refusal, got \(refused)")
+            return
+        }
+        #expect(error.description == "plugin 'keys': requires key 'connection' (provided by 'host'), "
+            + "but the slot holds async Swift.Int, Swift.Int is declared")
+        let async = PluginMetadata(name: "keys", version: "1", provides: [ServiceLocatorEasyKey<Int>(name: "a")],
+                                   requires: [connection.async])
+        let (_, accepted) = register(async, adding: ["a"], into: locator)
+        #expect((try? accepted.get()) != nil, "\(accepted)")
+    }
+
     /// A key with parameters declares their type too.
     @Test func aRequirementWithOtherParametersIsRefusedNamingBoth() throws {
         let locator = ServiceLocator()

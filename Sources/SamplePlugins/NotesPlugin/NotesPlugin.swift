@@ -9,7 +9,7 @@ struct NotesPlugin: Plugin {
     static let metadata = PluginMetadata(
         name: "notes", version: "1.0.0",
         provides: [SampleKeys.requestID, SampleKeys.notebook, SampleKeys.journal,
-                   SampleKeys.archive])
+                   SampleKeys.archive.async])
 
     /// The journal lives as long as the plugin: opened by `start`, closed by `shutdown`.
     let journal = FileJournal(path: FileJournal.defaultPath)

@@ -6,7 +6,7 @@ import PluginAPI
 /// gave its verdict as soon as the module returned passed it, and the host then died.
 struct AsyncCrashPlugin: Plugin {
     static let connection = ServiceLocatorEasyKey<Int>(name: "fixture.async-crash")
-    static let metadata = PluginMetadata(name: "fixture-async-crash", version: "1.0.0", provides: [connection])
+    static let metadata = PluginMetadata(name: "fixture-async-crash", version: "1.0.0", provides: [connection.async])
 
     func registerServices(in registrar: ModuleRegistrar) throws {
         try registrar.addAsyncService(key: Self.connection, mode: .atOne) {
