@@ -9,10 +9,13 @@ let package = Package(
         .library(name: "PluginAPI", type: .dynamic, targets: ["PluginAPI"]),
     ],
     targets: [
+        // The one C function PluginAPI needs: where the thread's stack stands (StackMark.swift).
+        .target(name: "CStackPosition", path: "CStackPosition"),
         .target(
             name: "PluginAPI",
+            dependencies: ["CStackPosition"],
             path: ".",
-            exclude: ["Package.swift"],
+            exclude: ["Package.swift", "CStackPosition"],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-enable-library-evolution"])]
         ),
     ]

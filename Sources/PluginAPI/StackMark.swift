@@ -1,3 +1,4 @@
+internal import CStackPosition
 import Glibc
 
 /// Where a thread's stack stood when it began making the outermost service of a resolution path, so
@@ -5,7 +6,7 @@ import Glibc
 /// named error (``ServiceLocatorError/resolutionTooDeep(key:depth:)``) instead of a crash.
 ///
 /// Stacks grow down on every platform Swift runs on: the bytes a path has used are its base minus
-/// the address of a local variable now. A mark belongs to one thread; a task started inside a
+/// where the stack stands now (`stack_position`, in the C target `CStackPosition`). A mark belongs to one thread; a task started inside a
 /// factory, on another thread, begins a mark of its own.
 struct StackMark: Sendable {
     let base: UInt
@@ -36,10 +37,9 @@ struct StackMark: Sendable {
         return base > now && base - now > Self.budget
     }
 
-    /// The address of a local variable of the caller's frame: near the top of the stack.
-    @inline(never)
+    /// Where this thread's stack stands: the frame address of a C function called from here (the
+    /// address of a Swift local would not do: AddressSanitizer moves locals to side stacks).
     private static func address() -> UInt {
-        var local: UInt8 = 0
-        return withUnsafeMutablePointer(to: &local) { UInt(bitPattern: $0) }
+        UInt(stack_position())
     }
 }
