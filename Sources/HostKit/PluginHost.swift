@@ -228,10 +228,10 @@ public final class PluginHost: Sendable {
         var started: [StartedPlugin] = []
         var dropped: [(plugin: LoadedPlugin, error: PluginLoadError)] = []
         var failed = FailedProviders()
+        let stopping = { self.shutdownsPending.withLock { $0 > 0 } }
         for (plugin, handle) in plugins {
             let meta = plugin.metadata
             let error: PluginLoadError?
-            let stopping = { self.shutdownsPending.withLock { $0 > 0 } }
             if let missing = failed.missingRequirement(of: meta, failedTo: "start") {
                 error = missing
             } else if stopping() {
