@@ -73,14 +73,23 @@ import Testing
         return work
     }
 
-    /// Copies the `.swift` files of the package folder `source` (its manifest included, not its build)
-    /// to `destination`, each through `edit`.
+    /// Copies the package folder `source` (its manifest, its sources and their subfolders, such as a
+    /// C target's, not its build or hidden files) to `destination`, each `.swift` file through `edit`.
     private func copySwiftPackage(from source: URL, to destination: URL, edit: (String) throws -> String) throws {
         let files = FileManager.default
         try files.createDirectory(at: destination, withIntermediateDirectories: true)
-        for name in try files.contentsOfDirectory(atPath: source.path) where name.hasSuffix(".swift") {
-            let text = try String(contentsOf: source.appendingPathComponent(name), encoding: .utf8)
-            try edit(text).write(to: destination.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        for name in try files.contentsOfDirectory(atPath: source.path) where !name.hasPrefix(".") {
+            let from = source.appendingPathComponent(name), to = destination.appendingPathComponent(name)
+            var isFolder: ObjCBool = false
+            guard files.fileExists(atPath: from.path, isDirectory: &isFolder) else { continue }
+            if isFolder.boolValue {
+                try copySwiftPackage(from: from, to: to, edit: edit)
+            } else if name.hasSuffix(".swift") {
+                let text = try String(contentsOf: from, encoding: .utf8)
+                try edit(text).write(to: to, atomically: true, encoding: .utf8)
+            } else {
+                try files.copyItem(at: from, to: to)
+            }
         }
     }
 
