@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "CDynamicLinker.h"
@@ -76,17 +77,25 @@ struct loaded_search {
     const char **paths;
     const char **sonames;
     long capacity;
+    long skip;
     long count;
+    unsigned long long adds;
+    unsigned long long subs;
 };
 
 static int list_loaded(struct dl_phdr_info *info, size_t size, void *data) {
-    (void)size;
     struct loaded_search *search = data;
+    if (search->count == 0 && size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+        search->adds = info->dlpi_adds;
+        search->subs = info->dlpi_subs;
+    }
+    long index = search->count++;
+    if (index < search->skip || index - search->skip >= search->capacity) return 0;
     const char *soname = NULL;
-    for (ElfW(Half) index = 0; index < info->dlpi_phnum; index++) {
-        const ElfW(Phdr) *segment = &info->dlpi_phdr[index];
-        if (segment->p_type != PT_DYNAMIC) continue;
-        const ElfW(Dyn) *entries = (const ElfW(Dyn) *)(info->dlpi_addr + segment->p_vaddr);
+    for (ElfW(Half) segment = 0; segment < info->dlpi_phnum; segment++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[segment];
+        if (header->p_type != PT_DYNAMIC) continue;
+        const ElfW(Dyn) *entries = (const ElfW(Dyn) *)(info->dlpi_addr + header->p_vaddr);
         const char *strings = NULL;
         ElfW(Xword) name = 0;
         int hasName = 0;
@@ -102,16 +111,16 @@ static int list_loaded(struct dl_phdr_info *info, size_t size, void *data) {
         }
         if (strings != NULL && hasName) soname = strings + name;
     }
-    if (search->count < search->capacity) {
-        search->paths[search->count] = info->dlpi_name;
-        search->sonames[search->count] = soname;
-    }
-    search->count++;
+    search->paths[index - search->skip] = info->dlpi_name;
+    search->sonames[index - search->skip] = soname;
     return 0;
 }
 
-long dynamic_linker_loaded(const char **paths, const char **sonames, long capacity) {
-    struct loaded_search search = { paths, sonames, capacity, 0 };
+long dynamic_linker_loaded(const char **paths, const char **sonames, long capacity, long skip,
+                           unsigned long long *adds, unsigned long long *subs) {
+    struct loaded_search search = { paths, sonames, capacity, skip, 0, 0, 0 };
     dl_iterate_phdr(list_loaded, &search);
+    *adds = search.adds;
+    *subs = search.subs;
     return search.count;
 }

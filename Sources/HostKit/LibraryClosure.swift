@@ -19,11 +19,10 @@ struct LibraryClosure {
     let loaded: LoadedObjects
     /// The libraries to be newly mapped, by real path, deepest first.
     private(set) var libraries: [String] = []
-    /// The names a library is linked by that the loader will find something for: loaded ones, and
-    /// those this closure looked up.
-    private var names: Set<String> = []
     /// The names this closure looked up: what the plugin's `dlopen` may newly map.
     private var sought: Set<String> = []
+    /// The sonames of the libraries it found: names that will be answered once they are mapped.
+    private var sonames: Set<String> = []
     private let allowUntrusted: Bool
 
     /// Finds and checks every library the plugin at `path` (whose dynamic section is `dynamic`) would
@@ -32,14 +31,12 @@ struct LibraryClosure {
     init(plugin path: String, dynamic: ELFCheck.DynamicSection, allowUntrusted: Bool) throws(PluginLoadError) {
         loaded = LoadedObjects.now()
         self.allowUntrusted = allowUntrusted
-        names = loaded.names
         try visit(path, dynamic: dynamic, plugin: path)
     }
 
     private mutating func visit(_ object: String, dynamic: ELFCheck.DynamicSection, plugin: String) throws(PluginLoadError) {
         let origin = String(object[..<(object.lastIndex(of: "/") ?? object.startIndex)])
-        for name in dynamic.needed where !names.contains(name) {
-            names.insert(name)
+        for name in dynamic.needed where !loaded.names.contains(name) && !sought.contains(name) && !sonames.contains(name) {
             sought.insert(name)
             guard let found = Self.find(name, origin: origin, dynamic: dynamic) else {
                 throw .libraryRefused(path: plugin, library: name, file: nil, reason:
@@ -60,7 +57,7 @@ struct LibraryClosure {
                 guard case let .notASharedLibrary(_, reason) = error else { throw refuse(error.description) }
                 throw refuse(reason)
             }
-            if let soname = linked.soname { names.insert(soname) }
+            if let soname = linked.soname { sonames.insert(soname) }
             try visit(real, dynamic: linked, plugin: plugin)
             libraries.append(real)
         }
@@ -141,49 +138,66 @@ struct LibraryClosure {
 }
 
 /// The objects the dynamic loader has mapped, as one look at its list saw them.
-struct LoadedObjects {
+///
+/// Taken twice per plugin (before and after its `dlopen`), so it is kept for the process and brought
+/// up to date by reading only the objects added since (the loader appends to its list, and says how
+/// many objects were ever added and removed): a load of many plugins does not read the whole,
+/// growing list again and again.
+struct LoadedObjects: Sendable {
     /// Each object's real path, and the names a library is linked by that it answers to: its file
     /// name and its soname.
-    let objects: [String: Set<String>]
+    private(set) var objects: [String: Set<String>] = [:]
     /// Every name some object answers to.
-    var names: Set<String> { objects.values.reduce(into: []) { $0.formUnion($1) } }
+    private(set) var names: Set<String> = []
+    /// The names of the Swift runtime's libraries: those in the folder of `libswiftCore.so`, which
+    /// report no library version.
+    private(set) var runtimeLibraries: Set<String> = []
+    private var runtimeFolder: Substring?
+    /// The loader's list as read: its length and its counts of objects added and removed.
+    private var count = 0, adds: UInt64 = 0, subs: UInt64 = 0
 
-    /// The names the objects in the folder of the one answering to `name` answer to: for
-    /// `libswiftCore.so`, the Swift runtime's libraries, which report no library version.
-    func namesBeside(_ name: String) -> Set<String> {
-        let folder = { (path: String) in path[..<(path.lastIndex(of: "/") ?? path.startIndex)] }
-        guard let anchor = objects.first(where: { $0.value.contains(name) })?.key else { return [] }
-        return objects.filter { folder($0.key) == folder(anchor) }.values.reduce(into: []) { $0.formUnion($1) }
-    }
+    private static let latest = Lock(LoadedObjects())
 
+    /// The loader's list now.
     static func now() -> LoadedObjects {
-        var paths = [UnsafePointer<CChar>?](repeating: nil, count: 256)
-        var sonames = [UnsafePointer<CChar>?](repeating: nil, count: 256)
-        var count = dynamic_linker_loaded(&paths, &sonames, paths.count)
-        if count > paths.count {
-            paths = [UnsafePointer<CChar>?](repeating: nil, count: count + 64)
-            sonames = [UnsafePointer<CChar>?](repeating: nil, count: count + 64)
-            count = min(dynamic_linker_loaded(&paths, &sonames, paths.count), paths.count)
+        latest.withLock { latest in
+            latest.update()
+            return latest
         }
-        var objects: [String: Set<String>] = [:]
-        for index in 0..<count {
-            guard let raw = paths[index], raw.pointee != 0 else { continue }
-            let path = String(cString: raw)
-            var names: Set<String> = [String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])]
-            if let soname = sonames[index] { names.insert(String(cString: soname)) }
-            objects[realPath(of: path), default: []].formUnion(names)
-        }
-        return LoadedObjects(objects: objects)
     }
 
-    /// The real path of each loaded object's path, resolved once: a loaded object stays where it
-    /// was mapped from (nothing is unloaded), and a load looks at the list twice per plugin.
-    private static let resolved = Lock<[String: String]>([:])
+    private mutating func update() {
+        var paths = [UnsafePointer<CChar>?](repeating: nil, count: 64)
+        var sonames = [UnsafePointer<CChar>?](repeating: nil, count: 64)
+        var added: UInt64 = 0, removed: UInt64 = 0
+        // Objects removed (another library's dlclose) shift the list: read it again from the start.
+        _ = dynamic_linker_loaded(&paths, &sonames, 0, 0, &added, &removed)
+        if removed != subs || added == 0 { self = LoadedObjects() }
+        guard added != adds || added == 0 else { return }
+        while true {
+            let total = dynamic_linker_loaded(&paths, &sonames, paths.count, count, &added, &removed)
+            for index in 0..<max(0, min(total - count, paths.count)) { record(paths[index], sonames[index]) }
+            count = min(total, count + paths.count)
+            if count >= total { break }
+        }
+        (adds, subs) = (added, removed)
+    }
 
-    private static func realPath(of path: String) -> String {
-        if let known = resolved.withLock({ $0[path] }) { return known }
+    private mutating func record(_ rawPath: UnsafePointer<CChar>?, _ soname: UnsafePointer<CChar>?) {
+        guard let rawPath, rawPath.pointee != 0 else { return }
+        let path = String(cString: rawPath)
+        var answersTo: Set<String> = [String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])]
+        if let soname { answersTo.insert(String(cString: soname)) }
         let real = LibraryClosure.realPath(path) ?? path
-        resolved.withLock { $0[path] = real }
-        return real
+        let folder = real[..<(real.lastIndex(of: "/") ?? real.startIndex)]
+        objects[real, default: []].formUnion(answersTo)
+        names.formUnion(answersTo)
+        if runtimeFolder == nil, answersTo.contains("libswiftCore.so") {
+            runtimeFolder = folder
+            // Objects of that folder seen before it was known.
+            for (other, otherNames) in objects where other.hasPrefix(folder + "/") { runtimeLibraries.formUnion(otherNames) }
+        } else if folder == runtimeFolder {
+            runtimeLibraries.formUnion(answersTo)
+        }
     }
 }
