@@ -90,7 +90,9 @@ static int list_loaded(struct dl_phdr_info *info, size_t size, void *data) {
         search->subs = info->dlpi_subs;
     }
     long index = search->count++;
-    if (index < search->skip || index - search->skip >= search->capacity) return 0;
+    if (index < search->skip) return 0;
+    // Past what the caller wants: stop, unless it wants the whole count (a negative capacity).
+    if (index - search->skip >= search->capacity) return search->capacity >= 0;
     const char *soname = NULL;
     for (ElfW(Half) segment = 0; segment < info->dlpi_phnum; segment++) {
         const ElfW(Phdr) *header = &info->dlpi_phdr[segment];

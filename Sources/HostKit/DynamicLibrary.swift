@@ -32,7 +32,7 @@ struct DynamicLibrary: @unchecked Sendable {
                                   reason: "the dynamic linker mapped it, but it is not a file that was checked (replaced "
                                   + "since, or found where this host does not look), so the plugin was not called")
         }
-        return DynamicLibrary(path: path, handle: handle, runtimeLibraries: closure.loaded.runtimeLibraries)
+        return DynamicLibrary(path: path, handle: handle, runtimeLibraries: LoadedObjects.runtimeLibraries())
     }
 
     /// The address of `symbol`, or `nil` if the library does not define it.

@@ -15,8 +15,8 @@ import Foundation
 /// loader mapped any file that was not checked (one replaced in between, or a search this model
 /// got wrong): the plugin is then refused before its entry runs.
 struct LibraryClosure {
-    /// What was loaded when the closure was computed: file names, sonames and real paths.
-    let loaded: LoadedObjects
+    /// How many objects were loaded when the closure was computed: those after are new.
+    private let loadedBefore: Int
     /// The libraries to be newly mapped, by real path, deepest first.
     private(set) var libraries: [String] = []
     /// The names this closure looked up: what the plugin's `dlopen` may newly map.
@@ -29,14 +29,14 @@ struct LibraryClosure {
     /// newly map. Throws ``PluginLoadError/libraryRefused(path:library:file:reason:)`` for the first
     /// one that is missing or refused.
     init(plugin path: String, dynamic: ELFCheck.DynamicSection, allowUntrusted: Bool) throws(PluginLoadError) {
-        loaded = LoadedObjects.now()
+        loadedBefore = LoadedObjects.count()
         self.allowUntrusted = allowUntrusted
         try visit(path, dynamic: dynamic, plugin: path)
     }
 
     private mutating func visit(_ object: String, dynamic: ELFCheck.DynamicSection, plugin: String) throws(PluginLoadError) {
         let origin = String(object[..<(object.lastIndex(of: "/") ?? object.startIndex)])
-        for name in dynamic.needed where !loaded.names.contains(name) && !sought.contains(name) && !sonames.contains(name) {
+        for name in dynamic.needed where !sought.contains(name) && !sonames.contains(name) && !LoadedObjects.answer(name) {
             sought.insert(name)
             guard let found = Self.find(name, origin: origin, dynamic: dynamic) else {
                 throw .libraryRefused(path: plugin, library: name, file: nil, reason:
@@ -45,7 +45,7 @@ struct LibraryClosure {
             }
             let refuse = { (reason: String) in PluginLoadError.libraryRefused(path: plugin, library: name, file: found, reason: reason) }
             guard let real = Self.realPath(found) else { throw refuse("its real path cannot be read: \(String(cString: strerror(errno)))") }
-            if loaded.objects[real] != nil || libraries.contains(real) { continue }
+            if libraries.contains(real) || LoadedObjects.contain(real) { continue }
             guard let status = FileStatus(real), status.isRegularFile else {
                 throw refuse("not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
             }
@@ -67,9 +67,9 @@ struct LibraryClosure {
     /// for, that are neither `allowed` (the plugin) nor one of its checked libraries: a file that was
     /// not checked. (Objects mapped meanwhile under other names are another thread's loads.)
     func unchecked(allowing allowed: String) -> [String] {
-        LoadedObjects.now().objects.filter { real, answersTo in
-            loaded.objects[real] == nil && real != allowed && !libraries.contains(real) && !answersTo.isDisjoint(with: sought)
-        }.keys.sorted()
+        LoadedObjects.added(since: loadedBefore).filter { real, answersTo in
+            real != allowed && !libraries.contains(real) && !answersTo.isDisjoint(with: sought)
+        }.map(\.real).sorted()
     }
 
     /// Where the loader finds `name` for an object in `origin` with `dynamic`, or `nil`.
@@ -137,67 +137,92 @@ struct LibraryClosure {
     }
 }
 
-/// The objects the dynamic loader has mapped, as one look at its list saw them.
+/// The objects the dynamic loader has mapped, read from its list.
 ///
-/// Taken twice per plugin (before and after its `dlopen`), so it is kept for the process and brought
-/// up to date by reading only the objects added since (the loader appends to its list, and says how
-/// many objects were ever added and removed): a load of many plugins does not read the whole,
-/// growing list again and again.
-struct LoadedObjects: Sendable {
-    /// Each object's real path, and the names a library is linked by that it answers to: its file
-    /// name and its soname.
-    private(set) var objects: [String: Set<String>] = [:]
-    /// Every name some object answers to.
-    private(set) var names: Set<String> = []
-    /// The names of the Swift runtime's libraries: those in the folder of `libswiftCore.so`, which
-    /// report no library version.
-    private(set) var runtimeLibraries: Set<String> = []
-    private var runtimeFolder: Substring?
-    /// The loader's list as read: its length and its counts of objects added and removed.
-    private var count = 0, adds: UInt64 = 0, subs: UInt64 = 0
+/// Asked twice per plugin (before and after its `dlopen`), so the list is kept for the process and
+/// brought up to date by reading only the objects added since (the loader appends to its list, and
+/// says how many objects were ever added and removed), and nothing of it is copied out but what a
+/// question needs: a load of many plugins does not read or copy the whole, growing list again and
+/// again.
+enum LoadedObjects {
+    /// The objects in the loader's order: each one's real path, and the names a library is linked by
+    /// that it answers to (its file name and its soname).
+    private struct List {
+        var entries: [(real: String, names: Set<String>)] = []
+        var realPaths: Set<String> = []
+        var names: Set<String> = []
+        /// The names of the Swift runtime's libraries: those in the folder of `libswiftCore.so`.
+        var runtimeLibraries: Set<String> = []
+        var runtimeFolder: Substring?
+        /// The loader's list as read: its length and its counts of objects added and removed.
+        var count = 0, adds: UInt64 = 0, subs: UInt64 = 0
+        /// Each path's real path, kept when the list is read again from the start (a loaded object
+        /// stays where it was mapped from).
+        var realPathOf: [String: String] = [:]
+    }
 
-    private static let latest = Lock(LoadedObjects())
+    private static let list = Lock(List())
 
-    /// The loader's list now.
-    static func now() -> LoadedObjects {
-        latest.withLock { latest in
-            latest.update()
-            return latest
+    /// How many objects are loaded now (the list is read again first).
+    static func count() -> Int { read(updating: true) { $0.entries.count } }
+    /// The objects loaded after the first `count` (the list is read again first).
+    static func added(since count: Int) -> [(real: String, names: Set<String>)] {
+        read(updating: true) { Array($0.entries.dropFirst(count)) }
+    }
+    /// Whether an object loaded at the last ``count()`` or ``added(since:)`` answers to the library
+    /// name `name`.
+    static func answer(_ name: String) -> Bool { read { $0.names.contains(name) } }
+    /// Whether the file at the real path `real` was loaded at the last ``count()`` or ``added(since:)``.
+    static func contain(_ real: String) -> Bool { read { $0.realPaths.contains(real) } }
+    /// The names of the Swift runtime's libraries (beside `libswiftCore.so`) loaded at the last
+    /// ``count()`` or ``added(since:)``, which report no library version.
+    static func runtimeLibraries() -> Set<String> { read { $0.runtimeLibraries } }
+
+    /// `body` of the list, brought up to date first if `updating`.
+    private static func read<T>(updating: Bool = false, _ body: (List) -> T) -> T {
+        list.withLock { list in
+            if updating { update(&list) }
+            return body(list)
         }
     }
 
-    private mutating func update() {
+    private static func update(_ list: inout List) {
         var paths = [UnsafePointer<CChar>?](repeating: nil, count: 64)
         var sonames = [UnsafePointer<CChar>?](repeating: nil, count: 64)
         var added: UInt64 = 0, removed: UInt64 = 0
         // Objects removed (another library's dlclose) shift the list: read it again from the start.
+        // (Capacity 0: the walk stops at the first object, which carries the counts.)
         _ = dynamic_linker_loaded(&paths, &sonames, 0, 0, &added, &removed)
-        if removed != subs || added == 0 { self = LoadedObjects() }
-        guard added != adds || added == 0 else { return }
+        if removed != list.subs || added == 0 { list = List(realPathOf: list.realPathOf) }
+        guard added != list.adds || added == 0 else { return }
         while true {
-            let total = dynamic_linker_loaded(&paths, &sonames, paths.count, count, &added, &removed)
-            for index in 0..<max(0, min(total - count, paths.count)) { record(paths[index], sonames[index]) }
-            count = min(total, count + paths.count)
-            if count >= total { break }
+            // The walk stops one object past the batch: `seen` says whether there are more.
+            let seen = dynamic_linker_loaded(&paths, &sonames, paths.count, list.count, &added, &removed)
+            let batch = max(0, min(seen - list.count, paths.count))
+            for index in 0..<batch { record(paths[index], sonames[index], in: &list) }
+            list.count += batch
+            if seen <= list.count { break }
         }
-        (adds, subs) = (added, removed)
+        (list.adds, list.subs) = (added, removed)
     }
 
-    private mutating func record(_ rawPath: UnsafePointer<CChar>?, _ soname: UnsafePointer<CChar>?) {
+    private static func record(_ rawPath: UnsafePointer<CChar>?, _ soname: UnsafePointer<CChar>?, in list: inout List) {
         guard let rawPath, rawPath.pointee != 0 else { return }
         let path = String(cString: rawPath)
         var answersTo: Set<String> = [String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])]
         if let soname { answersTo.insert(String(cString: soname)) }
-        let real = LibraryClosure.realPath(path) ?? path
+        let real = list.realPathOf[path] ?? LibraryClosure.realPath(path) ?? path
+        list.realPathOf[path] = real
         let folder = real[..<(real.lastIndex(of: "/") ?? real.startIndex)]
-        objects[real, default: []].formUnion(answersTo)
-        names.formUnion(answersTo)
-        if runtimeFolder == nil, answersTo.contains("libswiftCore.so") {
-            runtimeFolder = folder
+        list.entries.append((real, answersTo))
+        list.realPaths.insert(real)
+        list.names.formUnion(answersTo)
+        if list.runtimeFolder == nil, answersTo.contains("libswiftCore.so") {
+            list.runtimeFolder = folder
             // Objects of that folder seen before it was known.
-            for (other, otherNames) in objects where other.hasPrefix(folder + "/") { runtimeLibraries.formUnion(otherNames) }
-        } else if folder == runtimeFolder {
-            runtimeLibraries.formUnion(answersTo)
+            for (other, names) in list.entries where other.hasPrefix(folder + "/") { list.runtimeLibraries.formUnion(names) }
+        } else if folder == list.runtimeFolder {
+            list.runtimeLibraries.formUnion(answersTo)
         }
     }
 }

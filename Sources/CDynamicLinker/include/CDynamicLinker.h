@@ -23,8 +23,9 @@ int dynamic_linker_function_kind(void *_Nonnull handle, const void *_Nonnull add
 /// Writes the path (as the dynamic loader knows it; "" for the program itself and the vDSO) and the
 /// DT_SONAME (or NULL) of the loaded objects from the `skip`th on, at most `capacity` of them, into
 /// `paths` and `sonames`, in the loader's order (new objects come last); returns how many objects are
-/// loaded, and the loader's counts of objects ever added and removed in `adds` and `subs` (0 if this
-/// glibc does not say), which tell whether the list changed. The strings stay valid while those
+/// loaded (or, with a `capacity` of 0 or more, up to `skip + capacity + 1`: the walk stops there), and
+/// the loader's counts of objects ever added and removed in `adds` and `subs` (0 if this glibc does
+/// not say), which tell whether the list changed. The strings stay valid while those
 /// objects are loaded; a caller reads them before it loads or unloads anything.
 long dynamic_linker_loaded(const char *_Nullable *_Nonnull paths, const char *_Nullable *_Nonnull sonames,
                            long capacity, long skip, unsigned long long *_Nonnull adds,
