@@ -101,3 +101,11 @@ public final class ModuleRegistrar: ServiceRegistry {
         isClosed = true
     }
 }
+
+// Reflection shows the module's name and nothing else: `Mirror` reads private stored properties, and
+// a plugin that reflected its registrar would reach the locator the registrar writes to.
+extension ModuleRegistrar: CustomReflectable {
+    /// A mirror with the module's name only.
+    public var customMirror: Mirror { Mirror(self, children: ["module": module]) }
+}
+

@@ -99,3 +99,11 @@ public final class ServiceResolver: Sendable {
         locator.slots
     }
 }
+
+// Reflection shows nothing of what a resolver reads: `Mirror` reads private stored properties, and a
+// plugin that reflected its resolver would reach the source, and through it the locator, it reads.
+extension ServiceResolver: CustomReflectable {
+    /// An empty mirror.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+

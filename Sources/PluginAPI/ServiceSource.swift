@@ -24,10 +24,14 @@ public final class ServiceSource: Sendable {
         target.withLock { $0 = .locator(locator) }
     }
 
-    /// From now on, resolvers reading this source read whatever `other` serves. `other` must not
-    /// follow this source, directly or through others (a host's sources form a chain of one step).
+    /// From now on, resolvers reading this source read whatever `other` serves, unless `other` is
+    /// this source or follows it, directly or through others: a cycle would never end a read.
     public func follow(_ other: ServiceSource) {
-        guard other !== self else { return }
+        var next: ServiceSource? = other
+        while let source = next {
+            if source === self { return }
+            next = source.target.withLock { if case let .following(followed) = $0 { followed } else { nil } }
+        }
         target.withLock { $0 = .following(other) }
     }
 
@@ -42,3 +46,10 @@ public final class ServiceSource: Sendable {
         }
     }
 }
+
+// Reflection shows nothing of the locator a source serves (see ServiceResolver's).
+extension ServiceSource: CustomReflectable {
+    /// An empty mirror.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
