@@ -79,7 +79,7 @@ enum ELFCheck {
         let table = read(descriptor, offset: tableOffset, count: entrySize * count)
         guard table.count == entrySize * count else { throw fail("truncated: cannot read the program headers") }
         var loads: [(address: UInt64, offset: UInt64, length: UInt64)] = []
-        var dynamic: (offset: UInt64, length: UInt64)?
+        var dynamic: (address: UInt64, length: UInt64)?
         for index in 0..<count {
             let base = index * entrySize
             switch integer(table, base, UInt32.self) {
@@ -87,7 +87,9 @@ enum ELFCheck {
                 loads.append((integer(table, base + 16, UInt64.self), integer(table, base + 8, UInt64.self),
                               integer(table, base + 32, UInt64.self)))
             case segmentDynamic:
-                dynamic = (integer(table, base + 8, UInt64.self), integer(table, base + 32, UInt64.self))
+                // Its address, not its file offset: the loader reads the dynamic section where the
+                // loadable segments map it, and a file may point its offset at something else.
+                dynamic = (integer(table, base + 16, UInt64.self), integer(table, base + 32, UInt64.self))
             default: break
             }
         }
@@ -122,12 +124,12 @@ enum ELFCheck {
 
     /// The dynamic section at `dynamic` (file offset and size), its strings found through the
     /// loadable segments (`DT_STRTAB` is an address); `nil` if any of it lies outside the file.
-    private static func dynamicSection(_ descriptor: Int32, at dynamic: (offset: UInt64, length: UInt64), fileSize: Int,
+    private static func dynamicSection(_ descriptor: Int32, at dynamic: (address: UInt64, length: UInt64), fileSize: Int,
                                        loads: [(address: UInt64, offset: UInt64, length: UInt64)]) -> DynamicSection? {
         let entrySize: UInt64 = 16
-        guard dynamic.offset <= UInt64(fileSize), dynamic.length <= UInt64(fileSize) - dynamic.offset,
-              dynamic.length <= 1 << 20 else { return nil }
-        let bytes = read(descriptor, offset: Int(dynamic.offset), count: Int(dynamic.length / entrySize * entrySize))
+        guard dynamic.length <= 1 << 20, let offset = fileOffset(of: dynamic.address, length: dynamic.length, in: loads),
+              offset <= UInt64(fileSize), dynamic.length <= UInt64(fileSize) - offset else { return nil }
+        let bytes = read(descriptor, offset: Int(offset), count: Int(dynamic.length / entrySize * entrySize))
         var names: [(tag: UInt64, offset: UInt64)] = []
         var stringsAddress: UInt64?, stringsLength: UInt64?
         for entry in stride(from: 0, to: bytes.count, by: Int(entrySize)) {
@@ -144,11 +146,8 @@ enum ELFCheck {
         // The string table's file offset: the segment that maps its address.
         guard let stringsAddress, let stringsLength else { return nil }
         let strings = (address: stringsAddress, length: stringsLength)
-        guard strings.length <= 1 << 20,
-              let segment = loads.first(where: { strings.address >= $0.address && strings.address - $0.address < $0.length }),
-              strings.length <= segment.length - (strings.address - segment.address) else { return nil }
-        let offset = segment.offset + (strings.address - segment.address)
-        guard offset <= UInt64(fileSize), strings.length <= UInt64(fileSize) - offset else { return nil }
+        guard strings.length <= 1 << 20, let offset = fileOffset(of: strings.address, length: strings.length, in: loads),
+              offset <= UInt64(fileSize), strings.length <= UInt64(fileSize) - offset else { return nil }
         let table = read(descriptor, offset: Int(offset), count: Int(strings.length))
         guard table.count == Int(strings.length) else { return nil }
         var section = DynamicSection()
@@ -163,6 +162,15 @@ enum ELFCheck {
             }
         }
         return section
+    }
+
+    /// Where in the file the `length` bytes at `address` lie, by the loadable segment that maps them
+    /// (its bytes from the file: `length` is the part of the segment the file holds); `nil` if none does.
+    private static func fileOffset(of address: UInt64, length: UInt64,
+                                   in loads: [(address: UInt64, offset: UInt64, length: UInt64)]) -> UInt64? {
+        guard let segment = loads.first(where: { address >= $0.address && address - $0.address < $0.length }),
+              length <= segment.length - (address - segment.address) else { return nil }
+        return segment.offset + (address - segment.address)
     }
 
     /// The strings of the `.comment` section of the open ELF file: `nil` if its sections cannot be

@@ -63,7 +63,10 @@ extension HostCommandTests {
         #expect(run.errors.contains("is refused: not a regular file (a pipe)"), "\(run.errors)")
     }
 
-    @Test func aLibraryFoundThroughARunPathInAFolderOthersCanWriteIsRefused() async throws {
+    /// Also when the file's `PT_DYNAMIC` offset points at a decoy (16 zero bytes: an empty dynamic
+    /// section): the loader reads the section at its address, and so must the check.
+    @Test(arguments: [false, true])
+    func aLibraryFoundThroughARunPathInAFolderOthersCanWriteIsRefused(decoyOffset: Bool) async throws {
         let folder = try TemporaryFolder()
         // The plugin's RUNPATH, rewritten in place (same length, NUL-padded) to a folder beside it.
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: BuiltPlugins.path("ClockPlugin"))))
@@ -71,6 +74,15 @@ extension HostCommandTests {
         let new = Array("$ORIGIN/shared".utf8)
         let start = try #require(bytes.indices.first { bytes[$0...].starts(with: old) })
         bytes.replaceSubrange(start..<start + old.count, with: new + [UInt8](repeating: 0, count: old.count - new.count))
+        if decoyOffset {
+            func integer(_ offset: Int) -> Int {
+                Int(bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) })
+            }
+            let table = integer(32), entrySize = Int(bytes[54]) | Int(bytes[55]) << 8, count = Int(bytes[56]) | Int(bytes[57]) << 8
+            let dynamic = try #require((0..<count).map { table + $0 * entrySize }.first { bytes[$0] == 2 && bytes[$0 + 1...$0 + 3].allSatisfy { $0 == 0 } })
+            let zeros = try #require(stride(from: 64, to: bytes.count - 16, by: 8).first { at in bytes[at..<at + 16].allSatisfy { $0 == 0 } })
+            withUnsafeBytes(of: UInt64(zeros).littleEndian) { bytes.replaceSubrange(dynamic + 8..<dynamic + 16, with: $0) }
+        }
         let plugin = try folder.write("clock.so", bytes, mode: 0o755)
         let shared = folder.file("shared")
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false,
