@@ -15,7 +15,8 @@ import Glibc
 /// `sigaction` before it returns, so none is lost to a race). The first one runs the host's
 /// ``PluginHost/shutdown(timeout:)`` on a thread of its own and tells `then` what it reported. The
 /// same signal again while nothing is left to run it (a second Ctrl-C) gets its former action, which
-/// for SIGINT and SIGTERM ends the process. When the object goes away the former actions come back.
+/// for SIGINT and SIGTERM ends the process: also while the first one's shutdown still waits for a
+/// load that a plugin keeps from finishing. When the object goes away the former actions come back.
 public final class ShutdownSignals: Sendable {
     private let token: Int
 
@@ -147,7 +148,13 @@ private final class SignalRelay: Sendable {
             }
             return due
         }
-        for action in actions { action(number) }
+        // Each on a thread of its own: a shutdown that waits (for a load stuck in a plugin) must not
+        // keep this thread from the next signal, which then gets its former action and ends the process.
+        for action in actions {
+            let thread = Thread { action(number) }
+            thread.name = "HostKit.ShutdownSignals.action"
+            thread.start()
+        }
     }
 }
 

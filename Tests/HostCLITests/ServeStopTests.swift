@@ -66,4 +66,30 @@ extension HostCommandTests {
         #expect(shallow.status == 0, "\(shallow.errors.prefix(2000))")
         #expect(shallow.output.contains("9"), "\(shallow.output)")
     }
+
+    /// A load that a plugin keeps from finishing (its registration never returns): the first SIGTERM
+    /// asks for a shutdown, which waits for the load; the second ends the process, as a second Ctrl-C
+    /// does. Before, the first signal's shutdown held the thread that relays signals, and only SIGKILL
+    /// ended the host.
+    @Test func aSecondSignalEndsAHostWhoseLoadIsStuck() async throws {
+        let child = try Child(["serve", "--plugins", plugin("FixtureHang")], environment: misbehave)
+        // Registration hangs at once; the host catches SIGTERM from before its load (its SigCgt mask).
+        let pid = child.process.processIdentifier
+        let catches = try await poll(atMost: .seconds(30)) {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let mask = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
+                .flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+            return mask & (1 << (UInt64(SIGTERM) - 1)) != 0
+        }
+        try #require(catches, "the host never caught SIGTERM")
+        #expect(kill(pid, SIGTERM) == 0)
+        _ = try await poll(atMost: .milliseconds(300)) { false }
+        #expect(child.process.isRunning, "the first signal only asks for a shutdown")
+        #expect(kill(pid, SIGTERM) == 0)
+        let exited = try await poll(atMost: .seconds(10)) { !child.process.isRunning }
+        #expect(exited, "still running 10 s after a second SIGTERM")
+        if exited {
+            #expect(child.process.terminationReason == .uncaughtSignal && child.process.terminationStatus == SIGTERM)
+        }
+    }
 }
