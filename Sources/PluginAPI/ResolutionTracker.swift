@@ -8,14 +8,11 @@ final class ResolutionFrame: Sendable {
     let cell: ObjectIdentifier
     let service: ServiceIdentity
     let parent: ResolutionFrame?
-    /// Where the stack of the thread making this service stood when its path began on that thread.
-    let stack: StackMark
 
     init(cell: ObjectIdentifier, service: ServiceIdentity, parent: ResolutionFrame?) {
         self.cell = cell
         self.service = service
         self.parent = parent
-        stack = StackMark.here(below: parent?.stack)
     }
 
     /// How many services this path is making, this one included.
@@ -103,15 +100,15 @@ enum ResolutionTracker {
 
     private static let graph = Lock(Graph())
 
-    /// Throws if `cell` is already being made on the current path, or if making one more service on
-    /// it would take this thread's stack past what a path may use (``StackMark/budget``).
+    /// Throws if `cell` is already being made on the current path, or if this thread has too little
+    /// stack left to make one more service on it (``StackMark/isExhausted``).
     static func checkPath(_ frame: ResolutionFrame?, cell: ObjectIdentifier, service: ServiceIdentity)
         throws(ServiceObtainError) {
         guard let frame else { return }
         if let path = frame.services(from: cell) {
             throw ServiceObtainError(service: service, error: ServiceCycleError(cycle: path + [service], acrossThreads: false))
         }
-        if frame.stack.isExhausted {
+        if StackMark.isExhausted {
             throw ServiceObtainError(service: service, error: ServiceLocatorError.resolutionTooDeep(
                 key: service.key ?? service.description, depth: frame.depth + 1))
         }
