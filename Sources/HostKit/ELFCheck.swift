@@ -157,8 +157,10 @@ enum ELFCheck {
             switch tag {
             case tagNeeded: section.needed.append(text)
             case tagSoname: section.soname = text
-            case tagRpath: section.rpath += text.split(separator: ":").map(String.init)
-            default: section.runpath = (section.runpath ?? []) + text.split(separator: ":").map(String.init)
+            // An empty folder in a run path is the current folder to the loader: kept.
+            case tagRpath: section.rpath += text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            default:
+                section.runpath = (section.runpath ?? []) + text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             }
         }
         return section

@@ -7,22 +7,25 @@ import Foundation
 /// untrusted files are allowed), a regular file (a pipe would hang the loader), ELF headers that fit
 /// the file (a truncated one would kill the process with SIGBUS inside the loader).
 ///
-/// The search follows glibc's order for each library that links another (ld.so(8)): its `DT_RPATH`
-/// when it has no `DT_RUNPATH`, `LD_LIBRARY_PATH`, its `DT_RUNPATH`, the folders of
-/// `/etc/ld.so.conf`, then `/lib` and `/usr/lib` (with their multiarch folders); `$ORIGIN` is the
-/// folder of the library's real path. A name that a loaded object already answers to (its file name
-/// or `DT_SONAME`) maps nothing new. After `dlopen`, ``unchecked(allowing:)`` says whether the
-/// loader mapped any file that was not checked (one replaced in between, or a search this model
-/// got wrong): the plugin is then refused before its entry runs.
+/// The search follows glibc's (ld.so(8)): breadth first, the plugin's own `DT_NEEDED` names before
+/// those of the libraries they bring; for each object, its `DT_RPATH` when it has no `DT_RUNPATH`,
+/// `LD_LIBRARY_PATH` (`:` or `;` between folders, an empty or relative one taken from the current
+/// folder), its `DT_RUNPATH`, the folders of `/etc/ld.so.conf`, then `/lib` and `/usr/lib` (with
+/// their multiarch folders); `$ORIGIN` is the folder the object was found in. A name that a loaded
+/// object answers to (its `DT_SONAME`, or the name it was loaded under: its file name, when a loaded
+/// object links it by that name) maps nothing new; a found file that is loaded already (the same
+/// real path) neither. After `dlopen`, ``unchecked(allowing:)`` says whether the loader mapped any
+/// file that was not checked (one replaced in between, or a search this model got wrong): the
+/// plugin is then refused before its entry runs.
 struct LibraryClosure {
     /// How many objects were loaded when the closure was computed: those after are new.
     private let loadedBefore: Int
-    /// The libraries to be newly mapped, by real path, deepest first.
+    /// The libraries to be newly mapped, by real path, in the order the loader maps them.
     private(set) var libraries: [String] = []
     /// The names this closure looked up: what the plugin's `dlopen` may newly map.
     private var sought: Set<String> = []
-    /// The sonames of the libraries it found: names that will be answered once they are mapped.
-    private var sonames: Set<String> = []
+    /// The names the libraries it found will answer to once mapped: each one's name and soname.
+    private var answered: Set<String> = []
     private let allowUntrusted: Bool
 
     /// Finds and checks every library the plugin at `path` (whose dynamic section is `dynamic`) would
@@ -31,36 +34,53 @@ struct LibraryClosure {
     init(plugin path: String, dynamic: ELFCheck.DynamicSection, allowUntrusted: Bool) throws(PluginLoadError) {
         loadedBefore = LoadedObjects.count()
         self.allowUntrusted = allowUntrusted
-        try visit(path, dynamic: dynamic, plugin: path)
+        // Breadth first, as the loader maps: an object's needs are looked up before their own needs.
+        var queue: [(origin: String, dynamic: ELFCheck.DynamicSection)] = [(Self.folder(of: path), dynamic)]
+        var next = 0
+        while next < queue.count {
+            let (origin, dynamic) = queue[next]
+            next += 1
+            for name in dynamic.needed where !answered.contains(name) && !LoadedObjects.answer(name) {
+                if let found = try find(name, origin: origin, dynamic: dynamic, plugin: path) {
+                    queue.append(found)
+                }
+            }
+        }
     }
 
-    private mutating func visit(_ object: String, dynamic: ELFCheck.DynamicSection, plugin: String) throws(PluginLoadError) {
-        let origin = String(object[..<(object.lastIndex(of: "/") ?? object.startIndex)])
-        for name in dynamic.needed where !sought.contains(name) && !sonames.contains(name) && !LoadedObjects.answer(name) {
-            sought.insert(name)
-            guard let found = Self.find(name, origin: origin, dynamic: dynamic) else {
-                throw .libraryRefused(path: plugin, library: name, file: nil, reason:
-                    "not found where the dynamic linker looks for it (\(Self.describeSearch(origin: origin, dynamic: dynamic))): "
-                    + "ship it beside the plugin")
-            }
-            let refuse = { (reason: String) in PluginLoadError.libraryRefused(path: plugin, library: name, file: found, reason: reason) }
-            guard let real = Self.realPath(found) else { throw refuse("its real path cannot be read: \(String(cString: strerror(errno)))") }
-            if libraries.contains(real) || LoadedObjects.contain(real) { continue }
-            guard let status = FileStatus(real), status.isRegularFile else {
-                throw refuse("not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
-            }
-            if !allowUntrusted, let reason = PathTrust.problem(found) { throw refuse(reason) }
-            let linked: ELFCheck.DynamicSection
-            do {
-                linked = try ELFCheck.validate(real)
-            } catch {
-                guard case let .notASharedLibrary(_, reason) = error else { throw refuse(error.description) }
-                throw refuse(reason)
-            }
-            if let soname = linked.soname { sonames.insert(soname) }
-            try visit(real, dynamic: linked, plugin: plugin)
-            libraries.append(real)
+    /// Finds and checks the library `name`, needed by an object in `origin`; returns its folder and
+    /// dynamic section if the loader will newly map it, `nil` if the file is loaded already.
+    private mutating func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection,
+                               plugin: String) throws(PluginLoadError) -> (origin: String, dynamic: ELFCheck.DynamicSection)? {
+        sought.insert(name)
+        answered.insert(name)
+        guard let found = Self.find(name, origin: origin, dynamic: dynamic) else {
+            throw .libraryRefused(path: plugin, library: name, file: nil, reason:
+                "not found where the dynamic linker looks for it (\(Self.describeSearch(origin: origin, dynamic: dynamic))): "
+                + "ship it beside the plugin")
         }
+        let refuse = { (reason: String) in PluginLoadError.libraryRefused(path: plugin, library: name, file: found, reason: reason) }
+        guard let real = Self.realPath(found) else { throw refuse("its real path cannot be read: \(String(cString: strerror(errno)))") }
+        if libraries.contains(real) || LoadedObjects.contain(real) { return nil }
+        guard let status = FileStatus(real), status.isRegularFile else {
+            throw refuse("not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
+        }
+        if !allowUntrusted, let reason = PathTrust.problem(found) { throw refuse(reason) }
+        let linked: ELFCheck.DynamicSection
+        do {
+            linked = try ELFCheck.validate(real)
+        } catch {
+            guard case let .notASharedLibrary(_, reason) = error else { throw refuse(error.description) }
+            throw refuse(reason)
+        }
+        if let soname = linked.soname { answered.insert(soname) }
+        libraries.append(real)
+        // `$ORIGIN` of a library is the folder it was found in (a symlink's, not its target's).
+        return (Self.folder(of: found), linked)
+    }
+
+    private static func folder(of path: String) -> String {
+        String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     }
 
     /// The files the loader mapped since the closure was computed, under a name the closure looked
@@ -78,13 +98,21 @@ struct LibraryClosure {
         return folders(origin: origin, dynamic: dynamic).lazy.map { "\($0)/\(name)" }.first { FileStatus($0) != nil }
     }
 
-    /// The folders searched for a library linked by an object in `origin`, in glibc's order.
+    /// The folders searched for a library linked by an object in `origin`, in glibc's order. An
+    /// empty or relative folder is taken from the current folder, as the loader takes it.
     private static func folders(origin: String, dynamic: ELFCheck.DynamicSection) -> [String] {
         let expand = { (folder: String) in
-            folder.replacing("${ORIGIN}", with: origin).replacing("$ORIGIN", with: origin)
+            absolute(folder.replacing("${ORIGIN}", with: origin).replacing("$ORIGIN", with: origin))
         }
-        return (dynamic.runpath == nil ? dynamic.rpath.map(expand) : []) + libraryPath
+        return (dynamic.runpath == nil ? dynamic.rpath.map(expand) : []) + libraryPath.map(absolute)
             + (dynamic.runpath ?? []).map(expand) + systemFolders
+    }
+
+    /// `folder` from the current folder if it is empty or relative.
+    private static func absolute(_ folder: String) -> String {
+        guard !folder.hasPrefix("/") else { return folder }
+        let current = FileManager.default.currentDirectoryPath
+        return folder.isEmpty ? current : current + "/" + folder
     }
 
     private static func describeSearch(origin: String, dynamic: ELFCheck.DynamicSection) -> String {
@@ -93,10 +121,11 @@ struct LibraryClosure {
             + (libraryPath.isEmpty ? "" : ", LD_LIBRARY_PATH") + ", the system's folders"
     }
 
-    /// `LD_LIBRARY_PATH`, read once: the loader read it when the process started.
+    /// `LD_LIBRARY_PATH`, read once: the loader read it when the process started. glibc splits it at
+    /// `:` and `;`, and an empty entry is the current folder.
     private static let libraryPath: [String] = {
-        guard let value = getenv("LD_LIBRARY_PATH") else { return [] }
-        return String(cString: value).split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        guard let value = getenv("LD_LIBRARY_PATH"), value.pointee != 0 else { return [] }
+        return String(cString: value).split(separator: /[:;]/, omittingEmptySubsequences: false).map(String.init)
     }()
 
     /// The folders of `/etc/ld.so.conf` (and the files it includes), then the default ones.
@@ -150,7 +179,10 @@ enum LoadedObjects {
     private struct List {
         var entries: [(real: String, names: Set<String>)] = []
         var realPaths: Set<String> = []
-        var names: Set<String> = []
+        var sonames: Set<String> = []
+        var fileNames: Set<String> = []
+        /// The `DT_NEEDED` names of the loaded objects, the program's included.
+        var needed: Set<String> = []
         /// The names of the Swift runtime's libraries: those in the folder of `libswiftCore.so`.
         var runtimeLibraries: Set<String> = []
         var runtimeFolder: Substring?
@@ -170,8 +202,12 @@ enum LoadedObjects {
         read(updating: true) { Array($0.entries.dropFirst(count)) }
     }
     /// Whether an object loaded at the last ``count()`` or ``added(since:)`` answers to the library
-    /// name `name`.
-    static func answer(_ name: String) -> Bool { read { $0.names.contains(name) } }
+    /// name `name`: its soname, or its file name if some loaded object links it by that name (the
+    /// loader matches the names an object was loaded under; a plugin opened by its path answers to
+    /// no bare name).
+    static func answer(_ name: String) -> Bool {
+        read { $0.sonames.contains(name) || ($0.fileNames.contains(name) && $0.needed.contains(name)) }
+    }
     /// Whether the file at the real path `real` was loaded at the last ``count()`` or ``added(since:)``.
     static func contain(_ real: String) -> Bool { read { $0.realPaths.contains(real) } }
     /// The names of the Swift runtime's libraries (beside `libswiftCore.so`) loaded at the last
@@ -207,16 +243,26 @@ enum LoadedObjects {
     }
 
     private static func record(_ rawPath: UnsafePointer<CChar>?, _ soname: UnsafePointer<CChar>?, in list: inout List) {
-        guard let rawPath, rawPath.pointee != 0 else { return }
+        guard let rawPath, rawPath.pointee != 0 else {
+            // The program itself (the first object, nameless): what it links is loaded by those names.
+            if list.entries.isEmpty, list.needed.isEmpty, let program = try? ELFCheck.validate("/proc/self/exe") {
+                list.needed.formUnion(program.needed)
+            }
+            return
+        }
         let path = String(cString: rawPath)
-        var answersTo: Set<String> = [String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])]
+        let fileName = String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])
+        var answersTo: Set<String> = [fileName]
         if let soname { answersTo.insert(String(cString: soname)) }
         let real = list.realPathOf[path] ?? LibraryClosure.realPath(path) ?? path
         list.realPathOf[path] = real
         let folder = real[..<(real.lastIndex(of: "/") ?? real.startIndex)]
         list.entries.append((real, answersTo))
         list.realPaths.insert(real)
-        list.names.formUnion(answersTo)
+        list.fileNames.insert(fileName)
+        if let soname { list.sonames.insert(String(cString: soname)) }
+        // Read once per object from its file: the names it links, which the loader has mapped by them.
+        if let linked = try? ELFCheck.validate(real) { list.needed.formUnion(linked.needed) }
         if list.runtimeFolder == nil, answersTo.contains("libswiftCore.so") {
             list.runtimeFolder = folder
             // Objects of that folder seen before it was known.

@@ -104,4 +104,57 @@ extension HostCommandTests {
                                     + "looks for it"), "\(run.errors)")
         #expect(run.errors.contains("ship it beside the plugin"), "\(run.errors)")
     }
+
+    /// Builds a C shared library `name` in `folder` from `source`, linked with `arguments`.
+    private func buildC(_ name: String, _ source: String, in folder: TemporaryFolder, _ arguments: [String]) async throws -> String {
+        let file = folder.file("\(name).c")
+        try source.write(toFile: file, atomically: true, encoding: .utf8)
+        let output = folder.file(name)
+        let url = URL(fileURLWithPath: folder.path)
+        let build = try await runChild("/usr/bin/env", ["cc", "-shared", "-fPIC", "-o", output, file] + arguments, in: url, log: url)
+        try #require(build.status == 0, "cc failed: \(build.output)")
+        return output
+    }
+
+    /// A library that links `libClockPlugin.so` by that bare name, with the clock plugin loaded by its
+    /// path beside it: the loader matches the names an object was loaded under, not its file name, so
+    /// it searches the name and maps the file its run path finds (here a folder anyone can write).
+    /// Taking the loaded plugin's file name for an answer let that file in unchecked.
+    @Test func aNameALoadedPluginsFileHasIsStillLookedUp() async throws {
+        let folder = try TemporaryFolder()
+        let open = folder.file("open")
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: open)
+        _ = try await buildC("open/libClockPlugin.so", "int planted(void) { return 1; }\n", in: folder, [])
+        let user = try await buildC("libUserPlugin.so", "int planted(void);\nint use(void) { return planted(); }\n", in: folder,
+                                    ["-L\(open)", "-lClockPlugin", "-Wl,--enable-new-dtags,-rpath,\(open)"])
+        let run = try await check(plugin("ClockPlugin"), ["--plugins", user, "--allow-other-compiler"])
+        withExtendedLifetime(folder) {}
+        #expect(run.errors.contains("libUserPlugin.so: not loaded, the library it links libClockPlugin.so (\(open)/libClockPlugin.so) is refused"),
+                "\(run.errors)")
+    }
+
+    /// The loader maps a plugin's own needs before theirs (breadth first): a soname a deeper library
+    /// brings does not answer the plugin's own need of that name, which is looked up, and refused here.
+    @Test func aSonameFromADeeperLibraryDoesNotHideThePluginsOwnNeed() async throws {
+        let folder = try TemporaryFolder()
+        let open = folder.file("open")
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: open)
+        let trusted = folder.file("lib")
+        try FileManager.default.createDirectory(atPath: trusted, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        // lib/libL1.so has the soname libX.so.1; lib/libA.so needs it; open/libX.so.1 is planted.
+        _ = try await buildC("lib/libL1.so", "int deep(void) { return 1; }\n", in: folder, ["-Wl,-soname,libX.so.1"])
+        _ = try await buildC("lib/libA.so", "int deep(void);\nint a(void) { return deep(); }\n", in: folder,
+                             ["-L\(trusted)", "-l:libL1.so", "-Wl,--enable-new-dtags,-rpath,\(trusted)"])
+        _ = try await buildC("open/libX.so.1", "int deep(void) { return 2; }\n", in: folder, ["-Wl,-soname,libX.so.1"])
+        // The plugin needs libA.so, then libX.so.1, searched in lib/ then open/.
+        let user = try await buildC("libTwoPlugin.so", "int a(void);\nint deep(void);\nint both(void) { return a() + deep(); }\n",
+                                    in: folder, ["-L\(trusted)", "-lA", "-L\(open)", "-l:libX.so.1",
+                                                 "-Wl,--enable-new-dtags,-rpath,\(trusted):\(open)"])
+        let run = try await check(user, ["--allow-other-compiler"])
+        withExtendedLifetime(folder) {}
+        #expect(run.errors.contains("the library it links libX.so.1 (\(open)/libX.so.1) is refused"), "\(run.errors)")
+    }
 }
+
