@@ -60,6 +60,9 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureLifecycleD", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     // One closable instance under two keys; its start refuses when the control says so.
     plugin("FixtureClosables", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
+    // A lazy closable that the other plugin's shutdown hook makes after its own plugin's were closed.
+    plugin("FixtureLateClosable", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
+    plugin("FixtureLateMaker", in: "Tests/PluginFixtures", contracts: false),
     // A C library whose `swift_plugin_entry` is a data object: calling it would crash the host.
     (.library(name: "FixtureDataEntry", type: .dynamic, targets: ["FixtureDataEntry"]),
      .target(name: "FixtureDataEntry", path: "Tests/PluginFixtures/FixtureDataEntry")),

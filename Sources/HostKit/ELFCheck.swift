@@ -11,6 +11,7 @@ enum ELFCheck {
     private static let typeSharedObject: UInt16 = 3
     private static let segmentLoad: UInt32 = 1
     private static let segmentDynamic: UInt32 = 2
+    private static let segmentStack: UInt32 = 0x6474_E551, flagExecute: UInt32 = 1
     private static let tagNeeded: UInt64 = 1, tagStrtab: UInt64 = 5, tagStrsz: UInt64 = 10, tagSoname: UInt64 = 14
     private static let tagRpath: UInt64 = 15, tagRunpath: UInt64 = 29
     private static let headerSize = 64
@@ -90,6 +91,10 @@ enum ELFCheck {
                 // Its address, not its file offset: the loader reads the dynamic section where the
                 // loadable segments map it, and a file may point its offset at something else.
                 dynamic = (integer(table, base + 16, UInt64.self), integer(table, base + 32, UInt64.self))
+            case segmentStack where integer(table, base + 4, UInt32.self) & flagExecute != 0:
+                // glibc would make the stack of every thread of the process executable for it.
+                throw fail("it asks for an executable stack (PT_GNU_STACK with PF_X), which would make every "
+                           + "thread's stack in the host executable")
             default: break
             }
         }

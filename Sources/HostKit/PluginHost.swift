@@ -292,9 +292,19 @@ public final class PluginHost: Sendable {
             }
             // One instance registered under several keys (or by several plugins) is closed once.
             var closed: Set<ObjectIdentifier> = []
+            var closedKeys: Set<String> = []
             for plugin in stopping.reversed() {
                 run(plugin.name, service: nil) { try await plugin.module.module.shutdown() }
                 for (key, closable) in Self.existingClosables(plugin.keys.reversed(), in: locator, seen: &closed) {
+                    closedKeys.insert(key)
+                    run(plugin.name, service: key) { try await closable.close() }
+                }
+            }
+            // A lazy service that a later plugin's shutdown hook made, after its own plugin's were
+            // closed: closed now, after every hook.
+            for plugin in stopping.reversed() {
+                let late = plugin.keys.reversed().filter { !closedKeys.contains($0) }
+                for (key, closable) in Self.existingClosables(late, in: locator, seen: &closed) {
                     run(plugin.name, service: key) { try await closable.close() }
                 }
             }

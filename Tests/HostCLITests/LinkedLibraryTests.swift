@@ -156,5 +156,16 @@ extension HostCommandTests {
         withExtendedLifetime(folder) {}
         #expect(run.errors.contains("the library it links libX.so.1 (\(open)/libX.so.1) is refused"), "\(run.errors)")
     }
+
+    /// A library that asks for an executable stack is refused before `dlopen`, which would make every
+    /// thread's stack in the host executable: as a plugin, and as a library a plugin brings.
+    @Test func aLibraryAskingForAnExecutableStackIsRefused() async throws {
+        let folder = try TemporaryFolder()
+        let library = try await buildC("libStackPlugin.so", "int f(void) { return 1; }\n", in: folder, ["-Wl,-z,execstack"])
+        let run = try await check(library, ["--allow-other-compiler"])
+        withExtendedLifetime(folder) {}
+        #expect(run.status == 1)
+        #expect(run.errors.contains("it asks for an executable stack"), "\(run.errors)")
+    }
 }
 

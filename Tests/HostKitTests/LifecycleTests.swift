@@ -306,6 +306,19 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(script.events == ["start closables", "close shared"])
     }
 
+    /// A lazy closable that another plugin's shutdown hook makes only after its own plugin's services
+    /// were closed is closed too, after every hook.
+    @Test func aClosableMadeByALaterShutdownHookIsClosed() throws {
+        let script = LifecycleScript()
+        let host = try script.host()
+        let report = host.load(["FixtureLateClosable", "FixtureLateMaker"].map { .file(BuiltPlugins.path($0)) })
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(host.startedPlugins == ["fixture-late-maker", "fixture-late-closable"])
+        let shutdown = host.shutdown()
+        #expect(script.events == ["close late"], "\(script.events)")
+        #expect(shutdown.entries.compactMap(\.service) == ["fixture.late.closable"])
+    }
+
     /// A closable service that was made is closed after its plugin's hook, in reverse key order.
     @Test func madeClosableServicesAreClosedAfterTheirPluginsHook() async throws {
         let host = PluginHost()
