@@ -62,12 +62,15 @@ extension HostCommandTests {
         let run = try await host(["resolve", "fixture.deep.0", "--plugins", plugin("FixtureDeepChain")])
         #expect(run.status == 1, "\(run.status): \(run.errors.prefix(2000))")
         #expect(run.errors.contains("factories on one thread, more than its stack allows"), "\(run.errors.prefix(2000))")
-        // Whatever stack the host's threads get: with no limit, glibc gives new threads a small one.
+        // Whatever stack the host's threads get (with no limit, glibc gives new threads a small one; a
+        // sanitizer's runtime may give them more): the chain is made, or refused by name, never a crash.
         for limit in ["unlimited", "256"] {
             let command = "ulimit -s \(limit) && exec '\(BuiltPlugins.directory)/host' resolve fixture.deep.0 --plugins '\(plugin("FixtureDeepChain"))'"
             let limited = try await host(["-c", command], executable: "/bin/sh")
-            #expect(limited.status == 1, "ulimit -s \(limit): \(limited.status)")
-            #expect(limited.errors.contains("more than its stack allows"), "ulimit -s \(limit): \(limited.errors.prefix(500))")
+            #expect(limited.status == 0 || limited.status == 1, "ulimit -s \(limit): \(limited.status)")
+            if limited.status == 1 {
+                #expect(limited.errors.contains("more than its stack allows"), "ulimit -s \(limit): \(limited.errors.prefix(500))")
+            }
         }
         let shallow = try await host(["resolve", "fixture.deep.4990", "--plugins", plugin("FixtureDeepChain")])
         #expect(shallow.status == 0, "\(shallow.errors.prefix(2000))")
