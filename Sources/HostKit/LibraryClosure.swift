@@ -1,6 +1,4 @@
-import CDynamicLinker
 import Foundation
-@_spi(HostKit) import PluginAPI
 
 /// The shared libraries the dynamic linker would newly map for a plugin, found as it finds them and
 /// checked before `dlopen` as the plugin itself was: the whole path trusted (``PathTrust``, unless
@@ -34,6 +32,7 @@ struct LibraryClosure {
     init(plugin path: String, dynamic: ELFCheck.DynamicSection, allowUntrusted: Bool) throws(PluginLoadError) {
         loadedBefore = LoadedObjects.count()
         self.allowUntrusted = allowUntrusted
+        LoadedObjects.note(needed: dynamic.needed, of: path)
         // Breadth first, as the loader maps: an object's needs are looked up before their own needs.
         var queue: [(origin: String, dynamic: ELFCheck.DynamicSection)] = [(Self.folder(of: path), dynamic)]
         var next = 0
@@ -75,6 +74,7 @@ struct LibraryClosure {
         }
         if let soname = linked.soname { answered.insert(soname) }
         libraries.append(real)
+        LoadedObjects.note(needed: linked.needed, of: real)
         // `$ORIGIN` of a library is the folder it was found in (a symlink's, not its target's).
         return (Self.folder(of: found), linked)
     }
@@ -163,112 +163,5 @@ struct LibraryClosure {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-}
-
-/// The objects the dynamic loader has mapped, read from its list.
-///
-/// Asked twice per plugin (before and after its `dlopen`), so the list is kept for the process and
-/// brought up to date by reading only the objects added since (the loader appends to its list, and
-/// says how many objects were ever added and removed), and nothing of it is copied out but what a
-/// question needs: a load of many plugins does not read or copy the whole, growing list again and
-/// again.
-enum LoadedObjects {
-    /// The objects in the loader's order: each one's real path, and the names a library is linked by
-    /// that it answers to (its file name and its soname).
-    private struct List {
-        var entries: [(real: String, names: Set<String>)] = []
-        var realPaths: Set<String> = []
-        var sonames: Set<String> = []
-        var fileNames: Set<String> = []
-        /// The `DT_NEEDED` names of the loaded objects, the program's included.
-        var needed: Set<String> = []
-        /// The names of the Swift runtime's libraries: those in the folder of `libswiftCore.so`.
-        var runtimeLibraries: Set<String> = []
-        var runtimeFolder: Substring?
-        /// The loader's list as read: its length and its counts of objects added and removed.
-        var count = 0, adds: UInt64 = 0, subs: UInt64 = 0
-        /// Each path's real path, kept when the list is read again from the start (a loaded object
-        /// stays where it was mapped from).
-        var realPathOf: [String: String] = [:]
-    }
-
-    private static let list = Lock(List())
-
-    /// How many objects are loaded now (the list is read again first).
-    static func count() -> Int { read(updating: true) { $0.entries.count } }
-    /// The objects loaded after the first `count` (the list is read again first).
-    static func added(since count: Int) -> [(real: String, names: Set<String>)] {
-        read(updating: true) { Array($0.entries.dropFirst(count)) }
-    }
-    /// Whether an object loaded at the last ``count()`` or ``added(since:)`` answers to the library
-    /// name `name`: its soname, or its file name if some loaded object links it by that name (the
-    /// loader matches the names an object was loaded under; a plugin opened by its path answers to
-    /// no bare name).
-    static func answer(_ name: String) -> Bool {
-        read { $0.sonames.contains(name) || ($0.fileNames.contains(name) && $0.needed.contains(name)) }
-    }
-    /// Whether the file at the real path `real` was loaded at the last ``count()`` or ``added(since:)``.
-    static func contain(_ real: String) -> Bool { read { $0.realPaths.contains(real) } }
-    /// The names of the Swift runtime's libraries (beside `libswiftCore.so`) loaded at the last
-    /// ``count()`` or ``added(since:)``, which report no library version.
-    static func runtimeLibraries() -> Set<String> { read { $0.runtimeLibraries } }
-
-    /// `body` of the list, brought up to date first if `updating`.
-    private static func read<T>(updating: Bool = false, _ body: (List) -> T) -> T {
-        list.withLock { list in
-            if updating { update(&list) }
-            return body(list)
-        }
-    }
-
-    private static func update(_ list: inout List) {
-        var paths = [UnsafePointer<CChar>?](repeating: nil, count: 64)
-        var sonames = [UnsafePointer<CChar>?](repeating: nil, count: 64)
-        var added: UInt64 = 0, removed: UInt64 = 0
-        // Objects removed (another library's dlclose) shift the list: read it again from the start.
-        // (Capacity 0: the walk stops at the first object, which carries the counts.)
-        _ = dynamic_linker_loaded(&paths, &sonames, 0, 0, &added, &removed)
-        if removed != list.subs || added == 0 { list = List(realPathOf: list.realPathOf) }
-        guard added != list.adds || added == 0 else { return }
-        while true {
-            // The walk stops one object past the batch: `seen` says whether there are more.
-            let seen = dynamic_linker_loaded(&paths, &sonames, paths.count, list.count, &added, &removed)
-            let batch = max(0, min(seen - list.count, paths.count))
-            for index in 0..<batch { record(paths[index], sonames[index], in: &list) }
-            list.count += batch
-            if seen <= list.count { break }
-        }
-        (list.adds, list.subs) = (added, removed)
-    }
-
-    private static func record(_ rawPath: UnsafePointer<CChar>?, _ soname: UnsafePointer<CChar>?, in list: inout List) {
-        guard let rawPath, rawPath.pointee != 0 else {
-            // The program itself (the first object, nameless): what it links is loaded by those names.
-            if list.entries.isEmpty, list.needed.isEmpty, let program = try? ELFCheck.validate("/proc/self/exe") {
-                list.needed.formUnion(program.needed)
-            }
-            return
-        }
-        let path = String(cString: rawPath)
-        let fileName = String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])
-        var answersTo: Set<String> = [fileName]
-        if let soname { answersTo.insert(String(cString: soname)) }
-        let real = list.realPathOf[path] ?? LibraryClosure.realPath(path) ?? path
-        list.realPathOf[path] = real
-        let folder = real[..<(real.lastIndex(of: "/") ?? real.startIndex)]
-        list.entries.append((real, answersTo))
-        list.realPaths.insert(real)
-        list.fileNames.insert(fileName)
-        if let soname { list.sonames.insert(String(cString: soname)) }
-        // Read once per object from its file: the names it links, which the loader has mapped by them.
-        if let linked = try? ELFCheck.validate(real) { list.needed.formUnion(linked.needed) }
-        if list.runtimeFolder == nil, answersTo.contains("libswiftCore.so") {
-            list.runtimeFolder = folder
-            // Objects of that folder seen before it was known.
-            for (other, names) in list.entries where other.hasPrefix(folder + "/") { list.runtimeLibraries.formUnion(names) }
-        } else if folder == list.runtimeFolder {
-            list.runtimeLibraries.formUnion(answersTo)
-        }
     }
 }

@@ -9,7 +9,7 @@ let package = Package(
         .library(name: "PluginAPI", type: .dynamic, targets: ["PluginAPI"]),
     ],
     targets: [
-        // The one C function PluginAPI needs: where the thread's stack stands (StackMark.swift).
+        // The one C function PluginAPI needs: where the thread's stack stands (StackHeadroom.swift).
         .target(name: "CStackPosition", path: "CStackPosition"),
         .target(
             name: "PluginAPI",

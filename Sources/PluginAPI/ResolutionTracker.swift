@@ -101,14 +101,14 @@ enum ResolutionTracker {
     private static let graph = Lock(Graph())
 
     /// Throws if `cell` is already being made on the current path, or if this thread has too little
-    /// stack left to make one more service on it (``StackMark/isExhausted``).
+    /// stack left to make one more service on it (``StackHeadroom/isExhausted``).
     static func checkPath(_ frame: ResolutionFrame?, cell: ObjectIdentifier, service: ServiceIdentity)
         throws(ServiceObtainError) {
         guard let frame else { return }
         if let path = frame.services(from: cell) {
             throw ServiceObtainError(service: service, error: ServiceCycleError(cycle: path + [service], acrossThreads: false))
         }
-        if StackMark.isExhausted {
+        if StackHeadroom.isExhausted {
             throw ServiceObtainError(service: service, error: ServiceLocatorError.resolutionTooDeep(
                 key: service.key ?? service.description, depth: frame.depth + 1))
         }

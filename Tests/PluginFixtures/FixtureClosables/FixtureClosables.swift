@@ -5,12 +5,12 @@ import PluginAPI
 /// each close to the test's control (`close shared`). Its start hook asks the control too
 /// (`start closables`) and throws if told to, so that the plugin is dropped with the instance made.
 struct ClosablesPlugin: Plugin {
-    static let one = ServiceLocatorEasyKey<SharedClosable>(name: "fixture.closable.one")
-    static let two = ServiceLocatorEasyKey<SharedClosable>(name: "fixture.closable.two")
+    static let one = ServiceLocatorEasyKey<ReportingClosable>(name: "fixture.closable.one")
+    static let two = ServiceLocatorEasyKey<ReportingClosable>(name: "fixture.closable.two")
     static let metadata = PluginMetadata(name: "fixture-closables", version: "1.0.0", provides: [one, two])
 
     func registerServices(in registrar: ModuleRegistrar) throws {
-        let shared = SharedClosable(control: registrar.services.getService(key: lifecycleControlKey))
+        let shared = ReportingClosable(control: registrar.services.getService(key: lifecycleControlKey), event: "close shared")
         try registrar.addService(key: Self.one, service: shared)
         try registrar.addService(key: Self.two, service: shared)
     }
@@ -21,18 +21,6 @@ struct ClosablesPlugin: Plugin {
 
     struct Refused: Error, CustomStringConvertible {
         var description: String { "told to refuse its start" }
-    }
-}
-
-final class SharedClosable: ClosableService {
-    let control: (@Sendable (String) -> String)?
-
-    init(control: (@Sendable (String) -> String)?) {
-        self.control = control
-    }
-
-    func close() async throws {
-        _ = control?("close shared")
     }
 }
 

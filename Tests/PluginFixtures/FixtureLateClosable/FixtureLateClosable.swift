@@ -11,19 +11,9 @@ struct LateClosablePlugin: Plugin {
 
     func registerServices(in registrar: ModuleRegistrar) throws {
         let services = registrar.services
-        try registrar.addLazyService(key: Self.closable) { LateClosable(control: services.getService(key: lifecycleControlKey)) }
-    }
-}
-
-final class LateClosable: ClosableService {
-    let control: (@Sendable (String) -> String)?
-
-    init(control: (@Sendable (String) -> String)?) {
-        self.control = control
-    }
-
-    func close() async throws {
-        _ = control?("close late")
+        try registrar.addLazyService(key: Self.closable) {
+            ReportingClosable(control: services.getService(key: lifecycleControlKey), event: "close late")
+        }
     }
 }
 

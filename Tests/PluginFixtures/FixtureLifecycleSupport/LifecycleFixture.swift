@@ -112,3 +112,19 @@ public final class LifecycleHooks: @unchecked Sendable {
         }
     }
 }
+
+/// A closable service that reports its close to a test's control as `event` (`close shared`).
+public final class ReportingClosable: ClosableService {
+    let control: (@Sendable (String) -> String)?
+    let event: String
+
+    public init(control: (@Sendable (String) -> String)?, event: String) {
+        self.control = control
+        self.event = event
+    }
+
+    public func close() async throws {
+        _ = control?(event)
+    }
+}
+

@@ -8,7 +8,7 @@ internal import CStackPosition
 /// side stack under AddressSanitizer) with the thread's own stack bounds, asked of the system once
 /// per thread (`pthread_getattr_np`), so every thread is covered whatever its stack size:
 /// the main thread, Swift's and Dispatch's pools, a thread made with a stack of its own.
-enum StackMark {
+enum StackHeadroom {
     /// True if less than the reserve is left: a quarter of the thread's stack, at least 128 KiB and
     /// at most 2 MiB, for the frames of the factory that would run next and of what it calls.
     static var isExhausted: Bool {
