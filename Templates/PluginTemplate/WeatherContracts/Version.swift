@@ -3,7 +3,7 @@ import PluginAPI
 extension LibraryVersion {
     /// WeatherContracts' version, compiled into every plugin that lists it in its `contractLibraries`.
     /// Bump the minor version when you add a declaration, the major one for anything else (see the
-    /// host's README, "Versioning and compatibility").
+    /// host's Sources/PluginAPI/PluginAPI.docc/YourOwnContracts.md, "What a release may change").
     @_alwaysEmitIntoClient
     public static var weatherContracts: LibraryVersion { LibraryVersion("WeatherContracts", 1, 0, 0) }
 }
