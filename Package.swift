@@ -24,11 +24,11 @@ let samples = ["ClockPlugin", "GreeterPlugin", "NotesPlugin", "AccountPlugin"]
 
 let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     // Deliberately broken plugins the tests load next to the good ones.
-    plugin("FixtureWrongABI", in: "Tests/PluginFixtures", contracts: false),
-    plugin("FixtureOldHeader", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureWrongABI", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureHeaderForge"]),
+    plugin("FixtureOldHeader", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureHeaderForge"]),
     plugin("FixtureUnrecordedContracts", in: "Tests/PluginFixtures"),
     plugin("FixtureOwnCopy", in: "Tests/PluginFixtures", contracts: false),
-    plugin("FixtureBadMagic", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureBadMagic", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureHeaderForge"]),
     plugin("FixtureNullEntry", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureThrowingModule", in: "Tests/PluginFixtures", contracts: false),
     plugin("FixtureDuplicateKey", in: "Tests/PluginFixtures"),
@@ -42,7 +42,7 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     // Declares a plain key and registers it with an async factory.
     plugin("FixtureUndeclaredAsync", in: "Tests/PluginFixtures", contracts: false),
     // Lies in its header's pointers as HOSTKIT_FIXTURE_FORGE says (a test runs it in a `host` child).
-    plugin("FixtureForgedHeader", in: "Tests/PluginFixtures", contracts: false),
+    plugin("FixtureForgedHeader", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureHeaderForge"]),
     // Names, keys, a service and an error made of escape sequences and newlines, to be printed escaped.
     plugin("FixtureHostileText", in: "Tests/PluginFixtures", contracts: false),
     // These crash, hang or exit only when HOSTKIT_FIXTURE_MISBEHAVE is set (the isolation tests do).
@@ -103,5 +103,8 @@ let package = Package(
         // The code the lifecycle fixtures share, linked into each of them.
         .target(name: "FixtureLifecycleSupport", dependencies: [pluginAPI],
                 path: "Tests/PluginFixtures/FixtureLifecycleSupport", swiftSettings: swift6),
+        // Copies a real plugin header with fields changed, for the fixtures that lie in theirs.
+        .target(name: "FixtureHeaderForge", dependencies: [pluginAPI],
+                path: "Tests/PluginFixtures/FixtureHeaderForge", swiftSettings: swift6),
     ] + plugins.map(\.1)
 )

@@ -11,18 +11,18 @@ import TestSupport
         "try services.addService(key: key, service: 1)",
         "try services.addService(key: key, provider: ServiceProvider(1))",
         "try services.addLazyService(key: key) { 1 }",
-        "try services.addWeakService(key: key) { 1 }",
+        "try services.addService(key: key, mode: .weak) { 1 }",
         "try services.addService(key: key, mode: .atOne) { 1 }",
         "try services.addAsyncService(key: key, mode: .lazy) { 1 }",
         "try services.addService(key: key, replace: true) { 1 }",
         "try services.removeService(key: key)",
-        "try services.removeService(storeKey: \"k\")",
+        "_ = services.existingService(forKey: \"k\")",
         "try services.addModule(Other())",
         "try services.addModule(Other(), replace: true)",
         "services.setReadOnly(denyClone: true)",
         "_ = try services.clone()",
         "services.withdraw([\"k\"])",
-        "_ = services.locator",
+        "_ = services.reading()",
         "_ = services.source",
         "_ = registrar.locator",
         "let _: any ServiceRegistry = services",
@@ -41,7 +41,7 @@ import TestSupport
 
     static func source(_ lines: [String]) -> String {
         """
-        @_spi(HostKit) @_spi(Internals) @_spi(Testing) import PluginAPI
+        @_spi(HostKit) import PluginAPI
         let key = ServiceLocatorEasyKey<Int>(name: "k")
         struct Other: Module { func registerServices(in registrar: ModuleRegistrar) throws {} }
         struct Probe: Module {

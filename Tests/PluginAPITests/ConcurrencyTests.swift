@@ -104,7 +104,7 @@ import Testing
                                 failures.append("\(error)")
                             }
                         }
-                        let count = locator.slotCount, listed = locator.slots.count
+                        let count = locator.slots.count, listed = locator.slots.count
                         if count != keys.count || listed != keys.count {
                             failures.append("slotCount \(count), slots \(listed)")
                         }

@@ -110,7 +110,7 @@ import Testing
             return error as? ServiceObtainError
         }
         #expect(errors.count == 2, "a cyclic service was made: \(results.all)")
-        let cycles = errors.compactMap { $0.error as? ServiceCycleError }
+        let cycles = errors.compactMap { Cycle($0.error) }
         #expect(cycles.contains { $0.acrossThreads }, "\(errors)")
         for cycle in cycles where cycle.acrossThreads {
             #expect(Set(cycle.keys) == ["A", "B"])

@@ -258,7 +258,7 @@ extension ServiceLocatorError {
             .registrationClosed(module: module)
         case let .asyncService(key):
             .asyncService(key: key)
-        case .resolutionTooDeep:
+        case .resolutionTooDeep, .cycle, .injectionFailed:
             .unknown(String(describing: self))
         @unknown default:
             .unknown(String(describing: self))
@@ -299,21 +299,37 @@ func expectObtainError<T>(sourceLocation: SourceLocation = #_sourceLocation,
 
 /// Expects `body` to throw a ``ServiceObtainError`` caused by a cycle; returns both.
 func expectCycle<T>(sourceLocation: SourceLocation = #_sourceLocation,
-                    _ body: () throws -> T) throws -> (ServiceObtainError, ServiceCycleError) {
+                    _ body: () throws -> T) throws -> (ServiceObtainError, Cycle) {
     let obtained = expectObtainError(sourceLocation: sourceLocation, body)
     let error = try #require(obtained, sourceLocation: sourceLocation)
-    let cycle = try #require(error.error as? ServiceCycleError, "\(error)", sourceLocation: sourceLocation)
+    let cycle = try #require(Cycle(error.error), "\(error)", sourceLocation: sourceLocation)
     return (error, cycle)
 }
 
 extension ServiceObtainError {
-    /// The store keys along ``path``.
-    var pathKeys: [String?] { path.map(\.key) }
+    /// The store keys along ``pathServices``.
+    var pathKeys: [String?] { pathServices.map(\.key) }
 }
 
-extension ServiceCycleError {
+/// What ``ServiceLocatorError/cycle(path:acrossThreads:)`` says, for tests to read.
+struct Cycle {
+    let cycle: [ServiceIdentity]
+    let acrossThreads: Bool
+
+    /// The cycle `error` is, if it is one.
+    init?(_ error: any Error) {
+        guard case let .cycle(path, acrossThreads)? = error as? ServiceLocatorError else { return nil }
+        cycle = path
+        self.acrossThreads = acrossThreads
+    }
+
     /// The store keys around the cycle.
     var keys: [String?] { cycle.map(\.key) }
+}
+
+/// True if `identity` names a service of `type` under `key`.
+func names(_ identity: ServiceIdentity, key: String? = nil, type: Any.Type) -> Bool {
+    identity.key == key && identity.typeName == String(reflecting: type)
 }
 
 /// A module made of a closure, named as the test likes.

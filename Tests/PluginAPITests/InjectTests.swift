@@ -50,10 +50,17 @@ private final class Job {
     }
 }
 
-/// Expects `body` to throw an ``InjectError``; returns it.
+/// What ``ServiceLocatorError/injectionFailed(key:file:line:error:)`` says, for tests to read.
+private struct InjectFailure: CustomStringConvertible {
+    let key: String, file: String, line: UInt, error: any Error, description: String
+}
+
+/// Expects `body` to throw ``ServiceLocatorError/injectionFailed(key:file:line:error:)``; returns it.
 private func expectInjectError<T>(sourceLocation: SourceLocation = #_sourceLocation,
-                                  _ body: () throws -> T) -> InjectError? {
-    #expect(throws: InjectError.self, sourceLocation: sourceLocation) { _ = try body() }
+                                  _ body: () throws -> T) -> InjectFailure? {
+    let thrown = #expect(throws: ServiceLocatorError.self, sourceLocation: sourceLocation) { _ = try body() }
+    guard case let .injectionFailed(key, file, line, error)? = thrown else { return nil }
+    return InjectFailure(key: key, file: file, line: line, error: error, description: "\(thrown!)")
 }
 
 /// The file ID of this file, as `#fileID` writes it here.

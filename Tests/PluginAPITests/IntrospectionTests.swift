@@ -4,7 +4,7 @@ import Testing
 /// Not private: the default name of a private type holds an address (`(unknown context at $…)`).
 struct ToolsModule: Module {
     func registerServices(in registrar: ModuleRegistrar) throws {
-        try registrar.addWeakService(key: Keys.widget("b-tool")) { Widget(serial: 0) }
+        try registrar.addService(key: Keys.widget("b-tool"), mode: .weak) { Widget(serial: 0) }
     }
 }
 

@@ -31,7 +31,7 @@ import Testing
             Issue.record("last event is not .made: \(logged)")
             return
         }
-        #expect(identity == ServiceIdentity(key: "many", type: Widget.self))
+        #expect(names(identity, key: "many", type: Widget.self))
         #expect(mode == .many)
     }
 

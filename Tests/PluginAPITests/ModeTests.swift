@@ -76,7 +76,7 @@ import Testing
     @Test func weakExistentialOfAClassIsKeptWhileHeld() throws {
         let locator = ServiceLocator()
         let counter = Counter()
-        try locator.addWeakService(key: Keys.greeter) {
+        try locator.addService(key: Keys.greeter, mode: .weak) {
             counter.increment()
             return EnglishGreeter()
         }

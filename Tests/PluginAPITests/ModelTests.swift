@@ -1,5 +1,5 @@
 import Foundation
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 import Testing
 
 // A randomized model test: seeded sequences of operations run against the real ServiceLocator and
@@ -216,7 +216,7 @@ enum ModelOperation: CustomStringConvertible {
     /// `tryService(key:)`, or with `viaProvider` `tryServiceProvider(key:)` and then its `getService()`.
     case get(key: Int, kind: Int, viaProvider: Bool)
     case paramsGet(key: Int, kind: Int, params: Int, value: Int, viaProvider: Bool)
-    /// `tryAnyService(storeKey:)`.
+    /// `anyService(storeKey:)`.
     case anyGet(key: Int)
     case setReadOnly(denyClone: Bool)
     case clone
@@ -278,6 +278,7 @@ indirect enum ModelErrorCase: Equatable, CustomStringConvertible {
             case let .registrationClosed(module): self = .registrationClosed(module: module)
             case .asyncService: self = .unexpected(String(describing: error)) // the model adds no async slot
             case .resolutionTooDeep: self = .unexpected(String(describing: error)) // nor chains of factories
+            case .cycle, .injectionFailed: self = .unexpected(String(describing: error)) // nor cycles, nor @Inject
             @unknown default: self = .unexpected(String(describing: error))
             }
         case let error as ServiceObtainError where error.error is ModelError && !error.isNested:
@@ -502,7 +503,7 @@ struct LocatorModel {
         }
     }
 
-    /// `tryAnyService(storeKey:)`: whatever the type; a slot with parameters only if they are optional.
+    /// `anyService(storeKey:)`: whatever the type; a slot with parameters only if they are optional.
     private mutating func anyGet(key: Int) -> ModelOutcome {
         let name = ModelSpace.keys[key]
         guard let slot = slots[key] else { return .failed(.serviceNotFound(key: name, closeMatches: [])) }
@@ -587,8 +588,9 @@ final class LocatorHarness {
                 return .service(try get(ModelSpace.kinds[kind], ModelSpace.paramsKinds[params], key: key, value: value,
                                         viaProvider: viaProvider))
             case let .anyGet(key):
-                guard let service = try locator.tryAnyService(storeKey: ModelSpace.keys[key]) as? any ModelTagged else {
-                    return .failed(.unexpected("tryAnyService returned a service of another type"))
+                let (locator, storeKey) = (locator, ModelSpace.keys[key])
+                guard let service = try waitFor({ try await locator.anyService(storeKey: storeKey) as? any ModelTagged }) else {
+                    return .failed(.unexpected("anyService returned a service of another type"))
                 }
                 return .service(service.tag)
             case let .setReadOnly(denyClone):
@@ -660,7 +662,7 @@ final class LocatorHarness {
                 return Kind.make(ModelTag(registration: registration, serial: serial, params: nil))
             }
         case .weak:
-            try registry.addWeakService(key: key, replace: replace) {
+            try registry.addService(key: key, mode: .weak, replace: replace) {
                 Kind.make(ModelTag(registration: registration, serial: counter.increment(), params: nil))
             }
         case .many:
@@ -885,4 +887,17 @@ struct ModelRunner {
             return
         }
     }
+}
+
+/// The result of `body`, waited for on this thread: the model runs on a thread of its own, outside
+/// the pool that runs `body`, and none of its slots is async, so the wait is short.
+private func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Collector<Result<T, any Error>>()
+    Task {
+        do { outcome.append(.success(try await body())) } catch { outcome.append(.failure(error)) }
+        done.signal()
+    }
+    done.wait()
+    return try outcome.all[0].get()
 }

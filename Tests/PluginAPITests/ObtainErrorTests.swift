@@ -12,8 +12,8 @@ import Testing
         let error = try #require(expectObtainError { try locator.tryService(key: keyA) })
         #expect(error.error as? SomeError == SomeError(code: 1))
         #expect(!error.isNested)
-        #expect(error.service == ServiceIdentity(key: "A", type: Widget.self))
-        #expect(error.pathServices == [error.service])
+        #expect(names(error.service, key: "A", type: Widget.self))
+        #expect(error.pathServices.map(\.description) == [error.service.description])
     }
 
     @Test(arguments: [ServiceFactoryMode.lazy, .weak, .many])
@@ -28,8 +28,7 @@ import Testing
         #expect(error.isNested)
         #expect(error.service.key == "B")
         #expect(error.service.typeName == TypeNames.widget)
-        #expect(error.pathServices == [ServiceIdentity(key: "A", type: Widget.self),
-                                       ServiceIdentity(key: "B", type: Widget.self)])
+        #expect(error.pathServices.map(\.description) == ["A (\(TypeNames.widget))", "B (\(TypeNames.widget))"])
     }
 
     @Test func pathLeadsThroughEveryDependency() throws {
@@ -61,7 +60,7 @@ import Testing
         try locator.addService(key: Keys.label) { (_: String) -> Label in throw SomeError() }
 
         let error = try #require(expectObtainError { try locator.tryService(key: Keys.label, params: "x") })
-        #expect(error.service == ServiceIdentity(key: Keys.label.storeKey, type: Label.self))
+        #expect(names(error.service, key: Keys.label.storeKey, type: Label.self))
     }
 
     /// Every `add` form that builds the provider in the locator puts the key into the identity.
@@ -70,13 +69,13 @@ import Testing
         let fails: @Sendable () throws -> Widget = { throw SomeError() }
         try locator.addService(key: keyA, factory: WidgetFactory(mode: .lazy, failures: 1))
         try locator.addLazyService(key: keyB, fails)
-        try locator.addWeakService(key: keyC, fails)
+        try locator.addService(key: keyC, mode: .weak, fails)
         try locator.addService(key: Keys.widget("D"), fails)
         try locator.addService(key: Keys.widget("E"), mode: .atOne, fails)
 
         for key in ["A", "B", "C", "D", "E"] {
             let error = try #require(expectObtainError { try locator.tryService(key: Keys.widget(key)) })
-            #expect(error.service == ServiceIdentity(key: key, type: Widget.self))
+            #expect(names(error.service, key: key, type: Widget.self))
         }
     }
 
@@ -86,19 +85,17 @@ import Testing
         try locator.addService(key: keyA, provider: ServiceProvider(mode: .lazy) { throw SomeError() })
 
         let error = try #require(expectObtainError { try locator.tryService(key: keyA) })
-        #expect(error.service == ServiceIdentity(type: Widget.self))
+        #expect(names(error.service, type: Widget.self))
     }
 
-    @Test func identityDescription() {
-        #expect(ServiceIdentity(key: "A", type: Widget.self).description == "A (PluginAPITests.Widget)")
-        #expect(ServiceIdentity(type: Widget.self).description == "PluginAPITests.Widget")
-        #expect(ServiceIdentity(key: TypeNames.widget, type: Widget.self).description == "PluginAPITests.Widget")
-    }
-
-    @Test func publicInitWrapsOneService() {
-        let error = ServiceObtainError(service: ServiceIdentity(key: "A", type: Widget.self), error: SomeError())
-        #expect(error.pathKeys == ["A"])
-        #expect(!error.isNested)
-        #expect(error.error as? SomeError == SomeError())
+    /// An identity says `key (Type)`, or only the type when there is no key or the key is the type's name.
+    @Test func identityDescription() throws {
+        let locator = ServiceLocator()
+        let named = ServiceLocatorEasyKey<Widget>()
+        for key in [keyA, named] { try locator.addLazyService(key: key) { throw SomeError() } }
+        let identities = try [keyA, named].map { key in try #require(expectObtainError { try locator.tryService(key: key) }).service }
+        let alone = try #require(expectObtainError { try ServiceProvider<Widget>(mode: .lazy) { throw SomeError() }.getService() })
+        #expect(identities.map(\.description) == ["A (PluginAPITests.Widget)", "PluginAPITests.Widget"])
+        #expect(alone.service.description == "PluginAPITests.Widget" && alone.service.key == nil)
     }
 }

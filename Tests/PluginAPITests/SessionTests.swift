@@ -1,5 +1,5 @@
 import Dispatch
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 import Testing
 
 // MARK: Fixtures
@@ -96,7 +96,6 @@ private func session(_ user: String, version: Int = 0) -> UserSession {
         let mediator = ServiceSessionMediator(session: session("guest"))
         let factory = ProfileFactory(mode: .lazy)
         let provider = factory.serviceProvider(mediator: mediator)
-        #expect(provider.mode == .lazy)
         #expect(factory.counter.value == 0)
 
         let guest = try provider.getService()
@@ -192,7 +191,7 @@ private func session(_ user: String, version: Int = 0) -> UserSession {
     @Test func atOneIsMadeAtOnceOnEachChange() throws {
         let mediator = ServiceSessionMediator(session: session("guest"))
         let factory = ProfileFactory(mode: .atOne)
-        let provider = ServiceProvider(factory: factory, mediator: mediator)
+        let provider = factory.serviceProvider(mediator: mediator)
         #expect(factory.counter.value == 1, "made when the provider is made")
 
         mediator.updateSession(session("ada"))
@@ -368,11 +367,11 @@ private func session(_ user: String, version: Int = 0) -> UserSession {
         }
         #expect(token != nil, "the slot holds the factory")
         #expect(counter.value == 1)
-        #expect(try locator.removeService(storeKey: profileKey.storeKey))
+        #expect(try locator.removeService(key: profileKey))
         #expect(token == nil, "the mediator kept the removed slot's provider alive")
         mediator.updateSession(session("ada"))
         #expect(counter.value == 1)
-        #expect(try locator.removeService(storeKey: profileKey.storeKey) == false)
+        #expect(try locator.removeService(key: profileKey) == false)
     }
 
     /// A provider made while another thread changes the session must end up serving the session

@@ -16,7 +16,7 @@ import Testing
         let gone = keys.filter { $0.storeKey.hasSuffix("7") }
         locator.withdraw(gone.map(\.storeKey) + ["never.there"])
         #expect(locator.isReadOnly)
-        #expect(locator.slotCount == keys.count - gone.count)
+        #expect(locator.slots.count == keys.count - gone.count)
         for (index, key) in keys.enumerated() {
             let withdrawn = gone.contains { $0.storeKey == key.storeKey }
             #expect(locator.getService(key: key) == (withdrawn ? nil : index))
@@ -50,7 +50,7 @@ import Testing
             return await group.reduce(0, +)
         }
         #expect(misses == 0)
-        #expect(locator.slotCount == kept.count)
+        #expect(locator.slots.count == kept.count)
     }
 
     @Test func aMutableLocatorJustLosesTheSlots() throws {

@@ -7,7 +7,7 @@ enum LocatorCases {
         do {
             try locator.addService(key: Keys.atOne, service: spacedService(token: 1))
             try locator.addLazyService(key: Keys.lazy) { Service(token: 2) }
-            try locator.addWeakService(key: Keys.weak) { Service(token: 3) }
+            try locator.addService(key: Keys.weak, mode: .weak) { Service(token: 3) }
             try locator.addService(key: Keys.many) { Service(token: 4) }
             try locator.addService(key: Keys.params) { (token: Int) in Service(token: token) }
             for (index, key) in Keys.perThread.enumerated() {
@@ -53,7 +53,7 @@ enum LocatorCases {
             BenchCase(name: name(state, "params")) { iterations in
                 let locator = opaque(locator), key = opaque(Keys.params), params = opaque(7)
                 var sum: UInt = 0
-                for _ in 0..<iterations { sum &+= token(locator.getService(key: key, params: params)) }
+                for _ in 0..<iterations { sum &+= token(try? locator.tryService(key: key, params: params)) }
                 return sum
             },
         ]
@@ -70,7 +70,7 @@ enum LocatorCases {
 
     private static func providerCases(_ locator: ServiceLocator) -> [BenchCase] {
         [("atOne", Keys.atOne), ("lazy", Keys.lazy)].map { mode, key in
-            guard let provider = locator.getServiceProvider(key: key) else { fail("no provider for \(key.storeKey)") }
+            guard let provider = try? locator.tryServiceProvider(key: key) else { fail("no provider for \(key.storeKey)") }
             return BenchCase(name: "provider/\(mode)") { iterations in
                 let provider = opaque(provider)
                 var sum: UInt = 0

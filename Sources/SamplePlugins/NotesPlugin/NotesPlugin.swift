@@ -19,7 +19,7 @@ struct NotesPlugin: Plugin {
     func registerServices(in registrar: ModuleRegistrar) throws {
         let counter = RequestCounter()
         try registrar.addService(key: SampleKeys.requestID) { "req-\(counter.next())" }
-        try registrar.addWeakService(key: SampleKeys.notebook) { MemoryNotebook() }
+        try registrar.addService(key: SampleKeys.notebook, mode: .weak) { MemoryNotebook() }
         try registrar.addService(key: SampleKeys.journal, service: journal)
         try registrar.addService(key: SampleKeys.archive, factory: ArchiveFactory())
     }

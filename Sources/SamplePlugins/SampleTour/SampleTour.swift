@@ -34,7 +34,7 @@ enum SampleTour {
         if let greeter = locator.getService(key: SampleKeys.greeter) {
             print("greeter:    \(greeter.greet("world"))")
         }
-        if let greeting = locator.getService(key: SampleKeys.greeting, params: "Ada") {
+        if let greeting = try? locator.tryService(key: SampleKeys.greeting, params: "Ada") {
             print("greeting:   to \(greeting.recipient): \(greeting.text)")
         }
         if let first = locator.getService(key: SampleKeys.requestID),
@@ -53,11 +53,11 @@ enum SampleTour {
         if let sessions = locator.getService(key: SampleKeys.sessions) {
             switchUsers(sessions, locator)
         }
-        if let archive = await locator.getServiceAsync(key: SampleKeys.archive) {
+        if let archive = try? await locator.tryServiceAsync(key: SampleKeys.archive) {
             // Eight tasks at once still connect once: the async factory runs exactly once.
             let count = await withTaskGroup(of: Int.self) { group in
                 for index in 1...8 {
-                    group.addTask { await locator.getServiceAsync(key: SampleKeys.archive)?.store("note \(index)") ?? 0 }
+                    group.addTask { (try? await locator.tryServiceAsync(key: SampleKeys.archive))?.store("note \(index)") ?? 0 }
                 }
                 return await group.reduce(0) { max($0, $1) }
             }

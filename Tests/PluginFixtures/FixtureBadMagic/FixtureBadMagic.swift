@@ -1,4 +1,5 @@
-@_spi(Testing) import PluginAPI
+import FixtureHeaderForge
+import PluginAPI
 
 /// A plugin whose header does not start with the plugin magic.
 struct BadMagicPlugin: Plugin {
@@ -8,6 +9,5 @@ struct BadMagicPlugin: Plugin {
 
 @c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer {
-    let descriptor = PluginDescriptor(metadata: BadMagicPlugin.metadata) { BadMagicPlugin() }
-    return PluginABI.forgedHeader(for: descriptor, format: PluginABI.format, magic: 0xDEAD_BEEF, libraries: [.pluginAPI])
+    return UnsafeRawPointer(forgedHeader(of: BadMagicPlugin.self, magic: 0xDEAD_BEEF))
 }

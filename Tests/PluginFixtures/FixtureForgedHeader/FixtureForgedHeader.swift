@@ -1,5 +1,6 @@
 import Glibc
-@_spi(Testing) import PluginAPI
+import FixtureHeaderForge
+import PluginAPI
 
 /// A plugin whose header has the right magic and format but points the host at what is not there.
 /// `HOSTKIT_FIXTURE_FORGE` says which pointer lies, and at what:
@@ -25,9 +26,7 @@ private var unmapped: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPatt
 
 @c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer? {
-    let descriptor = PluginDescriptor(metadata: ForgedHeaderPlugin.metadata) { ForgedHeaderPlugin() }
-    let header = UnsafeMutableRawPointer(mutating: PluginABI.forgedHeader(
-        for: descriptor, format: PluginABI.format, magic: PluginABI.magic, libraries: [.pluginAPI]))
+    let header = forgedHeader(of: ForgedHeaderPlugin.self)
     let forge = getenv("HOSTKIT_FIXTURE_FORGE").map { String(cString: $0) } ?? ""
     switch forge {
     case "descriptor-header":

@@ -1,4 +1,5 @@
-@_spi(Testing) import PluginAPI
+import FixtureHeaderForge
+import PluginAPI
 
 /// A plugin as PluginAPI 3 built it: its ABI version, 3, where the header format is now.
 struct OldHeaderPlugin: Plugin {
@@ -8,6 +9,5 @@ struct OldHeaderPlugin: Plugin {
 
 @c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer {
-    let descriptor = PluginDescriptor(metadata: OldHeaderPlugin.metadata) { OldHeaderPlugin() }
-    return PluginABI.forgedHeader(for: descriptor, format: 3, magic: PluginABI.magic, libraries: [.pluginAPI])
+    return UnsafeRawPointer(forgedHeader(of: OldHeaderPlugin.self, format: 3))
 }

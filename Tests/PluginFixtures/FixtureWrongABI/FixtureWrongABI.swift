@@ -1,4 +1,5 @@
-@_spi(Testing) import PluginAPI
+import FixtureHeaderForge
+import PluginAPI
 
 /// A plugin that says it was built against the next major version of PluginAPI and against a library
 /// no process has; the host must refuse it, naming both, before it touches the descriptor.
@@ -10,6 +11,5 @@ struct WrongABIPlugin: Plugin {
 @c(swift_plugin_entry)
 public func swiftPluginEntry() -> UnsafeRawPointer {
     let next = LibraryVersion("PluginAPI", LibraryVersion.pluginAPI.major + 1, 0, 0)
-    let descriptor = PluginDescriptor(metadata: WrongABIPlugin.metadata) { WrongABIPlugin() }
-    return PluginABI.forgedHeader(for: descriptor, format: PluginABI.format, magic: PluginABI.magic, libraries: [next, LibraryVersion("NoSuchContracts", 1, 0, 0)])
+    return UnsafeRawPointer(forgedHeader(of: WrongABIPlugin.self, libraries: [next, LibraryVersion("NoSuchContracts", 1, 0, 0)]))
 }

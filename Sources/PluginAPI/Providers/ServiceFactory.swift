@@ -1,5 +1,5 @@
 /// How a provider keeps the service its factory makes.
-public enum ServiceFactoryMode: String, Sendable, CaseIterable, CustomStringConvertible {
+public enum ServiceFactoryMode: String, Sendable, CaseIterable {
     /// Made once, when the provider is created; a failure is remembered and returned on every get.
     case atOne
     /// Made once, on the first get; a failure is returned and the next get tries again.
@@ -9,8 +9,6 @@ public enum ServiceFactoryMode: String, Sendable, CaseIterable, CustomStringConv
     case weak
     /// Made anew on every get.
     case many
-
-    public var description: String { rawValue }
 }
 
 /// A factory that makes a service without parameters.

@@ -25,6 +25,6 @@ public protocol ServiceAsyncFactory: Sendable {
 extension ServiceAsyncFactory {
     /// A provider that keeps this factory's services as ``mode`` says.
     public func serviceProvider() -> ServiceAsyncProvider<Service> {
-        ServiceAsyncProvider(factory: self)
+        ServiceAsyncProvider(mode: mode, makeService)
     }
 }

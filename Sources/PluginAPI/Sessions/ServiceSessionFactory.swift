@@ -38,16 +38,8 @@ extension ServiceSessionFactory {
 
     /// A provider of this factory's service, bound to the sessions of `mediator`.
     public func serviceProvider(mediator: ServiceSessionMediator<Session>) -> ServiceProvider<Service> {
-        ServiceProvider(factory: self, mediator: mediator)
-    }
-}
-
-extension ServiceProvider {
-    /// A provider of `factory`'s service, bound to the sessions of `mediator`.
-    public init<Factory: ServiceSessionFactory>(factory: Factory, mediator: ServiceSessionMediator<Factory.Session>)
-    where Factory.Service == Service {
-        self.init(core: SessionCore(factory: factory, mediator: mediator, identity: ServiceIdentity(type: Service.self),
-                                    logger: nil))
+        ServiceProvider(core: SessionCore(factory: self, mediator: mediator, identity: ServiceIdentity(type: Service.self),
+                                          logger: nil))
     }
 }
 

@@ -2,15 +2,15 @@
 ///
 /// When services depend on each other the failure may happen deep down: ``service`` is the one whose
 /// factory failed, ``pathServices`` leads from the service you asked for to it, and ``error`` is what
-/// that factory threw (or a ``ServiceCycleError``).
+/// that factory threw (or a ``ServiceLocatorError``, such as ``ServiceLocatorError/cycle(path:acrossThreads:)``).
 public struct ServiceObtainError: Error, CustomStringConvertible {
     /// The original error.
     public let error: any Error
     /// From the requested service (first) to the failing one (last).
-    public let path: [ServiceIdentity]
+    let path: [ServiceIdentity]
 
     /// Wraps `error`, thrown while making `service`.
-    public init(service: ServiceIdentity, error: any Error) {
+    init(service: ServiceIdentity, error: any Error) {
         self.error = error
         self.path = [service]
     }
@@ -23,7 +23,7 @@ public struct ServiceObtainError: Error, CustomStringConvertible {
     /// The service whose making failed.
     public var service: ServiceIdentity { path[path.count - 1] }
 
-    /// Every service on the way, requested one first (the 3.0 name for ``path``).
+    /// Every service on the way, from the requested one (first) to the failing one (last).
     public var pathServices: [ServiceIdentity] { path }
 
     /// True when the failure happened in a dependency, not in the requested service itself.
@@ -39,6 +39,7 @@ public struct ServiceObtainError: Error, CustomStringConvertible {
         "Failed to obtain service \(path[0]): \(description)"
     }
 
+    /// What failed, why, and on which path.
     public var description: String {
         let reason = String(describing: error)
         if isNested {
@@ -46,18 +47,5 @@ public struct ServiceObtainError: Error, CustomStringConvertible {
             return "making \(service) failed: \(reason) (path: \(chain))"
         }
         return "making \(service) failed: \(reason)"
-    }
-}
-
-/// A service needed itself while being made, directly or through others.
-public struct ServiceCycleError: Error, CustomStringConvertible {
-    /// The cycle, starting and ending with the same service.
-    public let cycle: [ServiceIdentity]
-    /// True when the halves of the cycle ran on different threads (each waiting for the other).
-    public let acrossThreads: Bool
-
-    public var description: String {
-        let chain = cycle.map(\.description).joined(separator: " -> ")
-        return "dependency cycle\(acrossThreads ? " across threads" : ""): \(chain)"
     }
 }

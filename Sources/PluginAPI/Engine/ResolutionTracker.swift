@@ -106,7 +106,7 @@ enum ResolutionTracker {
         throws(ServiceObtainError) {
         guard let frame else { return }
         if let path = frame.services(from: cell) {
-            throw ServiceObtainError(service: service, error: ServiceCycleError(cycle: path + [service], acrossThreads: false))
+            throw ServiceObtainError(service: service, error: ServiceLocatorError.cycle(path: path + [service], acrossThreads: false))
         }
         if StackHeadroom.isExhausted {
             throw ServiceObtainError(service: service, error: ServiceLocatorError.resolutionTooDeep(
@@ -152,7 +152,7 @@ enum ResolutionTracker {
             var visited: Set<ObjectIdentifier> = []
             if let (hops, reached) = graph.leadsBack(to: frame, from: cell, service: service, visited: &visited) {
                 let mine = frame.services(from: reached) ?? [graph.owners[reached]?.service ?? service]
-                let cycle = ServiceCycleError(cycle: mine + hops + [mine[0]], acrossThreads: true)
+                let cycle = ServiceLocatorError.cycle(path: mine + hops + [mine[0]], acrossThreads: true)
                 return .failure(ServiceObtainError(service: service, error: cycle))
             }
             graph.nextWait += 1

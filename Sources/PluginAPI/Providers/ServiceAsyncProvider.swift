@@ -3,11 +3,6 @@
 public struct ServiceAsyncProvider<Service: Sendable>: Sendable {
     let core: AsyncCore<Service>
 
-    /// A provider that keeps the factory's services as its `mode` says. An `atOne` factory starts now.
-    public init<Factory: ServiceAsyncFactory>(factory: Factory) where Factory.Service == Service {
-        self.init(mode: factory.mode, factory.makeService)
-    }
-
     /// A provider with the given mode whose services `make` makes. For `atOne` it starts now.
     public init(mode: ServiceFactoryMode, _ make: @escaping @Sendable () async throws -> Service) {
         core = AsyncCore(mode: mode, identity: ServiceIdentity(type: Service.self), logger: nil, make: make)
@@ -18,7 +13,7 @@ public struct ServiceAsyncProvider<Service: Sendable>: Sendable {
     }
 
     /// How this provider keeps its service.
-    public var mode: ServiceFactoryMode { core.mode }
+    var mode: ServiceFactoryMode { core.mode }
 
     /// The service, or a ``ServiceObtainError`` saying which service failed, why, and on what path.
     public func getService() async throws -> Service {
@@ -28,14 +23,5 @@ public struct ServiceAsyncProvider<Service: Sendable>: Sendable {
     /// The service, or `nil` if it could not be made.
     public func getServiceAsOptional() async -> Service? {
         try? await core.get()
-    }
-
-    /// The service or the reason it could not be made.
-    public func getServiceAsResult() async -> Result<Service, any Error> {
-        do {
-            return .success(try await core.get())
-        } catch {
-            return .failure(error)
-        }
     }
 }

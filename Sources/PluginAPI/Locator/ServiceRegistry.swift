@@ -1,61 +1,20 @@
-/// A slot about to be added. It is built only after the target has accepted its key, so a refused
-/// registration runs no factory. An implementation detail of the `add` calls: SPI, not for plugins.
-@_spi(Internals)
-public struct ServiceRegistration {
-    typealias Build = (_ origin: String?, _ logger: (any ServiceLogger)?) -> AnySlot
-
-    /// When the slot is built, which depends on what building it runs.
-    enum Timing {
-        /// Building runs nothing and costs little (an existing provider or instance): when added.
-        case whenAdded
-        /// Building runs the factory (`atOne`): when added alone; in a module, once the whole module
-        /// is accepted, so a refused module has run none of its factories.
-        case runsFactory(service: Any.Type, isAsync: Bool)
-        /// Building runs nothing, but costs more than the rest of the registration (lazy, weak,
-        /// many): on first use (see ``DeferredSlot``).
-        case onFirstUse(service: Any.Type, mode: ServiceFactoryMode)
-    }
-
-    let key: String
-    let timing: Timing
-    let build: Build
-
-    init(key: String, timing: Timing = .whenAdded, build: @escaping Build) {
-        self.key = key
-        self.timing = timing
-        self.build = build
-    }
-
-    /// True if building the slot runs its factory.
-    var runsFactory: Bool {
-        if case .runsFactory = timing { true } else { false }
-    }
-
-    /// The slot to store: the built slot, or a stand-in that builds it on first use.
-    func makeSlot(origin: String?, logger: (any ServiceLogger)?) -> AnySlot {
-        guard case let .onFirstUse(service, mode) = timing else { return build(origin, logger) }
-        return DeferredSlot(key: key, service: service, mode: mode, origin: origin, logger: logger, build: build)
-    }
-}
-
 /// Something services can be added to: a ``ServiceLocator``, or the ``ModuleRegistrar`` a module
 /// writes through. All the `add` calls below are available on both.
 ///
-/// Only those two can store what the `add` calls make: the requirement they implement is an SPI.
-/// Another type that conforms gets an error from every `add` call.
-public protocol ServiceRegistry {
-    /// Adds the slot `registration` describes. Throws ``ServiceLocatorError/keyAlreadyRegistered(key:registeredBy:attemptedBy:)``
-    /// if its key is taken and `replace` is false; then nothing changes.
-    @_spi(Internals)
-    func register(_ registration: ServiceRegistration, replace: Bool) throws
-}
+/// Only those two can store what the `add` calls make: another type that conforms has no way to
+/// receive a slot, and gets an error from every `add` call.
+public protocol ServiceRegistry {}
 
 extension ServiceRegistry {
-    /// What another type than ``ServiceLocator`` and ``ModuleRegistrar`` does: refuse. (An SPI
-    /// requirement needs a default in a library built for evolution.)
-    @_spi(Internals)
-    public func register(_ registration: ServiceRegistration, replace: Bool) throws {
-        throw NotARegistry(type: String(reflecting: Self.self), key: registration.key)
+    /// Hands `registration` to the locator or registrar this is; any other conforming type refuses.
+    func register(_ registration: ServiceRegistration, replace: Bool) throws {
+        if let registrar = self as? ModuleRegistrar {
+            try registrar.stage(registration, replace: replace)
+        } else if let locator = self as? ServiceLocator {
+            try locator.register(registration, replace: replace)
+        } else {
+            throw NotARegistry(type: String(reflecting: Self.self), key: registration.key)
+        }
     }
 }
 
@@ -117,18 +76,14 @@ extension ServiceRegistry {
         try add(key: key, mode: .lazy, replace: replace, make)
     }
 
-    /// Adds a slot made by `make` whenever no instance is alive (`weak`).
-    public func addWeakService<Key: ServiceLocatorKey>(
-        key: Key, replace: Bool = false, _ make: @escaping @Sendable () throws -> Key.Service
-    ) throws {
-        try add(key: key, mode: .weak, replace: replace, make)
-    }
-
-    /// Adds a slot made anew by `make` on every get (`many`).
+    /// Adds a slot whose services `make` makes, kept as `mode` says: by default anew on every get
+    /// (`many`); `.weak` makes one whenever none is alive; `.atOne` runs `make` now, or, through a
+    /// module's registrar, once the whole module is accepted.
     public func addService<Key: ServiceLocatorKey>(
-        key: Key, replace: Bool = false, _ make: @escaping @Sendable () throws -> Key.Service
+        key: Key, mode: ServiceFactoryMode = .many, replace: Bool = false,
+        _ make: @escaping @Sendable () throws -> Key.Service
     ) throws {
-        try add(key: key, mode: .many, replace: replace, make)
+        try add(key: key, mode: mode, replace: replace, make)
     }
 
     /// Adds a slot whose services `make` makes from parameters, anew on every get.
@@ -142,15 +97,8 @@ extension ServiceRegistry {
         }, replace: replace)
     }
 
-    /// Adds a slot of the given mode whose services `make` makes.
-    public func addService<Key: ServiceLocatorKey>(
-        key: Key, mode: ServiceFactoryMode, replace: Bool = false, _ make: @escaping @Sendable () throws -> Key.Service
-    ) throws {
-        try add(key: key, mode: mode, replace: replace, make)
-    }
-
     /// Adds a slot whose services an `async` factory makes, kept as its `mode` says; get it with
-    /// ``ServiceLocator/tryServiceAsync(key:)``.
+    /// ``ServiceResolver/tryServiceAsync(key:)``.
     public func addService<Key: ServiceLocatorKey, Factory: ServiceAsyncFactory>(
         key: Key, factory: Factory, replace: Bool = false
     ) throws where Factory.Service == Key.Service {

@@ -19,26 +19,6 @@ public protocol Plugin: Module, SendableMetatype {
 }
 
 extension Plugin {
-    public var name: String { Self.metadata.name }
-
     /// No contract library: the plugin uses PluginAPI's types only.
     public static var contractLibraries: [LibraryVersion] { [] }
-}
-
-/// The Swift part of a plugin's descriptor, read by a host only after the fixed header checked out.
-public final class PluginDescriptor: Sendable {
-    /// The plugin's metadata.
-    public let metadata: PluginMetadata
-    private let make: @Sendable () -> any Module
-
-    /// A descriptor whose module `make` makes.
-    public init(metadata: PluginMetadata, make: @escaping @Sendable () -> any Module) {
-        self.metadata = metadata
-        self.make = make
-    }
-
-    /// A new instance of the plugin's module.
-    public func makeModule() -> any Module {
-        make()
-    }
 }

@@ -1,18 +1,16 @@
 import Glibc
 
-/// A value guarded by a `pthread_mutex_t`: the one lock of this repository (PluginAPI, and HostKit
-/// through `@_spi(HostKit) import PluginAPI`).
+/// A value guarded by a `pthread_mutex_t`: the lock of PluginAPI.
 ///
 /// Used instead of `Synchronization.Mutex` because ThreadSanitizer sees through pthread mutexes but
 /// not through `Mutex` on Linux (it reports races on every value a `Mutex` guards), and the test suite
-/// runs under ThreadSanitizer. Not for plugins: an SPI may change in any release.
-@_spi(HostKit)
-public final class Lock<Value> {
+/// runs under ThreadSanitizer.
+final class Lock<Value> {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
     /// A lock guarding `value`.
-    public init(_ value: Value) {
+    init(_ value: Value) {
         self.value = value
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -26,7 +24,7 @@ public final class Lock<Value> {
 
     /// Runs `body` with the lock held; waits for it if another thread holds it.
     @inline(__always)
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -2,7 +2,7 @@
 ///
 /// Type names are made when read: making them costs more than registering the slot did, and a host
 /// that only compares keys never reads them.
-public struct ServiceSlotInfo: @unchecked Sendable, Hashable, CustomStringConvertible {
+public struct ServiceSlotInfo: @unchecked Sendable, CustomStringConvertible {
     // @unchecked: besides Sendable values it holds metatypes, which are immutable.
     /// The store key.
     public let key: String
@@ -10,7 +10,7 @@ public struct ServiceSlotInfo: @unchecked Sendable, Hashable, CustomStringConver
     public let mode: ServiceFactoryMode
     /// The module that added the slot, or `nil` if it was added directly.
     public let origin: String?
-    /// True if the slot's factory is `async`: get it with ``ServiceLocator/tryServiceAsync(key:)``.
+    /// True if the slot's factory is `async`: get it with ``ServiceResolver/tryServiceAsync(key:)``.
     public let isAsync: Bool
     let service: Any.Type
     let params: Any.Type?
@@ -29,18 +29,7 @@ public struct ServiceSlotInfo: @unchecked Sendable, Hashable, CustomStringConver
         self.isAsync = isAsync
     }
 
-    public static func == (lhs: ServiceSlotInfo, rhs: ServiceSlotInfo) -> Bool {
-        lhs.key == rhs.key && lhs.mode == rhs.mode && lhs.origin == rhs.origin && lhs.isAsync == rhs.isAsync
-            && lhs.serviceType == rhs.serviceType && lhs.paramsType == rhs.paramsType
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
-        hasher.combine(mode)
-        hasher.combine(origin)
-        hasher.combine(serviceType)
-    }
-
+    /// `'key': Type [mode] from origin`, as listings show a slot.
     public var description: String {
         return "'\(key)': \(Self.signature(serviceType, params: paramsType)) [\(isAsync ? "async " : "")\(mode)]" + (origin.map { " from \($0)" } ?? "")
     }

@@ -16,8 +16,15 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
     case moduleFailed(module: String, error: any Error)
     /// A module tried to add a slot through its registrar after its registration had ended.
     case registrationClosed(module: String)
-    /// The slot's factory is `async`: get it with ``ServiceLocator/tryServiceAsync(key:)``.
+    /// The slot's factory is `async`: get it with ``ServiceResolver/tryServiceAsync(key:)``.
     case asyncService(key: String)
+    /// A service needed itself while being made, directly or through others: `path` starts and ends
+    /// with the same service. `acrossThreads` when the halves ran on different threads, each waiting
+    /// for the other.
+    case cycle(path: [ServiceIdentity], acrossThreads: Bool)
+    /// An ``Inject`` property found no service: its key, where it is declared (`#fileID`, line),
+    /// and what the resolver said.
+    case injectionFailed(key: String, file: String, line: UInt, error: any Error)
     /// Making the service for `key` would nest `depth` factories on one thread, more than its stack
     /// allows: refused instead of overflowing the stack.
     case resolutionTooDeep(key: String, depth: Int)
@@ -27,7 +34,7 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
         case let .serviceNotFound(key, requested, closeMatches):
             let hint = closeMatches.isEmpty
                 ? "" : "; slots with that type: \(closeMatches.map { "'\($0)'" }.joined(separator: ", "))"
-            // A get by store key alone (`tryAnyService`) requests `Any`: saying so tells nothing.
+            // A get by store key alone (`anyService`) requests `Any`: saying so tells nothing.
             let type = requested == "Any" ? "" : " (requested \(requested))"
             return "no service for key '\(key)'\(type)\(hint)"
         case let .typeMismatch(key, registered, requested) where registered == requested:
@@ -50,6 +57,11 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
             return "module '\(module)' tried to add a slot after its registration had ended"
         case let .asyncService(key):
             return "key '\(key)' holds an async service: get it with `await tryServiceAsync(key:)`"
+        case let .cycle(path, acrossThreads):
+            let chain = path.map(\.description).joined(separator: " -> ")
+            return "dependency cycle\(acrossThreads ? " across threads" : ""): \(chain)"
+        case let .injectionFailed(key, file, line, error):
+            return "cannot inject '\(key)' into the property declared at \(file):\(line): \(error)"
         case let .resolutionTooDeep(key, depth):
             return "making '\(key)' would nest \(depth) factories on one thread, more than its stack allows: "
                 + "refused instead of overflowing it (get the deeper services first, or make the chain shorter)"

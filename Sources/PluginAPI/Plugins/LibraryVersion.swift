@@ -54,15 +54,13 @@ public struct LibraryVersion: Sendable, Hashable, CustomStringConvertible {
     /// `major.minor.patch`.
     public var description: String { "\(major).\(minor).\(patch)" }
 
-    /// The C symbol by which a loaded copy of the library `name` returns its ``encoded`` version.
-    public static func symbol(of name: String) -> String { "swift_library_version_" + name }
-
     /// PluginAPI's version, compiled into whoever uses it. A minor release only adds; anything that
     /// breaks a plugin built against the release before is a major one (`.ci/api-check` holds it to that).
     @_alwaysEmitIntoClient
     public static var pluginAPI: LibraryVersion { LibraryVersion("PluginAPI", 5, 0, 0) }
 }
 
-/// The version of the PluginAPI this process loaded, for hosts (``LibraryVersion/symbol(of:)``).
+/// The version of the PluginAPI this process loaded, for hosts: every versioned library exports one
+/// such function, named `swift_library_version_` and the library's name.
 @c(swift_library_version_PluginAPI)
 public func pluginAPILoadedVersion() -> UInt64 { LibraryVersion.pluginAPI.encoded }

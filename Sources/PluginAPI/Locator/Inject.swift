@@ -1,27 +1,3 @@
-/// When an ``Inject`` gets its service.
-public enum InjectMode: Sendable {
-    /// When the wrapper is made (with the object that declares it).
-    case eager
-    /// On first access; a failed attempt is tried again on the next access.
-    case lazy
-}
-
-/// Why an ``Inject`` property has no service: the key, where the property is declared, and the cause.
-public struct InjectError: Error, CustomStringConvertible {
-    /// The store key of the injected service.
-    public let key: String
-    /// The file (`#fileID`) declaring the property.
-    public let file: String
-    /// The line declaring the property.
-    public let line: UInt
-    /// What the locator said.
-    public let error: any Error
-
-    public var description: String {
-        "cannot inject '\(key)' into the property declared at \(file):\(line): \(error)"
-    }
-}
-
 /// A property whose value is the service a locator holds for a key, in the spirit of ServiceInjects.
 ///
 /// ```swift
@@ -36,22 +12,15 @@ public struct InjectError: Error, CustomStringConvertible {
 /// }
 /// ```
 ///
-/// Reading a property whose service cannot be had stops the program with an ``InjectError`` that
+/// Reading a property whose service cannot be had stops the program with an ``ServiceLocatorError/injectionFailed(key:file:line:error:)`` that
 /// names the key and the declaring file and line; `try $clock.get()` (the projected value) throws it
 /// instead, for callers that can recover.
 @propertyWrapper
 public struct Inject<Service: Sendable>: Sendable {
     private let box: InjectBox<Service>
 
-    /// Injects the service for `key` from `locator`, now (`.eager`) or on first access (`.lazy`).
-    public init<Key: ServiceLocatorKey>(_ key: Key, via locator: ServiceLocator, _ mode: InjectMode = .eager,
-                                        file: StaticString = #fileID, line: UInt = #line)
-    where Key.Service == Service {
-        self.init(key.storeKey, mode, file: file, line: line) { try locator.tryService(key: key) }
-    }
-
-    /// Injects the service for `key` from `services` (what a plugin's registrar or start hook lends
-    /// it), now (`.eager`) or on first access (`.lazy`).
+    /// Injects the service for `key` from `services` (a ``ServiceLocator``, or what a plugin's
+    /// registrar or start hook lends it), now (`.eager`) or on first access (`.lazy`).
     public init<Key: ServiceLocatorKey>(_ key: Key, via services: ServiceResolver, _ mode: InjectMode = .eager,
                                         file: StaticString = #fileID, line: UInt = #line)
     where Key.Service == Service {
@@ -64,20 +33,20 @@ public struct Inject<Service: Sendable>: Sendable {
         if mode == .eager { _ = try? box.get() }
     }
 
-    /// The service; stops the program with an ``InjectError`` if it cannot be had.
+    /// The service; stops the program with an ``ServiceLocatorError/injectionFailed(key:file:line:error:)`` if it cannot be had.
     public var wrappedValue: Service {
         do {
             return try box.get()
         } catch {
-            fatalError(error.description)
+            fatalError("\(error)")
         }
     }
 
     /// The wrapper itself: `try $property.get()`.
     public var projectedValue: Inject<Service> { self }
 
-    /// The service, or the ``InjectError`` saying which key, where, and why.
-    public func get() throws(InjectError) -> Service {
+    /// The service, or the ``ServiceLocatorError/injectionFailed(key:file:line:error:)`` saying which key, where, and why.
+    public func get() throws(ServiceLocatorError) -> Service {
         try box.get()
     }
 }
@@ -97,13 +66,13 @@ private final class InjectBox<Service: Sendable>: Sendable {
         self.resolve = resolve
     }
 
-    func get() throws(InjectError) -> Service {
+    func get() throws(ServiceLocatorError) -> Service {
         if let service = outcome.withLock({ $0 }) { return service }
         let service: Service
         do {
             service = try resolve()
         } catch {
-            throw InjectError(key: key, file: file, line: line, error: error)
+            throw ServiceLocatorError.injectionFailed(key: key, file: file, line: line, error: error)
         }
         // Two first accesses at once both get; the first stored service wins, so all see one instance.
         return outcome.withLock { stored in

@@ -12,7 +12,7 @@ import Synchronization
 /// locator.setReadOnly()
 /// let greeter = try locator.tryService(key: Keys.greeter)
 /// ```
-public final class ServiceLocator: ServiceRegistry, Sendable {
+public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked Sendable {
     private struct State {
         var slots: [SlotKey: AnySlot]
         var isReadOnly = false
@@ -27,33 +27,28 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     /// `state` (which is emptied), so a read-only locator keeps one table, not two.
     private let frozen = PublishedOnce<FrozenSlots>()
     /// Where this locator reports what it does; `nil` keeps it silent.
-    public let logger: (any ServiceLogger)?
+    let logger: (any ServiceLogger)?
 
-    /// An empty, mutable locator.
+    /// An empty, mutable locator that reports what it does to `logger`, if any.
     public init(logger: (any ServiceLogger)? = nil) {
         self.logger = logger
         state = Lock(State(slots: [:]))
+        super.init()
     }
 
     private init(slots: [SlotKey: AnySlot], logger: (any ServiceLogger)?) {
         self.logger = logger
         state = Lock(State(slots: slots))
+        super.init()
     }
 
-    // MARK: Getting services
+    // MARK: Getting services (the public gets are ServiceResolver's)
 
-    /// The service for `key`, or `nil` if there is none or it could not be made.
-    // @inlinable: compiled into the caller, which knows `Key`, so the optional result needs no
-    // runtime lookup of the key's associated type (57 instructions per get once PluginAPI is
-    // built for library evolution). Its body only calls `tryService(key:)` and can never change.
-    @inlinable
-    public func getService<Key: ServiceLocatorKey>(key: Key) -> Key.Service? {
-        try? tryService(key: key)
-    }
+    override func reading() -> ServiceLocator { self }
 
-    /// The service for `key`, or the reason there is none: a ``ServiceLocatorError`` (missing key, wrong
-    /// type or parameters) or a ``ServiceObtainError`` (its factory failed).
-    public func tryService<Key: ServiceLocatorKey>(key: Key) throws -> Key.Service {
+    /// The service for `key`: the path of every plain get.
+    @inline(__always)
+    func service<Key: ServiceLocatorKey>(key: Key) throws -> Key.Service {
         do {
             // Read-only: borrow the key's string and the slot, retaining neither.
             if let found = key.withStoreKey({ storeKey in frozen.withValue { $0.lookup(storeKey) } }), let slot = found {
@@ -67,44 +62,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         }
     }
 
-    /// The service for `key`; stops the program with the full reason if there is none.
-    public func getServiceOrFatal<Key: ServiceLocatorKey>(key: Key, file: StaticString = #fileID, line: UInt = #line)
-        -> Key.Service {
-        do {
-            return try tryService(key: key)
-        } catch {
-            fatalError(failureMessage(error), file: file, line: line)
-        }
-    }
-
-    /// The service for `key`, awaited: the way to get a slot whose factory is `async` (see
-    /// ``ServiceAsyncFactory``). Waiting suspends the task, never blocks its thread. Other slots are
-    /// gotten as ``tryService(key:)`` gets them.
-    public func tryServiceAsync<Key: ServiceLocatorKey>(key: Key) async throws -> Key.Service {
-        do {
-            return try await slot(for: key).asyncService(as: Key.Service.self)
-        } catch {
-            throw failed("get '\(key.storeKey)'", error)
-        }
-    }
-
-    /// The service for `key`, awaited, or `nil` if there is none or it could not be made.
-    public func getServiceAsync<Key: ServiceLocatorKey>(key: Key) async -> Key.Service? {
-        try? await tryServiceAsync(key: key)
-    }
-
-    /// The provider of the async slot `key`, or the reason there is none.
-    public func tryServiceAsyncProvider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceAsyncProvider<Key.Service> {
-        try slot(for: key).asyncProvider(as: Key.Service.self)
-    }
-
-    /// A service made for `params`, or `nil`.
-    public func getService<Key: ServiceLocatorParamsKey>(key: Key, params: Key.Params) -> Key.Service? {
-        try? tryService(key: key, params: params)
-    }
-
-    /// A service made for `params`, or the reason there is none.
-    public func tryService<Key: ServiceLocatorParamsKey>(key: Key, params: Key.Params) throws -> Key.Service {
+    func service<Key: ServiceLocatorParamsKey>(key: Key, params: Key.Params) throws -> Key.Service {
         do {
             return try slot(for: key).service(as: Key.Service.self, params: params)
         } catch {
@@ -112,77 +70,47 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         }
     }
 
-    /// A service made for `params`; stops the program with the full reason if there is none.
-    public func getServiceOrFatal<Key: ServiceLocatorParamsKey>(
-        key: Key, params: Key.Params, file: StaticString = #fileID, line: UInt = #line
-    ) -> Key.Service {
+    func asyncService<Key: ServiceLocatorKey>(key: Key) async throws -> Key.Service {
         do {
-            return try tryService(key: key, params: params)
+            return try await slot(for: key).asyncService(as: Key.Service.self)
         } catch {
-            fatalError(failureMessage(error), file: file, line: line)
+            throw failed("get '\(key.storeKey)'", error)
         }
     }
 
-    /// The provider behind `key`, or `nil`. Holding a provider skips the key lookup on later gets.
-    public func getServiceProvider<Key: ServiceLocatorKey>(key: Key) -> ServiceProvider<Key.Service>? {
-        try? tryServiceProvider(key: key)
-    }
-
-    /// The provider behind `key`, or the reason there is none.
-    public func tryServiceProvider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceProvider<Key.Service> {
+    func provider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceProvider<Key.Service> {
         try slot(for: key).provider(as: Key.Service.self)
     }
 
-    /// The provider with parameters behind `key`, or `nil`.
-    public func getServiceProvider<Key: ServiceLocatorParamsKey>(key: Key)
-        -> ServiceParamsProvider<Key.Service, Key.Params>? {
-        try? tryServiceProvider(key: key)
-    }
-
-    /// The provider with parameters behind `key`, or the reason there is none.
-    public func tryServiceProvider<Key: ServiceLocatorParamsKey>(key: Key) throws
-        -> ServiceParamsProvider<Key.Service, Key.Params> {
+    func paramsProvider<Key: ServiceLocatorParamsKey>(key: Key) throws -> ServiceParamsProvider<Key.Service, Key.Params> {
         try slot(for: key).paramsProvider(as: Key.Service.self, params: Key.Params.self)
     }
 
-    /// The service in the slot `storeKey`, whatever its type: for tools that know only the string,
-    /// such as a command line that resolves a key. A slot with parameters works if they are optional.
-    public func tryAnyService(storeKey: String) throws -> Any {
+    func asyncProvider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceAsyncProvider<Key.Service> {
+        try slot(for: key).asyncProvider(as: Key.Service.self)
+    }
+
+    /// The service in the slot `storeKey`, whatever its types, awaited if its factory is `async`: for
+    /// tools that know only the string, such as a command line that resolves a key. With `params`, the
+    /// service made for them (``ServiceLocatorError/wrongParams(key:registered:requested:)`` unless
+    /// they are of the slot's ``ServiceSlotInfo/paramsType``); without, a slot with parameters works
+    /// if they are optional.
+    @_spi(HostKit)
+    public func anyService(storeKey: String, params: Any? = nil) async throws -> Any {
         do {
-            guard let slot = existingSlot(storeKey) else {
-                throw ServiceLocatorError.serviceNotFound(key: storeKey, requested: "Any", closeMatches: [])
-            }
-            return try slot.servedSlot.anyService()
+            let slot = try anySlot(storeKey)
+            if let params { return try slot.anyService(params: params) }
+            return try await slot.anyServiceAsync()
         } catch {
             throw failed("get '\(storeKey)'", error)
         }
     }
 
-    /// The service made for `params` by the slot `storeKey`, whatever its types: for tools that know
-    /// only the store key and the slot's ``ServiceSlotInfo/paramsType`` (a command line, say). Throws
-    /// ``ServiceLocatorError/wrongParams(key:registered:requested:)`` unless `params` is of the slot's
-    /// parameters type.
-    public func tryAnyService(storeKey: String, params: Any) throws -> Any {
-        do {
-            guard let slot = existingSlot(storeKey) else {
-                throw ServiceLocatorError.serviceNotFound(key: storeKey, requested: "Any", closeMatches: [])
-            }
-            return try slot.servedSlot.anyService(params: params)
-        } catch {
-            throw failed("get '\(storeKey)'", error)
+    private func anySlot(_ storeKey: String) throws -> AnySlot {
+        guard let slot = existingSlot(storeKey) else {
+            throw ServiceLocatorError.serviceNotFound(key: storeKey, requested: "Any", closeMatches: [])
         }
-    }
-
-    /// The service of the slot `storeKey`, whatever its type, awaited if its factory is `async`.
-    public func tryAnyServiceAsync(storeKey: String) async throws -> Any {
-        do {
-            guard let slot = existingSlot(storeKey) else {
-                throw ServiceLocatorError.serviceNotFound(key: storeKey, requested: "Any", closeMatches: [])
-            }
-            return try await slot.servedSlot.anyServiceAsync()
-        } catch {
-            throw failed("get '\(storeKey)'", error)
-        }
+        return slot.servedSlot
     }
 
     /// The slot that serves `key`'s requests (see ``AnySlot/served()``), or `serviceNotFound`.
@@ -221,8 +149,7 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     // MARK: Changing slots
 
     /// Adds the slot `registration` describes (the `add` calls of ``ServiceRegistry`` end here).
-    @_spi(Internals)
-    public func register(_ registration: ServiceRegistration, replace: Bool) throws {
+    func register(_ registration: ServiceRegistration, replace: Bool) throws {
         let key = registration.key
         let slotKey = SlotKey(key)
         do {
@@ -242,15 +169,11 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
         }
     }
 
-    /// Removes the slot for `key`. Returns false if there was none.
+    /// Removes the slot for `key`. Returns false if there was none; throws
+    /// ``ServiceLocatorError/readOnly(operation:)`` once read-only.
     @discardableResult
     public func removeService<Key: ServiceLocatorKey>(key: Key) throws -> Bool {
-        try removeService(storeKey: key.storeKey)
-    }
-
-    /// Removes the slot whose store key is `storeKey`, whatever its type. Returns false if there was none.
-    @discardableResult
-    public func removeService(storeKey: String) throws -> Bool {
+        let storeKey = key.storeKey
         do {
             let removed = try state.withLock { state in
                 guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: "removeService") }
@@ -272,17 +195,13 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
     ///
     /// The module's `atOne` factories run once it is accepted (every key free, `check` passed), in the
     /// order they were added: a refused module has run none of them.
-    public func addModule(_ module: some Module, replace: Bool = false,
-                          check: (([ServiceSlotInfo]) throws -> Void)? = nil) throws {
-        try addModule(module, replace: replace, services: ServiceResolver(self), check: check)
-    }
-
-    /// ``addModule(_:replace:check:)`` whose registrar lends the module `services` (a host's resolver,
-    /// which follows the host's current services) instead of a resolver of this locator.
-    @_spi(HostKit)
-    public func addModule(_ module: some Module, replace: Bool = false, services: ServiceResolver,
+    ///
+    /// The registrar lends the module `services` if given (a host lends a resolver that follows its
+    /// current services), else a resolver of this locator: never the locator itself.
+    public func addModule(_ module: some Module, replace: Bool = false, services: ServiceResolver? = nil,
                           check: (([ServiceSlotInfo]) throws -> Void)? = nil) throws {
         let name = module.name
+        let services = services ?? ServiceResolver(source: ServiceSource(self))
         do {
             try state.withLock { state in
                 guard !state.isReadOnly else { throw ServiceLocatorError.readOnly(operation: "addModule") }
@@ -409,24 +328,20 @@ public final class ServiceLocator: ServiceRegistry, Sendable {
 
     // MARK: Introspection
 
-    /// Every slot, sorted by key.
-    public var slots: [ServiceSlotInfo] {
+    /// Every slot's description, sorted by key (``ServiceResolver/slots``).
+    var slotInfos: [ServiceSlotInfo] {
         allSlots.map(\.info).sorted { $0.key < $1.key }
     }
 
     /// How many slots there are.
-    public var slotCount: Int {
+    var slotCount: Int {
         withSlots(frozen: \.count, mutable: \.count)
-    }
-
-    /// The slot for `key`, if any.
-    public func slotInfo(forKey key: String) -> ServiceSlotInfo? {
-        existingSlot(key)?.info
     }
 
     /// The service in slot `key` if it exists now, without making one: the instance of an `atOne`
     /// slot, a `lazy` one once made, a `weak` one while held. A host uses it to close services at
     /// shutdown.
+    @_spi(HostKit)
     public func existingService(forKey key: String) -> Any? {
         existingSlot(key)?.servedIfBuilt?.existingService
     }

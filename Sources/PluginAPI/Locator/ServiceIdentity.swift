@@ -1,5 +1,5 @@
 /// Names one service in errors and logs: its type and, when it lives in a locator, its key.
-public struct ServiceIdentity: @unchecked Sendable, Hashable, CustomStringConvertible {
+public struct ServiceIdentity: @unchecked Sendable, CustomStringConvertible {
     // @unchecked: a metatype is immutable. The type's name is made only when asked for: making it
     // costs more than the rest of a registration.
     /// The store key of the locator slot, or `nil` for a provider used on its own.
@@ -11,18 +11,9 @@ public struct ServiceIdentity: @unchecked Sendable, Hashable, CustomStringConver
     public var typeName: String { String(reflecting: type) }
 
     /// An identity for a service of type `type`, optionally stored under `key`.
-    public init(key: String? = nil, type: Any.Type) {
+    init(key: String? = nil, type: Any.Type) {
         self.key = key
         self.type = type
-    }
-
-    public static func == (lhs: ServiceIdentity, rhs: ServiceIdentity) -> Bool {
-        lhs.key == rhs.key && (lhs.type == rhs.type || lhs.typeName == rhs.typeName)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
-        hasher.combine(typeName)
     }
 
     /// `key (Type)` or just `Type`.

@@ -1,46 +1,3 @@
-/// A group of slots added together, all or nothing: what a plugin contributes to a host.
-///
-/// ```swift
-/// struct GreetingModule: Module {
-///     func registerServices(in registrar: ModuleRegistrar) throws {
-///         let services = registrar.services
-///         try registrar.addLazyService(key: Keys.greeter) {
-///             EnglishGreeter(clock: try services.tryService(key: Keys.clock))
-///         }
-///     }
-/// }
-/// try locator.addModule(GreetingModule())
-/// ```
-public protocol Module {
-    /// Shown as the origin of the module's slots and in errors. Defaults to the type's name.
-    var name: String { get }
-    /// Adds the module's slots through `registrar`. If this throws, none of them is kept, and none of
-    /// its `atOne` factories has run (they run once the whole module is accepted).
-    func registerServices(in registrar: ModuleRegistrar) throws
-    /// Called by a host once every module of a load is registered and its locator is read-only, in
-    /// dependency order: the modules a module requires have started before it. The module may get
-    /// services now (open files, connect) through `services`, which reads the host's current services
-    /// and changes none. If this throws, the host reports it for this module and drops its slots.
-    /// Defaults to doing nothing.
-    func start(services: ServiceResolver) async throws
-    /// Called by a host when it shuts down, in reverse start order, for every module whose
-    /// ``start(services:)`` succeeded: close what `start` opened. The host bounds it with a timeout
-    /// and cancels it when that runs out. Defaults to doing nothing.
-    func shutdown() async throws
-}
-
-extension Module {
-    public func start(services: ServiceResolver) async throws {}
-    public func shutdown() async throws {}
-
-    /// The type's full name; for a type without a stable full name (a `private` one, whose name
-    /// holds an address), its plain name.
-    public var name: String {
-        let full = String(reflecting: Self.self)
-        return full.contains("(unknown context") ? String(describing: Self.self) : full
-    }
-}
-
 /// What a module writes its slots through. Slots are staged here and reach the locator together,
 /// after ``Module/registerServices(in:)`` returned; a registrar kept past that refuses every add.
 public final class ModuleRegistrar: ServiceRegistry {
@@ -52,10 +9,10 @@ public final class ModuleRegistrar: ServiceRegistry {
     /// The locator the slots go to: the registrar's own business, never handed to the module.
     private let locator: ServiceLocator
     /// The name of the module being registered.
-    public let module: String
+    let module: String
     private let replace: Bool
     /// The module's slots in the order added. A slot whose building runs its factory is an
-    /// ``UnbuiltSlot`` here: ``ServiceLocator/addModule(_:replace:check:)`` builds it once the module
+    /// ``UnbuiltSlot`` here: ``ServiceLocator/addModule(_:replace:services:check:)`` builds it once the module
     /// is accepted.
     private(set) var staged: [(key: SlotKey, slot: AnySlot, replace: Bool)] = []
     /// How many of the staged slots are unbuilt.
@@ -74,8 +31,7 @@ public final class ModuleRegistrar: ServiceRegistry {
     /// Stages the slot; throws if its key is taken in the locator (unless `replace`) or in this module
     /// (always: `replace` is about slots already in the locator, and a module adding one key twice is
     /// a mistake in the module).
-    @_spi(Internals)
-    public func register(_ registration: ServiceRegistration, replace: Bool) throws {
+    func stage(_ registration: ServiceRegistration, replace: Bool) throws {
         guard !isClosed else { throw ServiceLocatorError.registrationClosed(module: module) }
         let key = registration.key
         let slotKey = SlotKey(key)

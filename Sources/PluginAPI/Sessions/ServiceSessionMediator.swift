@@ -1,10 +1,3 @@
-/// Something services can be bound to, such as the signed-in user. Two sessions with the same
-/// ``key`` are the same session.
-public protocol ServiceSession: Sendable {
-    /// Identifies the session: services kept for a session come back when a session with this key does.
-    var key: AnyHashable { get }
-}
-
 /// Holds the current session and tells every provider bound to it when it changes.
 ///
 /// ```swift
@@ -13,7 +6,7 @@ public protocol ServiceSession: Sendable {
 /// sessions.updateSession(UserSession(user: "ada"))   // the profile is made anew for ada
 /// ```
 ///
-/// Changes are serialized: one ``updateSession(_:)`` finishes with every provider before the next
+/// Changes are serialized: one ``updateSession(_:remakePolicy:)`` finishes with every provider before the next
 /// starts. A get that races a change may still return the previous session's service.
 public final class ServiceSessionMediator<Session: ServiceSession>: Sendable {
     private struct State {
@@ -33,23 +26,16 @@ public final class ServiceSessionMediator<Session: ServiceSession>: Sendable {
     /// The current session.
     public var session: Session { state.withLock { $0.session } }
 
-    /// Makes `session` the current one, as ``updateSession(_:remakePolicy:)`` with `.none`: if its key
-    /// differs from the current session's, every bound provider deactivates (or drops) its service for
-    /// the old session and activates (or makes anew) one for the new; `atOne` services are made now,
-    /// before this returns. The same key replaces the session value and remakes only failed `atOne`
-    /// services.
-    ///
-    /// Do not call it from inside a session factory: the change in progress holds it.
-    public func updateSession(_ session: Session) {
-        updateSession(session, remakePolicy: .none)
-    }
-
     /// Makes `session` the current one, treating the bound services as `remakePolicy` says (see
-    /// ``ServiceSessionRemakePolicy``). Every bound provider and every observer hears of every call,
-    /// also for the same key: first each with the `general` step, then each with the `make` step.
+    /// ``ServiceSessionRemakePolicy``). With the default, `.none`: if its key differs from the current
+    /// session's, every bound provider deactivates (or drops) its service for the old session and
+    /// activates (or makes anew) one for the new; `atOne` services are made now, before this returns.
+    /// The same key replaces the session value and remakes only failed `atOne` services.
     ///
-    /// Do not call it from inside a session factory: the change in progress holds it.
-    public func updateSession(_ session: Session, remakePolicy: ServiceSessionRemakePolicy) {
+    /// Every bound provider and every observer hears of every call, also for the same key: first each
+    /// with the `general` step, then each with the `make` step. Do not call it from inside a session
+    /// factory: the change in progress holds it.
+    public func updateSession(_ session: Session, remakePolicy: ServiceSessionRemakePolicy = .none) {
         changing.withLock { _ in
             let (old, observers) = state.withLock { state in
                 let old = state.session
@@ -90,29 +76,4 @@ public final class ServiceSessionMediator<Session: ServiceSession>: Sendable {
             return state.session
         }
     }
-}
-
-/// A provider bound to a session.
-protocol SessionObserver<Session>: AnyObject, Sendable {
-    associatedtype Session: ServiceSession
-    /// Called, one change at a time, for each update of the session, once per step.
-    func sessionChanged(from old: Session, to new: Session, policy: ServiceSessionRemakePolicy, step: ServiceSessionChangeStep)
-}
-
-/// An observer from outside PluginAPI: a closure, kept alive by its ``ServiceSessionObservation``.
-private final class ClosureObserver<Session: ServiceSession>: SessionObserver {
-    private let body: @Sendable (Session, ServiceSessionRemakePolicy, ServiceSessionChangeStep) -> Void
-
-    init(_ body: @escaping @Sendable (Session, ServiceSessionRemakePolicy, ServiceSessionChangeStep) -> Void) {
-        self.body = body
-    }
-
-    func sessionChanged(from old: Session, to new: Session, policy: ServiceSessionRemakePolicy, step: ServiceSessionChangeStep) {
-        body(new, policy, step)
-    }
-}
-
-/// The mediator does not keep providers alive: a provider goes away with the slots that hold it.
-private struct WeakObserver<Session: ServiceSession> {
-    weak var observer: (any SessionObserver<Session>)?
 }

@@ -21,13 +21,18 @@ public struct ServiceProvider<Service: Sendable>: Sendable {
     }
 
     /// A provider that keeps the factory's services as its `mode` says; an `atOne` factory runs now,
-    /// and its error is thrown here instead of being kept for every get. Other modes never throw here.
+    /// and its error is thrown here, wrapped in a ``ServiceObtainError`` as every get wraps it, instead
+    /// of being kept for every get. Other modes never throw here.
     public init<Factory: ServiceFactory>(tryFactory factory: Factory) throws where Factory.Service == Service {
         guard factory.mode == .atOne else {
             self.init(factory: factory)
             return
         }
-        self.init(try factory.makeService())
+        do {
+            self.init(try factory.makeService())
+        } catch {
+            throw factoryFailed(error, making: ServiceIdentity(type: Service.self), logger: nil)
+        }
     }
 
     /// A provider that passes `params` to a factory with parameters, anew on every get.
@@ -47,7 +52,7 @@ public struct ServiceProvider<Service: Sendable>: Sendable {
     }
 
     /// How this provider keeps its service.
-    public var mode: ServiceFactoryMode { core.mode }
+    var mode: ServiceFactoryMode { core.mode }
 
     /// The service, or a ``ServiceObtainError`` saying which service failed, why, and on what path.
     public func getService() throws -> Service {

@@ -5,8 +5,8 @@
 ///
 /// | offset | size | field |
 /// |---|---|---|
-/// | 0 | 8 | ``magic`` |
-/// | 8 | 4 | ``format`` (PluginAPI before 4.0 wrote its ABI version here: 2 or 3) |
+/// | 0 | 8 | magic: "SWPLUGIN" |
+/// | 8 | 4 | format (PluginAPI before 4.0 wrote its ABI version here: 2 or 3) |
 /// | 12 | 4 | header size in bytes (40) |
 /// | 16 | 8 | pointer to the retained ``PluginDescriptor`` |
 /// | 24 | 8 | pointer to the library records |
@@ -16,24 +16,27 @@
 /// A library record is 16 bytes: a pointer to the library's name (UTF-8, NUL-terminated), then its
 /// ``LibraryVersion/encoded`` version as compiled into the plugin.
 ///
-/// Everything here is `@_alwaysEmitIntoClient`: the plugin writes the header with the layout and the
-/// versions it was compiled with, not with those of the `libPluginAPI.so` it happens to be loaded next to.
-public enum PluginABI {
+/// Internal: only ``exportPlugin(_:)`` writes it; a host reads the layout with its own constants
+/// (HostKit's `PluginHeader`), and a test holds the two equal. Everything here is
+/// `@_alwaysEmitIntoClient`: the plugin writes the header with the layout and the versions it was
+/// compiled with, not with those of the `libPluginAPI.so` it happens to be loaded next to.
+@usableFromInline
+enum PluginABI {
     /// The symbol every plugin exports.
-    @_alwaysEmitIntoClient
-    public static var entrySymbol: String { "swift_plugin_entry" }
+    @usableFromInline @_alwaysEmitIntoClient
+    static var entrySymbol: String { "swift_plugin_entry" }
     /// "SWPLUGIN" read as a little-endian integer.
-    @_alwaysEmitIntoClient
-    public static var magic: UInt64 { 0x4E49_4755_4C50_5753 }
+    @usableFromInline @_alwaysEmitIntoClient
+    static var magic: UInt64 { 0x4E49_4755_4C50_5753 }
     /// The header's layout; changes only when the layout does.
-    @_alwaysEmitIntoClient
-    public static var format: UInt32 { 4 }
+    @usableFromInline @_alwaysEmitIntoClient
+    static var format: UInt32 { 4 }
     /// Size of the header in bytes.
-    @_alwaysEmitIntoClient
-    public static var headerSize: UInt32 { 40 }
+    @usableFromInline @_alwaysEmitIntoClient
+    static var headerSize: UInt32 { 40 }
     /// Size of one library record in bytes.
-    @_alwaysEmitIntoClient
-    public static var recordSize: Int { 16 }
+    @usableFromInline @_alwaysEmitIntoClient
+    static var recordSize: Int { 16 }
 
     /// Writes a header; the result stays valid for the life of the process. The libraries are
     /// evaluated before the descriptor is made: a host may refuse the plugin on them alone.
@@ -57,13 +60,6 @@ public enum PluginABI {
         header.storeBytes(of: UInt32(libraries.count).littleEndian, toByteOffset: 32, as: UInt32.self)
         header.storeBytes(of: UInt32(0), toByteOffset: 36, as: UInt32.self)
         return UnsafeRawPointer(header)
-    }
-
-    /// A header that says whatever the caller likes: for test plugins that lie to a host.
-    @_spi(Testing) @_alwaysEmitIntoClient
-    public static func forgedHeader(for descriptor: PluginDescriptor, format: UInt32, magic: UInt64,
-                                    libraries: [LibraryVersion]) -> UnsafeRawPointer {
-        writeHeader(format: format, magic: magic, libraries: libraries, descriptor: descriptor)
     }
 }
 

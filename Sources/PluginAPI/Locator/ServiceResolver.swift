@@ -1,0 +1,122 @@
+/// Gets services, and changes nothing: what a module gets services through, and the get half of
+/// every ``ServiceLocator`` (a locator is a resolver that can also be changed).
+///
+/// A module's registrar hands it one (``ModuleRegistrar/services``), and so does its start hook
+/// (``Module/start(services:)``). That resolver is a resolver only: it has no add, replace or remove,
+/// no `addModule`, no read-only switch and no clone, and it is not a locator under another type, so
+/// no cast turns it into one. A plugin reads the services of its host through it and changes none of
+/// them (as in Swinject, where factories get a `Resolver`).
+///
+/// The resolver a host lends reads the host's **current** services: while a load runs, those
+/// registered so far; once the load is published, the host's published ones, also after later
+/// loads. So a factory that captures it reaches what the host serves when the factory runs.
+///
+/// ```swift
+/// func registerServices(in registrar: ModuleRegistrar) throws {
+///     let services = registrar.services
+///     try registrar.addLazyService(key: Keys.greeter) {
+///         TimeOfDayGreeter(clock: try services.tryService(key: Keys.clock))
+///     }
+/// }
+/// ```
+// @unchecked Sendable: a class that is not final cannot be checked. Invariant: its one stored
+// property is a `let` of a Sendable type, and its only subclass, ServiceLocator (the class is not
+// `open`), keeps all its state in Sendable `let`s (a Lock, a PublishedOnce, a Sendable logger).
+public class ServiceResolver: @unchecked Sendable {
+    /// Where a lent resolver reads; nil for a locator, which reads itself.
+    private let source: ServiceSource?
+
+    /// A resolver that reads whatever `source` serves: a host's current services.
+    @_spi(HostKit)
+    public init(source: ServiceSource) {
+        self.source = source
+    }
+
+    /// A locator's own: it reads itself (``ServiceLocator`` overrides `reading()`).
+    init() {
+        source = nil
+    }
+
+    /// The locator gets read now: the source's, or, for a locator, itself. Internal, not SPI: nothing
+    /// outside PluginAPI, a plugin that imports the SPI included, can turn a resolver into a locator.
+    func reading() -> ServiceLocator {
+        // Only ServiceLocator makes a resolver without a source, and it overrides this: the empty
+        // locator is never reached, and spares a force unwrap.
+        source?.current ?? ServiceLocator()
+    }
+
+    /// The service for `key`, or `nil` if there is none or it could not be made.
+    // @inlinable: compiled into the caller, which knows `Key`, so the optional result needs no
+    // runtime lookup of the key's associated type (57 instructions per get once PluginAPI is
+    // built for library evolution). Its body only calls `tryService(key:)` and can never change.
+    @inlinable
+    public final func getService<Key: ServiceLocatorKey>(key: Key) -> Key.Service? {
+        try? tryService(key: key)
+    }
+
+    /// The service for `key`, or the reason there is none: a ``ServiceLocatorError`` (missing key, wrong
+    /// type or parameters) or a ``ServiceObtainError`` (its factory failed).
+    public final func tryService<Key: ServiceLocatorKey>(key: Key) throws -> Key.Service {
+        try reading().service(key: key)
+    }
+
+    /// The service for `key`; stops the program with the full reason if there is none. For services
+    /// a program cannot run without, in place of `try!`, so that the reason is not lost.
+    public final func getServiceOrFatal<Key: ServiceLocatorKey>(
+        key: Key, file: StaticString = #fileID, line: UInt = #line
+    ) -> Key.Service {
+        do {
+            return try tryService(key: key)
+        } catch {
+            fatalError(failureMessage(error), file: file, line: line)
+        }
+    }
+
+    /// A service made for `params`, or the reason there is none.
+    public final func tryService<Key: ServiceLocatorParamsKey>(key: Key, params: Key.Params) throws -> Key.Service {
+        try reading().service(key: key, params: params)
+    }
+
+    /// The service for `key`, awaited: the way to get a slot whose factory is `async` (see
+    /// ``ServiceAsyncFactory``). Waiting suspends the task, never blocks its thread. Other slots are
+    /// gotten as ``tryService(key:)`` gets them.
+    public final func tryServiceAsync<Key: ServiceLocatorKey>(key: Key) async throws -> Key.Service {
+        try await reading().asyncService(key: key)
+    }
+
+    /// The provider behind `key`, or the reason there is none. Holding a provider skips the key
+    /// lookup on later gets; it stays with the slot it came from (get it again to follow a host
+    /// that loaded more).
+    public final func tryServiceProvider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceProvider<Key.Service> {
+        try reading().provider(key: key)
+    }
+
+    /// The provider with parameters behind `key`, or the reason there is none.
+    public final func tryServiceProvider<Key: ServiceLocatorParamsKey>(key: Key) throws
+        -> ServiceParamsProvider<Key.Service, Key.Params> {
+        try reading().paramsProvider(key: key)
+    }
+
+    /// The provider of the async slot `key`, or the reason there is none.
+    public final func tryServiceAsyncProvider<Key: ServiceLocatorKey>(key: Key) throws
+        -> ServiceAsyncProvider<Key.Service> {
+        try reading().asyncProvider(key: key)
+    }
+
+    /// The slot for `key`, if any: its type, parameters, mode and origin.
+    public final func slotInfo(forKey key: String) -> ServiceSlotInfo? {
+        reading().existingSlot(key)?.info
+    }
+
+    /// Every slot, sorted by key.
+    public final var slots: [ServiceSlotInfo] {
+        reading().slotInfos
+    }
+}
+
+// Reflection shows nothing of what a resolver reads: `Mirror` reads private stored properties, and a
+// plugin that reflected its resolver would reach the source, and through it the locator, it reads.
+extension ServiceResolver: CustomReflectable {
+    /// An empty mirror.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

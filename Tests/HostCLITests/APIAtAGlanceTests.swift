@@ -1,0 +1,73 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The README's "API at a glance" lists every public type and function of PluginAPI and HostKit,
+/// and nothing else: a declaration made public, renamed or removed without the table fails here.
+@Suite struct APIAtAGlanceTests {
+    /// The top-level public declarations of the Swift files under `folder`, SPI ones left out.
+    private func publicNames(under folder: String) throws -> Set<String> {
+        let base = repositoryRoot.appendingPathComponent(folder)
+        let files = FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []
+        let declaration = try NSRegularExpression(
+            pattern: "^(?:@[A-Za-z_]+(?:\\([^)]*\\))?\\s+)*public\\s+(?:final\\s+)?(?:class|struct|enum|protocol|func|actor)\\s+([A-Za-z_][A-Za-z0-9_]*)")
+        var names: Set<String> = []
+        for file in files where file.hasSuffix(".swift") && !file.contains(".build") && !file.hasSuffix("Package.swift") {
+            let lines = try String(contentsOf: base.appendingPathComponent(file), encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            for (index, line) in lines.enumerated() {
+                guard let match = declaration.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+                      let range = Range(match.range(at: 1), in: line) else { continue }
+                let attributes = (index > 0 ? lines[index - 1] : "") + line
+                if attributes.contains("@_spi(") { continue }
+                names.insert(String(line[range]))
+            }
+        }
+        return names
+    }
+
+    /// The backticked names in the README's "The API at a glance" section: types (capitalized) and
+    /// functions (`name(_:)`).
+    private func tableNames() throws -> Set<String> {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "### The API at a glance"))
+        let rest = readme[start.upperBound...]
+        let section = rest.range(of: "\n#").map { rest[..<$0.lowerBound] } ?? rest
+        let text = String(section)
+        let token = try NSRegularExpression(pattern: "`([A-Z][A-Za-z0-9]*|[a-z][A-Za-z0-9]*)(?:\\([a-z_:]*\\))?`")
+        return Set(token.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
+            guard let range = Range(match.range(at: 1), in: text) else { return nil }
+            let name = String(text[range])
+            // Functions are listed with their labels, `exportPlugin(_:)`; a plain lowercase word is a member.
+            let whole = Range(match.range, in: text).map { String(text[$0]) } ?? ""
+            return name.first?.isUppercase == true || whole.contains("(") ? name : nil
+        })
+    }
+
+    @Test func theTableListsEveryPublicTypeAndNothingElse() throws {
+        let declared = try publicNames(under: "Sources/PluginAPI").union(publicNames(under: "Sources/HostKit"))
+        let listed = try tableNames()
+        #expect(declared.count > 30, "\(declared.sorted())")
+        let unlisted = declared.subtracting(listed).sorted()
+        let stale = listed.subtracting(declared).sorted()
+        #expect(unlisted.isEmpty, "public, but not in the README's API at a glance: \(unlisted)")
+        #expect(stale.isEmpty, "in the README's API at a glance, but not a public declaration: \(stale)")
+    }
+
+    /// The promise of PluginAPI's surface: at most 160 lines that declare something public, SPI
+    /// included, counted as the project's issue counted them.
+    @Test func pluginAPIHasAtMost160PublicDeclarationLines() throws {
+        let base = repositoryRoot.appendingPathComponent("Sources/PluginAPI")
+        let files = FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []
+        let line = try NSRegularExpression(pattern: "^\\s*(@\\w+(\\([^)]*\\))?\\s+)*public\\s")
+        var count = 0
+        for file in files where file.hasSuffix(".swift") && !file.contains(".build") {
+            let text = try String(contentsOf: base.appendingPathComponent(file), encoding: .utf8)
+            for source in text.split(separator: "\n").map(String.init)
+            where line.firstMatch(in: source, range: NSRange(source.startIndex..., in: source)) != nil {
+                count += 1
+            }
+        }
+        #expect(count > 100 && count <= 160, "\(count) public declaration lines in PluginAPI")
+    }
+}
