@@ -1,38 +1,5 @@
 @_spi(HostKit) import PluginAPI
 
-/// A plugin file whose header checked out: its path and descriptor.
-public struct LoadedPlugin: Sendable {
-    /// The real path of the file.
-    public let path: String
-    /// The plugin's descriptor, read after its header and library versions checked out.
-    public let descriptor: PluginDescriptor
-    /// The libraries the plugin was compiled against, as its header records them: PluginAPI first.
-    public let libraries: [LibraryVersion]
-    /// The file names of the shared libraries the plugin links (its `DT_NEEDED` entries), but for the
-    /// Swift runtime's own.
-    public internal(set) var linkedLibraries: [String] = []
-    /// The plugin's metadata.
-    public var metadata: PluginMetadata { descriptor.metadata }
-}
-
-/// What ``PluginHost/inspect(_:discovery:probe:)`` found in a file.
-public struct PluginInspection: Sendable {
-    /// The real path of the file, or the path as given if it could not be resolved.
-    public let path: String
-    /// What the plugin says of itself (metadata, the libraries it was built against). Also for a
-    /// plugin the host refuses for its library versions, when its descriptor could be read safely.
-    public let plugin: LoadedPlugin?
-    /// Why the host would not load the file, or nil if it would.
-    public let refusal: PluginLoadError?
-
-    /// The plugin, or the reason the host would refuse it.
-    public func get() throws(PluginLoadError) -> LoadedPlugin {
-        if let refusal { throw refusal }
-        guard let plugin else { throw .notFound(path: path) }
-        return plugin
-    }
-}
-
 /// Opens plugin files and reads their descriptors, checking the fixed header before anything else.
 /// Each real path is opened and asked for its descriptor once per process.
 enum PluginLoader {

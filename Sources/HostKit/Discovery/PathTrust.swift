@@ -17,7 +17,7 @@ enum PathTrust {
     /// Why others could change what the absolute `path` leads to, or `nil` if only this user or root can.
     static func problem(_ path: String) -> String? {
         guard let root = FileStatus(linkAt: "/") else { return "/ cannot be checked: \(lastError())" }
-        if let reason = root.untrustedReason(path: "/") { return reason }
+        if let reason = untrustedReason(root, path: "/") { return reason }
         // The names still to follow, the next one last. Split and joined as bytes, as the kernel
         // reads a path: a `/` followed by a combining character is one Swift Character, which a split
         // on Characters would not cut, leaving a folder unchecked.
@@ -35,12 +35,12 @@ enum PathTrust {
             let next = current + "/" + name
             guard let status = FileStatus(linkAt: next) else { return "\(next) cannot be checked: \(lastError())" }
             guard status.isSymlink else {
-                if let reason = status.untrustedReason(path: next) { return reason }
+                if let reason = untrustedReason(status, path: next) { return reason }
                 current = next
                 continue
             }
             // A symlink's own mode means nothing; whoever owns it may replace it where the folder is sticky.
-            if let reason = status.ownerReason(path: next, kind: "symlink") { return reason }
+            if let reason = ownerReason(status, path: next, kind: "symlink") { return reason }
             links += 1
             guard links <= maximumLinks, let target = readLink(next) else {
                 return "symlink \(next) cannot be followed: \(links > maximumLinks ? "too many symlinks" : lastError())"
@@ -74,25 +74,24 @@ enum PathTrust {
     private static func lastError() -> String {
         String(cString: strerror(errno))
     }
-}
 
-extension FileStatus {
-    /// Why someone else than its owner could change this file or folder, if they could, for ``PathTrust``.
-    func untrustedReason(path: String) -> String? {
-        let what = isDirectory ? "folder" : "file"
-        let sticky = isDirectory && mode & S_ISVTX != 0
-        if mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
-            return "\(what) \(path) is writable by \(mode & S_IWOTH != 0 ? "others" : "its group")"
-                + " (mode \(String(mode & 0o7777, radix: 8)), owner \(owner)); use --allow-untrusted to load it anyway"
+    /// Why someone else than its owner could change the file or folder at `path` (whose status is
+    /// `status`), if they could.
+    private static func untrustedReason(_ status: FileStatus, path: String) -> String? {
+        let what = status.isDirectory ? "folder" : "file"
+        let sticky = status.isDirectory && status.mode & S_ISVTX != 0
+        if status.mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
+            return "\(what) \(path) is writable by \(status.mode & S_IWOTH != 0 ? "others" : "its group")"
+                + " (mode \(String(status.mode & 0o7777, radix: 8)), owner \(status.owner)); use --allow-untrusted to load it anyway"
         }
-        return ownerReason(path: path, kind: what)
+        return ownerReason(status, path: path, kind: what)
     }
 
-    /// Why this file, folder or symlink does not belong to this user or root, if it does not.
-    func ownerReason(path: String, kind: String) -> String? {
+    /// Why the file, folder or symlink at `path` does not belong to this user or root, if it does not.
+    private static func ownerReason(_ status: FileStatus, path: String, kind: String) -> String? {
         let me = geteuid()
-        guard owner != me && owner != 0 else { return nil }
-        return "\(kind) \(path) is owned by user \(owner), not by this user (\(me)) or root"
+        guard status.owner != me && status.owner != 0 else { return nil }
+        return "\(kind) \(path) is owned by user \(status.owner), not by this user (\(me)) or root"
             + "; use --allow-untrusted to load it anyway"
     }
 }

@@ -1,49 +1,4 @@
-import Foundation
 import Glibc
-
-/// Where to look for plugin files.
-public enum PluginSource: Sendable, Hashable {
-    /// One plugin file.
-    case file(String)
-    /// Every `*.so` directly in a directory (not its subdirectories), in name order.
-    case directory(String)
-    /// A colon-separated list of files and directories, as in an environment variable.
-    case searchPath(String)
-
-    /// `path` as given on a command line: a ``directory(_:)`` if it is one, else a ``file(_:)``.
-    public static func path(_ path: String) -> PluginSource {
-        FileStatus(path)?.isDirectory == true ? .directory(path) : .file(path)
-    }
-
-    /// The plugins installed beside the running program: each file in its executable's folder named
-    /// `lib…` and ending in `suffix`, in name order. The suffix keeps out the other shared libraries
-    /// there (PluginAPI's, say). Empty if there is none, or the folder cannot be read.
-    public static func besideExecutable(endingWith suffix: String = "Plugin.so") -> [PluginSource] {
-        guard let folder = Bundle.main.executableURL?.deletingLastPathComponent().path,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-        return names.filter { $0.hasPrefix("lib") && $0.hasSuffix(suffix) }.sorted().map { .file("\(folder)/\($0)") }
-    }
-
-    /// The search path in the environment variable `name`, if it is set and not empty.
-    public static func environment(_ name: String = "SWIFT_PLUGIN_PATH") -> PluginSource? {
-        guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
-        return .searchPath(value)
-    }
-}
-
-/// A file that may be a plugin: the path as the user gave it (made absolute) and the real path
-/// behind every symlink, which is what reaches `dlopen`.
-public struct PluginCandidate: Sendable, Hashable {
-    /// The path as given, made absolute.
-    public let path: String
-    /// The canonical path: absolute, with no symlink, `.` or `..`.
-    public let realPath: String
-    /// Whether the libraries the plugin links may be files others could change, as the discovery
-    /// that found it allows for the plugin itself.
-    var allowUntrusted = false
-    /// What the ELF check read of the file's dynamic section when discovery found it.
-    var dynamic: ELFCheck.DynamicSection?
-}
 
 /// Turns sources into candidate files, each once, and says what was wrong with the rest.
 public struct PluginDiscovery: Sendable {
@@ -181,43 +136,6 @@ public struct PluginDiscovery: Sendable {
             return .unusablePath(path: path, reason: "the path, or the real path its symlinks lead to, is longer"
                                  + " than the system allows (\(PATH_MAX) bytes)")
         case let code: return .unusablePath(path: path, reason: String(cString: strerror(code)))
-        }
-    }
-}
-
-/// The parts of `stat` that discovery looks at.
-struct FileStatus {
-    let mode: mode_t
-    let owner: uid_t
-
-    /// The file or folder at `path`, symlinks followed.
-    init?(_ path: String) {
-        self.init(path, following: true)
-    }
-
-    /// The entry at `path` itself: a symlink is not followed.
-    init?(linkAt path: String) {
-        self.init(path, following: false)
-    }
-
-    private init?(_ path: String, following: Bool) {
-        var info = stat()
-        guard (following ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
-        mode = info.st_mode
-        owner = info.st_uid
-    }
-
-    var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
-    var isSymlink: Bool { mode & S_IFMT == S_IFLNK }
-    var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
-
-    var kind: String {
-        switch mode & S_IFMT {
-        case S_IFDIR: "a directory"
-        case S_IFCHR, S_IFBLK: "a device"
-        case S_IFIFO: "a pipe"
-        case S_IFSOCK: "a socket"
-        default: "not a regular file"
         }
     }
 }
