@@ -11,7 +11,7 @@ enum RawArguments {
         for index in 1..<max(1, Int(CommandLine.argc)) {
             guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else { continue }
             let bytes = UnsafeBufferPointer(start: argument, count: strlen(argument)).map { UInt8(bitPattern: $0) }
-            return String(escapingForTerminal: bytes)
+            return TerminalText.escaped(bytes: bytes)
         }
         return nil
     }

@@ -17,8 +17,8 @@ public enum LibraryMismatch: Equatable, Sendable, CustomStringConvertible {
     /// The libraries the plugin links could not be read from its loaded image.
     case unreadableLinks
 
-    /// The mismatch in words; the file names in it escaped (``Swift/String/escapedForTerminal``).
-    public var description: String { unescapedDescription.escapedForTerminal }
+    /// The mismatch in words; the file names in it escaped (``TerminalText/escaped(_:)``).
+    public var description: String { TerminalText.escaped(unescapedDescription) }
 
     private var unescapedDescription: String {
         switch self {

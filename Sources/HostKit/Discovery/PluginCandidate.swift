@@ -1,10 +1,10 @@
 /// A file that may be a plugin: the path as the user gave it (made absolute) and the real path
 /// behind every symlink, which is what reaches `dlopen`.
-public struct PluginCandidate: Sendable, Hashable {
+struct PluginCandidate: Sendable, Hashable {
     /// The path as given, made absolute.
-    public let path: String
+    let path: String
     /// The canonical path: absolute, with no symlink, `.` or `..`.
-    public let realPath: String
+    let realPath: String
     /// Whether the libraries the plugin links may be files others could change, as the discovery
     /// that found it allows for the plugin itself.
     var allowUntrusted = false

@@ -16,7 +16,7 @@ public struct PluginDiscovery: Sendable {
     }
 
     /// The candidates in the order of the sources, without duplicates, and the problems found.
-    public func discover(_ sources: [PluginSource]) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
+    func discover(_ sources: [PluginSource]) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
         var candidates: [PluginCandidate] = []
         var problems: [PluginLoadError] = []
         var seen: Set<String> = []
@@ -96,7 +96,7 @@ public struct PluginDiscovery: Sendable {
             if let name = String(validating: bytes, as: UTF8.self) {
                 names.append(name)
             } else {
-                problems.append(.unusablePath(path: base + String(escapingForTerminal: bytes),
+                problems.append(.unusablePath(path: base + TerminalText.escaped(bytes: bytes),
                                               reason: "the file name is not valid UTF-8; rename it to load it"))
             }
         }
@@ -117,7 +117,7 @@ public struct PluginDiscovery: Sendable {
         defer { free(resolved) }
         guard let real = String(validatingCString: resolved) else {
             let bytes = UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) }
-            return .failure(.unusablePath(path: "\(path) -> \(String(escapingForTerminal: bytes))",
+            return .failure(.unusablePath(path: "\(path) -> \(TerminalText.escaped(bytes: bytes))",
                                           reason: "its real path is not valid UTF-8; rename it to load it"))
         }
         return .success(real)

@@ -27,7 +27,7 @@ public struct PluginProbe: Sendable {
     public var environment: [String: String]
 
     /// The exit status of a child whose plugin failed cleanly (it printed the reason).
-    public static let cleanFailureStatus: Int32 = 3
+    static let cleanFailureStatus: Int32 = 3
     /// The variable that gives the child the token of its verdict.
     static let tokenVariable = "SWIFT_PLUGIN_PROBE_TOKEN"
     /// The variable that gives the child the plugins to register before the probed one (a JSON array

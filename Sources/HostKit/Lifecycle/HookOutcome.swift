@@ -9,11 +9,11 @@ public enum HookOutcome: Sendable, CustomStringConvertible {
     /// It had not returned when the host began to shut down; it was cancelled and left behind.
     case stopped
 
-    /// How it ended; what the hook threw is escaped (``Swift/String/escapedForTerminal``).
+    /// How it ended; what the hook threw is escaped (``TerminalText/escaped(_:)``).
     public var description: String {
         switch self {
         case .finished: "finished"
-        case let .failed(reason): "failed: \(reason.escapedForTerminal)"
+        case let .failed(reason): "failed: \(TerminalText.escaped(reason))"
         case let .timedOut(limit): "did not finish within \(limit)"
         case .stopped: "was cancelled: the host is shutting down"
         }

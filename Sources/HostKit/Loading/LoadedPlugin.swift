@@ -5,12 +5,12 @@ public struct LoadedPlugin: Sendable {
     /// The real path of the file.
     public let path: String
     /// The plugin's descriptor, read after its header and library versions checked out.
-    public let descriptor: PluginDescriptor
+    let descriptor: PluginDescriptor
     /// The libraries the plugin was compiled against, as its header records them: PluginAPI first.
     public let libraries: [LibraryVersion]
     /// The file names of the shared libraries the plugin links (its `DT_NEEDED` entries), but for the
     /// Swift runtime's own.
-    public internal(set) var linkedLibraries: [String] = []
+    var linkedLibraries: [String] = []
     /// The plugin's metadata.
     public var metadata: PluginMetadata { descriptor.metadata }
 }

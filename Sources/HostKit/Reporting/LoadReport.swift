@@ -22,12 +22,12 @@ public struct LoadReport: Sendable {
         public var isLibrary: Bool { !linkedBy.isEmpty }
 
         /// `loaded name version (path)`, `library (path), linked by …`, or `error: ` and the problem;
-        /// names, versions and the path escaped (``Swift/String/escapedForTerminal``).
+        /// names, versions and the path escaped (``TerminalText/escaped(_:)``).
         public var summary: String {
             if let error { return "error: \(error)" }
-            if isLibrary { return "library (\(path)), linked by \(linkedBy.joined(separator: ", "))".escapedForTerminal }
+            if isLibrary { return TerminalText.escaped("library (\(path)), linked by \(linkedBy.joined(separator: ", "))") }
             let meta = metadata.map { "\($0.name) \($0.version)" } ?? "?"
-            return "loaded \(meta) (\(path))".escapedForTerminal
+            return TerminalText.escaped("loaded \(meta) (\(path))")
         }
     }
 

@@ -83,8 +83,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     /// The cause in one line, anything unprintable in what came from outside (a path, a name, a key,
-    /// `dlerror`'s or a plugin's reason) escaped: safe to print (``Swift/String/escapedForTerminal``).
-    public var description: String { unescapedDescription.escapedForTerminal }
+    /// `dlerror`'s or a plugin's reason) escaped: safe to print (``TerminalText/escaped(_:)``).
+    public var description: String { TerminalText.escaped(unescapedDescription) }
 
     /// The cause as the fields hold it.
     private var unescapedDescription: String {
