@@ -28,6 +28,13 @@ enum Output {
         standardError("host: \(TerminalText.escaped(line))")
     }
 
+    /// A refusal of HostKit's on stderr, with the flag of this command that would have let the file
+    /// in, if one would (HostKit's description names the option of its API).
+    static func problem(_ error: PluginLoadError) {
+        let flag = error.allowedBy.flatMap(Arguments.flag(for:))
+        problem(flag.map { "\(error); \($0) loads it anyway" } ?? error.description)
+    }
+
     /// Text of the host's own (the usage) on stderr. A stderr that has gone (a closed pipe) loses the
     /// text, never the host.
     static func standardError(_ text: String) {

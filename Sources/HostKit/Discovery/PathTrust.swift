@@ -11,6 +11,10 @@ import Glibc
 /// rename or remove those they do not own, so it is passed through when the entry taken in it
 /// belongs to this user or root (which is checked as that entry's own step).
 enum PathTrust {
+    /// How every reason ends: the option that lets such a file in. ``PluginLoadError/allowedBy`` knows
+    /// a reason of this walk by it, also inside a library's refusal.
+    static let allowance = "PluginDiscovery.allowUntrusted loads it anyway"
+
     /// Linux's limit on symlinks followed in one path (MAXSYMLINKS).
     private static let maximumLinks = 40
 
@@ -82,7 +86,7 @@ enum PathTrust {
         let sticky = status.isDirectory && status.mode & S_ISVTX != 0
         if status.mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
             return "\(what) \(path) is writable by \(status.mode & S_IWOTH != 0 ? "others" : "its group")"
-                + " (mode \(String(status.mode & 0o7777, radix: 8)), owner \(status.owner)); use --allow-untrusted to load it anyway"
+                + " (mode \(String(status.mode & 0o7777, radix: 8)), owner \(status.owner)); \(allowance)"
         }
         return ownerReason(status, path: path, kind: what)
     }
@@ -92,6 +96,6 @@ enum PathTrust {
         let me = geteuid()
         guard status.owner != me && status.owner != 0 else { return nil }
         return "\(kind) \(path) is owned by user \(status.owner), not by this user (\(me)) or root"
-            + "; use --allow-untrusted to load it anyway"
+            + "; \(allowance)"
     }
 }
