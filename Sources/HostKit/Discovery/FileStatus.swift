@@ -5,19 +5,18 @@ struct FileStatus {
     let mode: mode_t
     let owner: uid_t
 
-    /// The file or folder at `path`, symlinks followed.
+    /// The file or folder at `path`, symlinks followed; `nil` if there is none or it cannot be read.
     init?(_ path: String) {
-        self.init(path, following: true)
+        try? self.init(at: path, followingSymlinks: true)
     }
 
-    /// The entry at `path` itself: a symlink is not followed.
-    init?(linkAt path: String) {
-        self.init(path, following: false)
+    /// The entry at `path` itself (a symlink is not followed) or why it cannot be read.
+    init(linkAt path: String) throws(SystemCallError) {
+        try self.init(at: path, followingSymlinks: false)
     }
 
-    private init?(_ path: String, following: Bool) {
-        var info = stat()
-        guard (following ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
+    private init(at path: String, followingSymlinks: Bool) throws(SystemCallError) {
+        let info = try Posix.stat(path, followingSymlinks: followingSymlinks)
         mode = info.st_mode
         owner = info.st_uid
     }

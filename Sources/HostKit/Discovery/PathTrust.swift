@@ -20,7 +20,12 @@ enum PathTrust {
 
     /// Why others could change what the absolute `path` leads to, or `nil` if only this user or root can.
     static func problem(_ path: String) -> String? {
-        guard let root = FileStatus(linkAt: "/") else { return "/ cannot be checked: \(lastError())" }
+        let root: FileStatus
+        do {
+            root = try FileStatus(linkAt: "/")
+        } catch {
+            return "/ cannot be checked: \(error.reason)"
+        }
         if let reason = untrustedReason(root, path: "/") { return reason }
         // The names still to follow, the next one last. Split and joined as bytes, as the kernel
         // reads a path: a `/` followed by a combining character is one Swift Character, which a split
@@ -37,7 +42,12 @@ enum PathTrust {
                 continue
             }
             let next = current + "/" + name
-            guard let status = FileStatus(linkAt: next) else { return "\(next) cannot be checked: \(lastError())" }
+            let status: FileStatus
+            do {
+                status = try FileStatus(linkAt: next)
+            } catch {
+                return "\(next) cannot be checked: \(error.reason)"
+            }
             guard status.isSymlink else {
                 if let reason = untrustedReason(status, path: next) { return reason }
                 current = next
@@ -46,8 +56,12 @@ enum PathTrust {
             // A symlink's own mode means nothing; whoever owns it may replace it where the folder is sticky.
             if let reason = ownerReason(status, path: next, kind: "symlink") { return reason }
             links += 1
-            guard links <= maximumLinks, let target = readLink(next) else {
-                return "symlink \(next) cannot be followed: \(links > maximumLinks ? "too many symlinks" : lastError())"
+            guard links <= maximumLinks else { return "symlink \(next) cannot be followed: too many symlinks" }
+            let target: [UInt8]
+            do {
+                target = try Posix.readlink(next)
+            } catch {
+                return "symlink \(next) cannot be followed: \(error.reason)"
             }
             // Decoding would replace the bytes that are not UTF-8, and the walk would check another
             // name than the one the kernel follows.
@@ -67,18 +81,6 @@ enum PathTrust {
         path.utf8.split(separator: slash).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The bytes a symlink holds.
-    private static func readLink(_ path: String) -> [UInt8]? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count)
-        guard count >= 0 else { return nil }
-        return buffer.prefix(count).map { UInt8(bitPattern: $0) }
-    }
-
-    private static func lastError() -> String {
-        String(cString: strerror(errno))
-    }
-
     /// Why someone else than its owner could change the file or folder at `path` (whose status is
     /// `status`), if they could.
     private static func untrustedReason(_ status: FileStatus, path: String) -> String? {
@@ -93,7 +95,7 @@ enum PathTrust {
 
     /// Why the file, folder or symlink at `path` does not belong to this user or root, if it does not.
     private static func ownerReason(_ status: FileStatus, path: String, kind: String) -> String? {
-        let me = geteuid()
+        let me = Posix.effectiveUser
         guard status.owner != me && status.owner != 0 else { return nil }
         return "\(kind) \(path) is owned by user \(status.owner), not by this user (\(me)) or root"
             + "; \(allowance)"

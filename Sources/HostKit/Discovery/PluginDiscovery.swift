@@ -84,13 +84,16 @@ public struct PluginDiscovery: Sendable {
         if !allowUntrusted, let reason = PathTrust.problem(directory) {
             return [.failure(.untrusted(path: directory, reason: reason))]
         }
-        guard let stream = opendir(real) else { return [.failure(unreachable(directory))] }
-        defer { closedir(stream) }
+        let entries: [[UInt8]]
+        do {
+            entries = try Posix.directoryEntries(real)
+        } catch {
+            return [.failure(unreachable(directory, error))]
+        }
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         var names: [String] = []
         var problems: [PluginLoadError] = []
-        while let entry = readdir(stream) {
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+        for bytes in entries {
             guard bytes.count > 3, bytes.suffix(3).elementsEqual(".so".utf8) else { continue }
             // A name that is not UTF-8 has no String to reach it by: say so, rather than "no such file".
             if let name = String(validating: bytes, as: UTF8.self) {
@@ -105,27 +108,28 @@ public struct PluginDiscovery: Sendable {
 
     private func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let cwd = (try? Posix.currentDirectory()).map({ String(decoding: $0, as: UTF8.self) }) else { return path }
         return cwd == "/" ? "/" + path : cwd + "/" + path
     }
 
     /// The canonical path of `path`, or why there is none.
     private func realPath(_ path: String) -> Result<String, PluginLoadError> {
-        guard let resolved = realpath(path, nil) else { return .failure(unreachable(path)) }
-        defer { free(resolved) }
-        guard let real = String(validatingCString: resolved) else {
-            let bytes = UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) }
+        let bytes: [UInt8]
+        do {
+            bytes = try Posix.realpath(path)
+        } catch {
+            return .failure(unreachable(path, error))
+        }
+        guard let real = String(validating: bytes, as: UTF8.self) else {
             return .failure(.unusablePath(path: "\(path) -> \(TerminalText.escaped(bytes: bytes))",
                                           reason: "its real path is not valid UTF-8; rename it to load it"))
         }
         return .success(real)
     }
 
-    /// What `errno` says is wrong with `path`, after `realpath` or `opendir` failed on it.
-    private func unreachable(_ path: String) -> PluginLoadError {
-        switch errno {
+    /// What is wrong with `path`, after `realpath` or `opendir` failed on it with `error`.
+    private func unreachable(_ path: String, _ error: SystemCallError) -> PluginLoadError {
+        switch error.code {
         case ENOENT, ENOTDIR: return .notFound(path: path)
         case ELOOP: return .notARegularFile(path: path, kind: "symlink loop")
         case ENAMETOOLONG:
@@ -135,7 +139,7 @@ public struct PluginDiscovery: Sendable {
             }
             return .unusablePath(path: path, reason: "the path, or the real path its symlinks lead to, is longer"
                                  + " than the system allows (\(PATH_MAX) bytes)")
-        case let code: return .unusablePath(path: path, reason: String(cString: strerror(code)))
+        default: return .unusablePath(path: path, reason: error.reason)
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// Where to look for plugin files.
 public enum PluginSource: Sendable, Hashable {
@@ -26,7 +25,7 @@ public enum PluginSource: Sendable, Hashable {
 
     /// The search path in the environment variable `name`, if it is set and not empty.
     public static func environment(_ name: String = "SWIFT_PLUGIN_PATH") -> PluginSource? {
-        guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
+        guard let value = Posix.environment(name), !value.isEmpty else { return nil }
         return .searchPath(value)
     }
 }

@@ -86,17 +86,18 @@ public struct PluginProbe: Sendable {
         }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
-            usleep(5_000)
+            Thread.sleep(forTimeInterval: 0.005)
         }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            // It may have ended since `isRunning` said otherwise: then there is nothing to kill.
+            try? Posix.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return .failure(.probeFailed(path: path, reason: "did not finish loading within \(timeout), killed"))
         }
         process.waitUntilExit()
         if process.terminationReason == .uncaughtSignal {
             let signal = process.terminationStatus
-            let name = strsignal(signal).map { String(cString: $0) } ?? "signal"
+            let name = Posix.signalName(signal)
             return .failure(.probeFailed(path: path, reason: "crashed while loading: signal \(signal) (\(name))"))
         }
         let status = process.terminationStatus
@@ -125,8 +126,8 @@ public struct PluginProbe: Sendable {
         let environment = ProcessInfo.processInfo.environment
         let token = environment[tokenVariable] ?? ""
         let providers = environment[providersVariable].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
-        unsetenv(tokenVariable)
-        unsetenv(providersVariable)
+        Posix.removeEnvironment(tokenVariable)
+        Posix.removeEnvironment(providersVariable)
         let verdict: Verdict
         switch discovery.candidate(path).flatMap(PluginLoader.load) {
         case let .failure(error):
