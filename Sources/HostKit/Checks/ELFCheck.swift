@@ -27,7 +27,7 @@ enum ELFCheck {
     #endif
 
     /// What the dynamic linker reads of a library's dynamic section to find the libraries it links.
-    struct DynamicSection: Hashable, Sendable {
+    struct DynamicSection: Hashable, Sendable, Codable {
         /// The `DT_NEEDED` names, in order.
         var needed: [String] = []
         /// The `DT_RPATH` folders (searched only when there is no `DT_RUNPATH`), `$ORIGIN` unexpanded.
@@ -44,6 +44,10 @@ enum ELFCheck {
         let dynamic: DynamicSection
         let comment: [String]?
     }
+
+    /// This process's executable (`/proc/self/exe`), read once: its toolchain is what plugins are
+    /// compared with, and the libraries it links are loaded by their names. `nil` if it cannot be read.
+    static let hostExecutable: Reading? = try? read("/proc/self/exe")
 
     /// Throws why `path` cannot be a loadable shared library here; if it may be, returns the parts of
     /// its dynamic section that say which libraries it links and where they are looked for.
@@ -252,6 +256,8 @@ enum ELFCheck {
         return bytes
     }
 
+    /// The little-endian `T` at `offset` of `bytes`; every caller checked first that `bytes` holds it
+    /// (a table is read whole or not at all, and its entries are at least as long as the fields read).
     private static func integer<T: FixedWidthInteger>(_ bytes: [UInt8], _ offset: Int, _ type: T.Type) -> T {
         bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
     }

@@ -1,6 +1,6 @@
 /// A file that may be a plugin: the path as the user gave it (made absolute) and the real path
 /// behind every symlink, which is what reaches `dlopen`.
-struct PluginCandidate: Sendable, Hashable {
+struct PluginCandidate: Sendable, Hashable, Codable {
     /// The path as given, made absolute.
     let path: String
     /// The canonical path: absolute, with no symlink, `.` or `..`.

@@ -11,6 +11,8 @@ public struct LoadedPlugin: Sendable {
     /// The file names of the shared libraries the plugin links (its `DT_NEEDED` entries), but for the
     /// Swift runtime's own.
     var linkedLibraries: [String] = []
+    /// The file as discovery checked it, for a probe child to open it without checking it again.
+    var candidate: PluginCandidate?
     /// The plugin's metadata.
     public var metadata: PluginMetadata { descriptor.metadata }
 }

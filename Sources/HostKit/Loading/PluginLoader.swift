@@ -4,36 +4,30 @@
 /// Each real path is opened and asked for its descriptor once per process.
 enum PluginLoader {
     private typealias Entry = @convention(c) () -> UnsafeRawPointer?
-    /// Each real path opened so far, and what came of it.
-    private static let opened = Lock<[String: Result<LoadedPlugin, PluginLoadError>]>([:])
+    /// Each real path opened so far, and what came of it: the plugin, or the refusal (with what the
+    /// plugin says of itself when its descriptor could be read safely). A file is opened once: a load
+    /// and an inspection of it later read this.
+    private static let opened = Lock<[String: PluginInspection]>([:])
 
+    /// The plugin in `candidate`'s file, or why it is refused.
     static func load(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
-        if let known = opened.withLock({ $0[candidate.realPath] }) { return known }
-        // dlopen runs the library's initializers: done outside the lock, then the first result wins.
-        let result = Result { () throws(PluginLoadError) in try open(candidate) }
-        return opened.withLock { opened in
-            if let known = opened[candidate.realPath] { return known }
-            opened[candidate.realPath] = result
-            return result
-        }
+        let inspection = inspect(candidate)
+        if let refusal = inspection.refusal { return .failure(refusal) }
+        guard let plugin = inspection.plugin else { return .failure(.notFound(path: inspection.path)) }
+        return .success(plugin)
     }
 
     /// What `candidate` says of itself, and whether it would be loaded: for a plugin refused only for
     /// its library versions, its metadata too, read as ``PluginHeader/checkedDescriptor(path:)``
     /// allows (the descriptor is an object of this process's PluginAPI, or it is not read).
     static func inspect(_ candidate: PluginCandidate) -> PluginInspection {
-        switch load(candidate) {
-        case let .success(plugin):
-            return PluginInspection(path: candidate.realPath, plugin: plugin, refusal: nil)
-        case let .failure(refusal):
-            guard case .incompatibleLibraries = refusal,
-                  let (library, header) = try? header(candidate),
-                  let descriptor = try? header.checkedDescriptor(path: candidate.realPath) else {
-                return PluginInspection(path: candidate.realPath, plugin: nil, refusal: refusal)
-            }
-            let plugin = LoadedPlugin(path: candidate.realPath, descriptor: descriptor, libraries: header.libraries,
-                                      linkedLibraries: library.neededLibraries() ?? [])
-            return PluginInspection(path: candidate.realPath, plugin: plugin, refusal: refusal)
+        if let known = opened.withLock({ $0[candidate.realPath] }) { return known }
+        // dlopen runs the library's initializers: done outside the lock, then the first result wins.
+        let result = open(candidate)
+        return opened.withLock { opened in
+            if let known = opened[candidate.realPath] { return known }
+            opened[candidate.realPath] = result
+            return result
         }
     }
 
@@ -56,21 +50,37 @@ enum PluginLoader {
             throw .entryNotAFunction(path: path, symbol: PluginABI.entrySymbol,
                                      reason: "the dynamic loader cannot say where it lies")
         }
+        // The address is a function symbol in an executable segment of this very file (above), and
+        // `exportPlugin` defines it as `@c () -> UnsafeRawPointer?` (PluginABI.entrySymbol).
         let entry = unsafeBitCast(symbol, to: Entry.self)
         guard let raw = entry() else { throw .entryReturnedNothing(path: path) }
         return (library, try PluginHeader.read(raw, path: path))
     }
 
-    private static func open(_ candidate: PluginCandidate) throws(PluginLoadError) -> LoadedPlugin {
+    /// Opens the file (its libraries checked first), reads its header and checks the library
+    /// versions it records against the loaded copies; only then is its descriptor read.
+    private static func open(_ candidate: PluginCandidate) -> PluginInspection {
         let path = candidate.realPath
-        let (library, header) = try header(candidate)
+        let library: DynamicLibrary, header: PluginHeader
+        do {
+            (library, header) = try self.header(candidate)
+        } catch {
+            return PluginInspection(path: path, plugin: nil, refusal: error)
+        }
         // The runtime's own libraries report no version: asking each would search the plugin's
         // whole scope for a symbol that is not there (most of the version check's cost).
         let needed = library.neededLibraries()?.filter { !library.runtimeLibraries.contains($0) }
         let mismatches = LibraryCheck.mismatches(recorded: header.libraries, in: library, needed: needed)
-        guard mismatches.isEmpty else { throw .incompatibleLibraries(path: path, mismatches: mismatches) }
-        // Only now, with the header and every library version checked, is the Swift part touched.
-        return LoadedPlugin(path: path, descriptor: try header.checkedDescriptor(path: path), libraries: header.libraries,
-                            linkedLibraries: needed ?? [])
+        // Only now, with the header and every library version checked, is the Swift part touched; for a
+        // plugin refused for its versions only as far as showing what it says of itself.
+        let refusal = mismatches.isEmpty ? nil : PluginLoadError.incompatibleLibraries(path: path, mismatches: mismatches)
+        do {
+            let descriptor = try header.checkedDescriptor(path: path)
+            let plugin = LoadedPlugin(path: path, descriptor: descriptor, libraries: header.libraries,
+                                      linkedLibraries: needed ?? [], candidate: candidate)
+            return PluginInspection(path: path, plugin: plugin, refusal: refusal)
+        } catch {
+            return PluginInspection(path: path, plugin: nil, refusal: refusal ?? error)
+        }
     }
 }
