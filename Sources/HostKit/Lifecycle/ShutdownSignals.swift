@@ -145,6 +145,8 @@ private final class SignalRelay: Sendable {
 }
 
 /// The write end of the relay's pipe, read by the signal handler (which can use nothing else).
+/// `nonisolated(unsafe)`: written once, in `SignalRelay.init`, before any handler that reads it is
+/// installed (`watch` needs `SignalRelay.shared`, whose init has returned by then); only read after.
 nonisolated(unsafe) private var relayWriteEnd: Int32 = -1
 
 /// The signal handler: async-signal-safe, it only writes one byte, with `write(2)` itself rather than

@@ -54,6 +54,7 @@ enum ForeignMemory {
             let pageEnd = (UInt(bitPattern: cursor) / UInt(page) + 1) * UInt(page)
             let readable = Int(pageEnd - UInt(bitPattern: cursor))
             for offset in 0..<min(readable, maximumLength + 1 - result.count) {
+                // Within the page whose first byte `write` could read (so all of it can be), before the NUL.
                 let byte = cursor.load(fromByteOffset: offset, as: UInt8.self)
                 if byte == 0 { return result }
                 result.append(byte)

@@ -72,6 +72,7 @@ enum Posix {
 
     /// `realpath(3)`: the canonical path of `path`, as the bytes the system holds (they need not be UTF-8).
     static func realpath(_ path: String) throws(SystemCallError) -> [UInt8] {
+        // realpath mallocs the NUL-terminated result: copied, then freed.
         guard let resolved = Glibc.realpath(path, nil) else { throw .last("realpath") }
         defer { free(resolved) }
         return UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) }
@@ -98,6 +99,7 @@ enum Posix {
         defer { closedir(stream) }
         var names: [[UInt8]] = []
         while let entry = readdir(stream) {
+            // `entry` is readdir's, valid until the next readdir; `d_name` is read within its own size.
             names.append(withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) })
         }
         return names
