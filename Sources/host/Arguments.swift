@@ -18,8 +18,8 @@ struct Arguments {
     /// Loaded besides the default plugins (or those of `--plugins`): `--also PATH`.
     var also: [String] = []
     var json = false
-    var allowUntrusted = false
-    var allowOtherCompiler = false
+    /// Which files the host accepts, as the options say.
+    var discovery = PluginDiscovery()
     var isolated = false
     var probeTimeout: Duration = .seconds(10)
     var startTimeout: Duration = .seconds(30)
@@ -48,6 +48,10 @@ struct Arguments {
             rest = rest.dropFirst()
         }
         while let word = rest.popFirst() {
+            if let option = Self.flag(word) {
+                discovery[keyPath: option] = true
+                continue
+            }
             switch word {
             case "--plugins", "-p":
                 guard let path = rest.popFirst() else { throw UsageError(description: "--plugins needs a path") }
@@ -61,8 +65,6 @@ struct Arguments {
                     throw UsageError(description: "--param needs a VALUE, and only resolve takes one")
                 }
                 param = value
-            case "--allow-untrusted": allowUntrusted = true
-            case "--allow-other-compiler": allowOtherCompiler = true
             case "--isolated": isolated = true
             case "--probe-timeout": probeTimeout = try Self.seconds(word, rest.popFirst())
             case "--start-timeout": startTimeout = try Self.seconds(word, rest.popFirst())
@@ -85,14 +87,25 @@ struct Arguments {
         }
     }
 
-    /// Which files the host accepts, as the options say.
-    var discovery: PluginDiscovery {
-        PluginDiscovery(allowUntrusted: allowUntrusted, allowOtherCompilers: allowOtherCompiler)
-    }
-
     /// The options a `__probe` child needs to accept the same files.
     var discoveryOptions: [String] {
-        (allowUntrusted ? ["--allow-untrusted"] : []) + (allowOtherCompiler ? ["--allow-other-compiler"] : [])
+        Self.discoveryFlags.filter { discovery[keyPath: $0.option] }.map(\.flag)
+    }
+
+    /// This command's flag for each option of ``PluginDiscovery``: HostKit's errors name the option
+    /// (``PluginLoadError/allowedBy``), the host's own hint names the flag.
+    private static var discoveryFlags: [(flag: String, option: WritableKeyPath<PluginDiscovery, Bool>)] {
+        [("--allow-untrusted", \.allowUntrusted), ("--allow-other-compiler", \.allowOtherCompilers)]
+    }
+
+    /// The discovery option that `flag` sets, if it is one of ``discoveryFlags``.
+    private static func flag(_ flag: String) -> WritableKeyPath<PluginDiscovery, Bool>? {
+        discoveryFlags.first { $0.flag == flag }?.option
+    }
+
+    /// The flag that sets `option`.
+    static func flag(for option: WritableKeyPath<PluginDiscovery, Bool>) -> String? {
+        discoveryFlags.first { $0.option == option }?.flag
     }
 
     /// The shortest timeout any option takes, in seconds. A shorter one (0.0001 became 0 ms once) would

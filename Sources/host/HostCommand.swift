@@ -37,7 +37,7 @@ struct HostCommand {
         }
         defer { withExtendedLifetime(watch) {} }
         let report = host.load(sources, probe: probe())
-        for problem in report.problems { Output.problem(problem.description) }
+        for problem in report.problems { Output.problem(problem) }
         let status = await use(host, report, signals: signals)
         // Normal exit: the plugins' shutdown hooks run, in reverse start order.
         let shutdown = host.shutdown(timeout: arguments.shutdownTimeout)
@@ -139,7 +139,7 @@ struct HostCommand {
             }
         }
         guard let refusal = inspection.refusal else { return 0 }
-        Output.problem(refusal.description)
+        Output.problem(refusal)
         return 1
     }
 

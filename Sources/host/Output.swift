@@ -3,7 +3,7 @@ import HostKit
 
 /// Writes to standard output and standard error: the one place the host turns text into lines.
 ///
-/// Every line is escaped on its way out (``Swift/String/escapedForTerminal``), whatever it holds: a
+/// Every line is escaped on its way out (``TerminalText/escaped(_:)``), whatever it holds: a
 /// plugin's name, key or service, a file name, a reason. A newline or an escape sequence in one of
 /// them is shown, never acted on, so it cannot forge a line of the host's or take over the terminal.
 /// HostKit's descriptions come escaped already; escaping is idempotent, so they pass unchanged.
@@ -15,7 +15,7 @@ enum Output {
 
     /// Prints each element on a line of its own.
     static func lines(_ lines: [String]) {
-        print(lines.map(\.escapedForTerminal).joined(separator: "\n"))
+        print(lines.map { TerminalText.escaped($0) }.joined(separator: "\n"))
     }
 
     /// Prints JSON as it is: `encodeJSON` escaped every string in it, keeping its value exact.
@@ -25,7 +25,14 @@ enum Output {
 
     /// One line on stderr after `host: `.
     static func problem(_ line: String) {
-        standardError("host: \(line.escapedForTerminal)")
+        standardError("host: \(TerminalText.escaped(line))")
+    }
+
+    /// A refusal of HostKit's on stderr, with the flag of this command that would have let the file
+    /// in, if one would (HostKit's description names the option of its API).
+    static func problem(_ error: PluginLoadError) {
+        let flag = error.allowedBy.flatMap(Arguments.flag(for:))
+        problem(flag.map { "\(error); \($0) loads it anyway" } ?? error.description)
     }
 
     /// Text of the host's own (the usage) on stderr. A stderr that has gone (a closed pipe) loses the
@@ -37,7 +44,7 @@ enum Output {
     /// Left-aligned columns under a header, two spaces apart, each cell escaped first so that the
     /// columns line up as printed.
     static func table(_ header: [String], _ rows: [[String]]) -> [String] {
-        let all = ([header] + rows).map { $0.map(\.escapedForTerminal) }
+        let all = ([header] + rows).map { $0.map { TerminalText.escaped($0) } }
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in

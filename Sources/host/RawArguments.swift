@@ -9,9 +9,10 @@ enum RawArguments {
     static func firstNotUTF8() -> String? {
         // max: a program may be started with no arguments at all, not even its name.
         for index in 1..<max(1, Int(CommandLine.argc)) {
+            // Index below argc; the kernel's argument strings live as long as the process.
             guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else { continue }
             let bytes = UnsafeBufferPointer(start: argument, count: strlen(argument)).map { UInt8(bitPattern: $0) }
-            return String(escapingForTerminal: bytes)
+            return TerminalText.escaped(bytes: bytes)
         }
         return nil
     }

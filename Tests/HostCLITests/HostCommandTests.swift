@@ -170,6 +170,7 @@ import Testing
             let refused = try await host(["check", "--plugins", path] + isolation)
             #expect(refused.status == 1, "\(isolation): \(refused.output)")
             #expect(refused.errors.contains("built by another compiler than this host"), "\(refused.errors)")
+            #expect(refused.errors.contains("; --allow-other-compiler loads it anyway"), "\(refused.errors)")
             let allowed = try await host(["check", "--allow-other-compiler", "--plugins", path] + isolation)
             #expect(allowed.status == 0, "\(isolation): \(allowed.errors)")
             #expect(allowed.output.contains("1 loaded, 0 problem(s)"), "\(allowed.output)")

@@ -11,15 +11,15 @@ import Testing
     static let hostileName = "hostile\u{1B}]0;pwned\u{07}\nhost: loaded fake 9.9"
 
     @Test func controlAndFormatCharactersAreEscapedAndTheRestIsKept() {
-        #expect("a\u{1B}[2Jb\u{07}\n\r\t\u{0}\u{7F}\u{009B}\u{202E}\u{2028}".escapedForTerminal
+        #expect(TerminalText.escaped("a\u{1B}[2Jb\u{07}\n\r\t\u{0}\u{7F}\u{009B}\u{202E}\u{2028}")
             == #"a\u{1B}[2Jb\u{07}\n\r\t\0\u{7F}\u{009B}\u{202E}\u{2028}"#)
-        #expect("größe 大きい 🎉 \\n".escapedForTerminal == "größe 大きい 🎉 \\n")
+        #expect(TerminalText.escaped("größe 大きい 🎉 \\n") == "größe 大きい 🎉 \\n")
     }
 
     /// Text escaped once is left alone: a description embedding another one escapes nothing twice.
     @Test func escapingTwiceChangesNothing() {
         let raw = "a\u{1B}b\nc\\d\u{202E}"
-        #expect(raw.escapedForTerminal.escapedForTerminal == raw.escapedForTerminal)
+        #expect(TerminalText.escaped(TerminalText.escaped(raw)) == TerminalText.escaped(raw))
         let nested = PluginLoadError.startFailed(plugin: "p", reason: HookOutcome.failed("x\u{1B}y").description)
         #expect(nested.description == #"plugin 'p': start failed: x\u{1B}y; its services were removed"#)
     }

@@ -43,8 +43,10 @@ router.get("/compiled/hello") { request, _ in
 // What is loaded: the plugins and every slot, as JSON.
 router.get("/plugins") { _, _ in
     let slots = host.locator.slots.map { ["key": $0.key, "type": $0.serviceType, "plugin": $0.origin ?? ""] }
-    let json = encodeJSON(Introspection(plugins: host.startedPlugins, slots: slots))
-    return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let json = try encoder.encode(Introspection(plugins: host.startedPlugins, slots: slots))
+    return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
 }
 
 // The server's own routes, `METHOD path` (read after the last one is added): a plugin that claims one

@@ -83,8 +83,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     /// The cause in one line, anything unprintable in what came from outside (a path, a name, a key,
-    /// `dlerror`'s or a plugin's reason) escaped: safe to print (``Swift/String/escapedForTerminal``).
-    public var description: String { unescapedDescription.escapedForTerminal }
+    /// `dlerror`'s or a plugin's reason) escaped: safe to print (``TerminalText/escaped(_:)``).
+    public var description: String { TerminalText.escaped(unescapedDescription) }
 
     /// The cause as the fields hold it.
     private var unescapedDescription: String {
@@ -96,7 +96,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .untrusted(path, reason): "\(path): refused, \(reason)"
         case let .compilerMismatch(path, plugin, host):
             "\(path): built by another compiler than this host (plugin: \(plugin); host: \(host)); "
-                + "--allow-other-compiler loads it anyway"
+                + "PluginDiscovery.allowOtherCompilers loads it anyway"
         case let .notASharedLibrary(path, reason): "\(path): cannot be loaded: \(reason)"
         case let .libraryRefused(path, library, file?, reason):
             "\(path): not loaded, the library it links \(library) (\(file)) is refused: \(reason)"
@@ -139,6 +139,20 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 extension PluginLoadError {
+    /// The ``PluginDiscovery`` option that would have let in what this error refused, if one would:
+    /// ``PluginDiscovery/allowUntrusted`` for a file, folder or symlink others could change (on the
+    /// way to the plugin, or to a library it links), ``PluginDiscovery/allowOtherCompilers`` for a
+    /// plugin another toolchain built. A program that offers these options its own way (a
+    /// command-line flag, a configuration key) names that way beside the description with it.
+    public var allowedBy: WritableKeyPath<PluginDiscovery, Bool>? {
+        switch self {
+        case .untrusted: \.allowUntrusted
+        case .compilerMismatch: \.allowOtherCompilers
+        case let .libraryRefused(_, _, _, reason) where reason.hasSuffix(PathTrust.allowance): \.allowUntrusted
+        default: nil
+        }
+    }
+
     /// The same error with `note` added to its reason: what else went wrong while the host dropped
     /// the plugin (a service that would not close). Other cases have no reason and stay as they are.
     func adding(_ note: String) -> PluginLoadError {

@@ -29,6 +29,7 @@ struct PluginHeader {
         guard format == PluginABI.format else { throw .unsupportedHeader(path: path, format: format) }
         let size = UInt32(littleEndian: load(bytes, 12))
         guard size == PluginABI.headerSize else { throw malformed("header size \(size), format \(format) has \(PluginABI.headerSize)") }
+        // The plugin's pointers become raw pointers only to be handed to ForeignMemory: never loaded from.
         guard let descriptor = UnsafeRawPointer(bitPattern: UInt(load(bytes, 16) as UInt64)) else { throw malformed("no descriptor") }
         let count = Int(UInt32(littleEndian: load(bytes, 32)))
         guard (1...maximumRecords).contains(count) else { throw malformed("\(count) library records") }
@@ -77,6 +78,9 @@ struct PluginHeader {
         guard UInt(Self.load(isa, 0) as UInt64) == UInt(bitPattern: ObjectIdentifier(PluginDescriptor.self)) else {
             throw .foreignDescriptor(path: path)
         }
+        // Its class word is this process's `PluginDescriptor` (a final class), and the plugin passed it
+        // retained and never releases it (ARCHITECTURE.md, "The entry symbol"): a strong reference
+        // taken unretained here keeps it alive as long as it is used.
         return Unmanaged<PluginDescriptor>.fromOpaque(descriptor).takeUnretainedValue()
     }
 

@@ -5,7 +5,9 @@ import Synchronization
 /// A shared library opened with `dlopen`, never closed: Swift plugins leave type metadata and
 /// conformance records in the runtime's caches, which would dangle after `dlclose` (ARCHITECTURE.md).
 struct DynamicLibrary: @unchecked Sendable {
-    // @unchecked: the handle is an opaque token that dlsym accepts from any thread.
+    // @unchecked, and the raw handle: an opaque token of the loader's, never dereferenced, only handed
+    // to dlsym and CDynamicLinker, which accept it from any thread; the library is never closed, so
+    // the handle stays valid for the process.
     let path: String
     private let handle: UnsafeMutableRawPointer
     /// The names of the Swift runtime's libraries (those beside `libswiftCore.so`) loaded before this
@@ -69,6 +71,8 @@ struct DynamicLibrary: @unchecked Sendable {
     /// The libraries this one links (its `DT_NEEDED` entries, as the loader mapped them), or `nil` if
     /// its link map cannot be read.
     func neededLibraries() -> [String]? {
+        // C strings in the loader's link map of this library, which is never closed: valid for the
+        // process, and copied into Strings at once.
         var names = [UnsafePointer<CChar>?](repeating: nil, count: 64)
         let count = dynamic_linker_needed(handle, &names, names.count)
         guard count >= 0 else { return nil }

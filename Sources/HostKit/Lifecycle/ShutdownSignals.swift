@@ -53,8 +53,8 @@ private final class SignalRelay: Sendable {
 
         /// Gives `number` its former action back.
         mutating func restore(_ number: Int32) {
-            guard var previous = former.removeValue(forKey: number) else { return }
-            sigaction(number, &previous, nil)
+            guard let previous = former.removeValue(forKey: number) else { return }
+            _ = try? Posix.setAction(number, previous)
         }
     }
 
@@ -62,15 +62,10 @@ private final class SignalRelay: Sendable {
     private let readEnd: Int32
 
     private init() {
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            // Not inherited by child processes (plugin probes).
-            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        } else {
-            ends = [-1, -1]
-        }
-        readEnd = ends[0]
-        relayWriteEnd = ends[1]
+        // Close-on-exec: not inherited by child processes (plugin probes).
+        let ends = (try? Posix.pipe()) ?? (read: -1, write: -1)
+        readEnd = ends.read
+        relayWriteEnd = ends.write
         let thread = Thread { [readEnd] in SignalRelay.relay(from: readEnd) }
         thread.name = "HostKit.ShutdownSignals"
         thread.start()
@@ -82,12 +77,7 @@ private final class SignalRelay: Sendable {
             state.watchers.append(Watcher(token: state.nextToken, signals: signals, action: action))
             defer { wakeRelay() }
             for number in signals where state.former[number] == nil {
-                var handler = sigaction()
-                handler.__sigaction_handler.sa_handler = relaySignal
-                sigemptyset(&handler.sa_mask)
-                handler.sa_flags = SA_RESTART
-                var previous = sigaction()
-                if sigaction(number, &handler, &previous) == 0 { state.former[number] = previous }
+                if let previous = try? Posix.handle(number, with: relaySignal) { state.former[number] = previous }
             }
             return state.nextToken
         }
@@ -106,24 +96,20 @@ private final class SignalRelay: Sendable {
     /// Tells the relay thread to unblock the watched signals in itself.
     private func wakeRelay() {
         var zero: UInt8 = 0
-        _ = write(relayWriteEnd, &zero, 1)
+        _ = try? Posix.write(relayWriteEnd, from: &zero, count: 1)
     }
 
     /// The watched signals, unblocked in the calling thread (the relay's): threads of Swift's
     /// cooperative pool block every signal, and a thread started from one inherits that. A signal
     /// sent to the process is then delivered here at least.
     private func unblockWatchedSignals() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in state.withLock({ Array($0.former.keys) }) { sigaddset(&set, number) }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        Posix.unblock(state.withLock { Array($0.former.keys) })
     }
 
     private static func relay(from readEnd: Int32) {
         var byte: UInt8 = 0
         while readEnd >= 0 {
-            let count = read(readEnd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
+            let count = withUnsafeMutableBytes(of: &byte) { try? Posix.read(readEnd, into: $0) }
             guard count == 1 else { return }
             if byte == 0 {
                 shared.unblockWatchedSignals()
@@ -144,7 +130,7 @@ private final class SignalRelay: Sendable {
             if due.isEmpty {
                 // Everyone watching it is busy or done: the signal gets its former action again.
                 state.restore(number)
-                raise(number)
+                Posix.raise(number)
             }
             return due
         }
@@ -159,9 +145,13 @@ private final class SignalRelay: Sendable {
 }
 
 /// The write end of the relay's pipe, read by the signal handler (which can use nothing else).
+/// `nonisolated(unsafe)`: written once, in `SignalRelay.init`, before any handler that reads it is
+/// installed (`watch` needs `SignalRelay.shared`, whose init has returned by then); only read after.
 nonisolated(unsafe) private var relayWriteEnd: Int32 = -1
 
-/// The signal handler: async-signal-safe, it only writes one byte.
+/// The signal handler: async-signal-safe, it only writes one byte, with `write(2)` itself rather than
+/// through ``Posix`` (a handler may call async-signal-safe functions only, and must not throw), and
+/// leaves `errno` as it found it for the code it interrupted.
 private func relaySignal(_ number: Int32) {
     let saved = errno
     var byte = UInt8(truncatingIfNeeded: number)

@@ -27,7 +27,7 @@ enum ELFCheck {
     #endif
 
     /// What the dynamic linker reads of a library's dynamic section to find the libraries it links.
-    struct DynamicSection: Hashable, Sendable {
+    struct DynamicSection: Hashable, Sendable, Codable {
         /// The `DT_NEEDED` names, in order.
         var needed: [String] = []
         /// The `DT_RPATH` folders (searched only when there is no `DT_RUNPATH`), `$ORIGIN` unexpanded.
@@ -45,6 +45,10 @@ enum ELFCheck {
         let comment: [String]?
     }
 
+    /// This process's executable (`/proc/self/exe`), read once: its toolchain is what plugins are
+    /// compared with, and the libraries it links are loaded by their names. `nil` if it cannot be read.
+    static let hostExecutable: Reading? = try? read("/proc/self/exe")
+
     /// Throws why `path` cannot be a loadable shared library here; if it may be, returns the parts of
     /// its dynamic section that say which libraries it links and where they are looked for.
     @discardableResult
@@ -56,12 +60,18 @@ enum ELFCheck {
     /// needs of a plugin file before `dlopen` (the compiler check reads the comment).
     static func read(_ path: String, comment: Bool = true) throws(PluginLoadError) -> Reading {
         let fail = { (reason: String) in PluginLoadError.notASharedLibrary(path: path, reason: reason) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw fail("cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw fail("cannot stat") }
-        let size = Int(info.st_size)
+        let descriptor: Int32, size: Int
+        do {
+            descriptor = try Posix.open(path, O_RDONLY)
+        } catch {
+            throw fail("cannot open: \(error.reason)")
+        }
+        defer { Posix.close(descriptor) }
+        do {
+            size = Int(try Posix.fstat(descriptor).st_size)
+        } catch {
+            throw fail("cannot stat: \(error.reason)")
+        }
         guard size >= headerSize else { throw fail("file too short (\(size) bytes) for an ELF header") }
         let header = read(descriptor, offset: 0, count: headerSize)
         guard header.count == headerSize, Array(header[0..<4]) == elfMagic else { throw fail("not an ELF file") }
@@ -240,12 +250,14 @@ enum ELFCheck {
         }
     }
 
+    /// The `count` bytes at `offset`, or none if the file has fewer there or cannot be read.
     private static func read(_ descriptor: Int32, offset: Int, count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
-        return got == count ? bytes : []
+        guard let bytes = try? Posix.pread(descriptor, offset: offset, count: count), bytes.count == count else { return [] }
+        return bytes
     }
 
+    /// The little-endian `T` at `offset` of `bytes`; every caller checked first that `bytes` holds it
+    /// (a table is read whole or not at all, and its entries are at least as long as the fields read).
     private static func integer<T: FixedWidthInteger>(_ bytes: [UInt8], _ offset: Int, _ type: T.Type) -> T {
         bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
     }

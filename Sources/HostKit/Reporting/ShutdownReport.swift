@@ -32,7 +32,7 @@ public struct ShutdownReport: Sendable {
 
 extension ShutdownReport.Entry {
     /// `stopped name`, `closed name: key`, or what went wrong (`plugin 'name': shutdown failed: ...`),
-    /// the plugin's name, the key and the reason escaped (``Swift/String/escapedForTerminal``).
+    /// the plugin's name, the key and the reason escaped (``TerminalText/escaped(_:)``).
     public var summary: String {
         let line = switch (service, outcome.isFinished) {
         case (nil, true): "stopped \(plugin)"
@@ -40,6 +40,6 @@ extension ShutdownReport.Entry {
         case (nil, false): "plugin '\(plugin)': shutdown \(outcome)"
         case let (key?, false): "plugin '\(plugin)': closing '\(key)' \(outcome)"
         }
-        return line.escapedForTerminal
+        return TerminalText.escaped(line)
     }
 }

@@ -1,4 +1,3 @@
-import Glibc
 @_spi(HostKit) import PluginAPI
 
 /// Reads memory a plugin points the host at without dereferencing it: the kernel copies the bytes
@@ -20,14 +19,7 @@ enum ForeignMemory {
     /// One pipe for the process, made on first use and used under the lock: a pipe per read cost two
     /// file descriptors and four more system calls each time (a header read makes a dozen reads).
     /// Close-on-exec, so the probe children never inherit it.
-    private static let channel = Lock<(read: Int32, write: Int32)?>({
-        var ends: [Int32] = [-1, -1]
-        // (Glibc's module lacks pipe2: a child forked between these two calls holds a pipe nobody waits on.)
-        guard pipe(&ends) == 0 else { return nil }
-        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
-        return (ends[0], ends[1])
-    }())
+    private static let channel = Lock<(read: Int32, write: Int32)?>(try? Posix.pipe())
 
     /// The readable prefix of the `count` bytes at `address` (all of them, unless the range runs into
     /// memory the process cannot read). Empty if the first byte is unreadable or no pipe can be made.
@@ -37,15 +29,13 @@ enum ForeignMemory {
         return channel.withLock { ends in
             guard let ends else { return [] }
             // EFAULT for an unreadable first byte; a shorter count where the range becomes unreadable.
-            let written = write(ends.write, address, count)
-            guard written > 0 else { return [] }
+            guard let written = try? Posix.write(ends.write, from: address, count: count), written > 0 else { return [] }
             var copy = [UInt8](repeating: 0, count: written)
             var got = 0
             while got < written {
                 let step = copy.withUnsafeMutableBytes { buffer in
-                    buffer.baseAddress.map { read(ends.read, $0 + got, written - got) } ?? -1
+                    (try? Posix.read(ends.read, into: UnsafeMutableRawBufferPointer(rebasing: buffer[got...]))) ?? -1
                 }
-                if step < 0 && errno == EINTR { continue }
                 guard step > 0 else { return [] }
                 got += step
             }
@@ -56,7 +46,7 @@ enum ForeignMemory {
     /// The bytes of the NUL-terminated string at `address`, without the NUL, or `nil` if a page it
     /// runs into is unreadable or no NUL comes within `maximumLength` bytes.
     static func cString(at address: UnsafeRawPointer, maximumLength: Int) -> [UInt8]? {
-        let page = max(4096, sysconf(Int32(_SC_PAGESIZE)))
+        let page = Posix.pageSize
         var result: [UInt8] = []
         var cursor = address
         while result.count <= maximumLength {
@@ -64,6 +54,7 @@ enum ForeignMemory {
             let pageEnd = (UInt(bitPattern: cursor) / UInt(page) + 1) * UInt(page)
             let readable = Int(pageEnd - UInt(bitPattern: cursor))
             for offset in 0..<min(readable, maximumLength + 1 - result.count) {
+                // Within the page whose first byte `write` could read (so all of it can be), before the NUL.
                 let byte = cursor.load(fromByteOffset: offset, as: UInt8.self)
                 if byte == 0 { return result }
                 result.append(byte)

@@ -1,49 +1,4 @@
-import Foundation
 import Glibc
-
-/// Where to look for plugin files.
-public enum PluginSource: Sendable, Hashable {
-    /// One plugin file.
-    case file(String)
-    /// Every `*.so` directly in a directory (not its subdirectories), in name order.
-    case directory(String)
-    /// A colon-separated list of files and directories, as in an environment variable.
-    case searchPath(String)
-
-    /// `path` as given on a command line: a ``directory(_:)`` if it is one, else a ``file(_:)``.
-    public static func path(_ path: String) -> PluginSource {
-        FileStatus(path)?.isDirectory == true ? .directory(path) : .file(path)
-    }
-
-    /// The plugins installed beside the running program: each file in its executable's folder named
-    /// `lib…` and ending in `suffix`, in name order. The suffix keeps out the other shared libraries
-    /// there (PluginAPI's, say). Empty if there is none, or the folder cannot be read.
-    public static func besideExecutable(endingWith suffix: String = "Plugin.so") -> [PluginSource] {
-        guard let folder = Bundle.main.executableURL?.deletingLastPathComponent().path,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-        return names.filter { $0.hasPrefix("lib") && $0.hasSuffix(suffix) }.sorted().map { .file("\(folder)/\($0)") }
-    }
-
-    /// The search path in the environment variable `name`, if it is set and not empty.
-    public static func environment(_ name: String = "SWIFT_PLUGIN_PATH") -> PluginSource? {
-        guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
-        return .searchPath(value)
-    }
-}
-
-/// A file that may be a plugin: the path as the user gave it (made absolute) and the real path
-/// behind every symlink, which is what reaches `dlopen`.
-public struct PluginCandidate: Sendable, Hashable {
-    /// The path as given, made absolute.
-    public let path: String
-    /// The canonical path: absolute, with no symlink, `.` or `..`.
-    public let realPath: String
-    /// Whether the libraries the plugin links may be files others could change, as the discovery
-    /// that found it allows for the plugin itself.
-    var allowUntrusted = false
-    /// What the ELF check read of the file's dynamic section when discovery found it.
-    var dynamic: ELFCheck.DynamicSection?
-}
 
 /// Turns sources into candidate files, each once, and says what was wrong with the rest.
 public struct PluginDiscovery: Sendable {
@@ -61,7 +16,7 @@ public struct PluginDiscovery: Sendable {
     }
 
     /// The candidates in the order of the sources, without duplicates, and the problems found.
-    public func discover(_ sources: [PluginSource]) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
+    func discover(_ sources: [PluginSource]) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
         var candidates: [PluginCandidate] = []
         var problems: [PluginLoadError] = []
         var seen: Set<String> = []
@@ -129,19 +84,22 @@ public struct PluginDiscovery: Sendable {
         if !allowUntrusted, let reason = PathTrust.problem(directory) {
             return [.failure(.untrusted(path: directory, reason: reason))]
         }
-        guard let stream = opendir(real) else { return [.failure(unreachable(directory))] }
-        defer { closedir(stream) }
+        let entries: [[UInt8]]
+        do {
+            entries = try Posix.directoryEntries(real)
+        } catch {
+            return [.failure(unreachable(directory, error))]
+        }
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         var names: [String] = []
         var problems: [PluginLoadError] = []
-        while let entry = readdir(stream) {
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+        for bytes in entries {
             guard bytes.count > 3, bytes.suffix(3).elementsEqual(".so".utf8) else { continue }
             // A name that is not UTF-8 has no String to reach it by: say so, rather than "no such file".
             if let name = String(validating: bytes, as: UTF8.self) {
                 names.append(name)
             } else {
-                problems.append(.unusablePath(path: base + String(escapingForTerminal: bytes),
+                problems.append(.unusablePath(path: base + TerminalText.escaped(bytes: bytes),
                                               reason: "the file name is not valid UTF-8; rename it to load it"))
             }
         }
@@ -150,27 +108,28 @@ public struct PluginDiscovery: Sendable {
 
     private func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let cwd = (try? Posix.currentDirectory()).map({ String(decoding: $0, as: UTF8.self) }) else { return path }
         return cwd == "/" ? "/" + path : cwd + "/" + path
     }
 
     /// The canonical path of `path`, or why there is none.
     private func realPath(_ path: String) -> Result<String, PluginLoadError> {
-        guard let resolved = realpath(path, nil) else { return .failure(unreachable(path)) }
-        defer { free(resolved) }
-        guard let real = String(validatingCString: resolved) else {
-            let bytes = UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) }
-            return .failure(.unusablePath(path: "\(path) -> \(String(escapingForTerminal: bytes))",
+        let bytes: [UInt8]
+        do {
+            bytes = try Posix.realpath(path)
+        } catch {
+            return .failure(unreachable(path, error))
+        }
+        guard let real = String(validating: bytes, as: UTF8.self) else {
+            return .failure(.unusablePath(path: "\(path) -> \(TerminalText.escaped(bytes: bytes))",
                                           reason: "its real path is not valid UTF-8; rename it to load it"))
         }
         return .success(real)
     }
 
-    /// What `errno` says is wrong with `path`, after `realpath` or `opendir` failed on it.
-    private func unreachable(_ path: String) -> PluginLoadError {
-        switch errno {
+    /// What is wrong with `path`, after `realpath` or `opendir` failed on it with `error`.
+    private func unreachable(_ path: String, _ error: SystemCallError) -> PluginLoadError {
+        switch error.code {
         case ENOENT, ENOTDIR: return .notFound(path: path)
         case ELOOP: return .notARegularFile(path: path, kind: "symlink loop")
         case ENAMETOOLONG:
@@ -180,44 +139,7 @@ public struct PluginDiscovery: Sendable {
             }
             return .unusablePath(path: path, reason: "the path, or the real path its symlinks lead to, is longer"
                                  + " than the system allows (\(PATH_MAX) bytes)")
-        case let code: return .unusablePath(path: path, reason: String(cString: strerror(code)))
-        }
-    }
-}
-
-/// The parts of `stat` that discovery looks at.
-struct FileStatus {
-    let mode: mode_t
-    let owner: uid_t
-
-    /// The file or folder at `path`, symlinks followed.
-    init?(_ path: String) {
-        self.init(path, following: true)
-    }
-
-    /// The entry at `path` itself: a symlink is not followed.
-    init?(linkAt path: String) {
-        self.init(path, following: false)
-    }
-
-    private init?(_ path: String, following: Bool) {
-        var info = stat()
-        guard (following ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
-        mode = info.st_mode
-        owner = info.st_uid
-    }
-
-    var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
-    var isSymlink: Bool { mode & S_IFMT == S_IFLNK }
-    var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
-
-    var kind: String {
-        switch mode & S_IFMT {
-        case S_IFDIR: "a directory"
-        case S_IFCHR, S_IFBLK: "a device"
-        case S_IFIFO: "a pipe"
-        case S_IFSOCK: "a socket"
-        default: "not a regular file"
+        default: return .unusablePath(path: path, reason: error.reason)
         }
     }
 }

@@ -11,13 +11,22 @@ import Glibc
 /// rename or remove those they do not own, so it is passed through when the entry taken in it
 /// belongs to this user or root (which is checked as that entry's own step).
 enum PathTrust {
+    /// How every reason ends: the option that lets such a file in. ``PluginLoadError/allowedBy`` knows
+    /// a reason of this walk by it, also inside a library's refusal.
+    static let allowance = "PluginDiscovery.allowUntrusted loads it anyway"
+
     /// Linux's limit on symlinks followed in one path (MAXSYMLINKS).
     private static let maximumLinks = 40
 
     /// Why others could change what the absolute `path` leads to, or `nil` if only this user or root can.
     static func problem(_ path: String) -> String? {
-        guard let root = FileStatus(linkAt: "/") else { return "/ cannot be checked: \(lastError())" }
-        if let reason = root.untrustedReason(path: "/") { return reason }
+        let root: FileStatus
+        do {
+            root = try FileStatus(linkAt: "/")
+        } catch {
+            return "/ cannot be checked: \(error.reason)"
+        }
+        if let reason = untrustedReason(root, path: "/") { return reason }
         // The names still to follow, the next one last. Split and joined as bytes, as the kernel
         // reads a path: a `/` followed by a combining character is one Swift Character, which a split
         // on Characters would not cut, leaving a folder unchecked.
@@ -33,17 +42,26 @@ enum PathTrust {
                 continue
             }
             let next = current + "/" + name
-            guard let status = FileStatus(linkAt: next) else { return "\(next) cannot be checked: \(lastError())" }
+            let status: FileStatus
+            do {
+                status = try FileStatus(linkAt: next)
+            } catch {
+                return "\(next) cannot be checked: \(error.reason)"
+            }
             guard status.isSymlink else {
-                if let reason = status.untrustedReason(path: next) { return reason }
+                if let reason = untrustedReason(status, path: next) { return reason }
                 current = next
                 continue
             }
             // A symlink's own mode means nothing; whoever owns it may replace it where the folder is sticky.
-            if let reason = status.ownerReason(path: next, kind: "symlink") { return reason }
+            if let reason = ownerReason(status, path: next, kind: "symlink") { return reason }
             links += 1
-            guard links <= maximumLinks, let target = readLink(next) else {
-                return "symlink \(next) cannot be followed: \(links > maximumLinks ? "too many symlinks" : lastError())"
+            guard links <= maximumLinks else { return "symlink \(next) cannot be followed: too many symlinks" }
+            let target: [UInt8]
+            do {
+                target = try Posix.readlink(next)
+            } catch {
+                return "symlink \(next) cannot be followed: \(error.reason)"
             }
             // Decoding would replace the bytes that are not UTF-8, and the walk would check another
             // name than the one the kernel follows.
@@ -63,36 +81,23 @@ enum PathTrust {
         path.utf8.split(separator: slash).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The bytes a symlink holds.
-    private static func readLink(_ path: String) -> [UInt8]? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count)
-        guard count >= 0 else { return nil }
-        return buffer.prefix(count).map { UInt8(bitPattern: $0) }
-    }
-
-    private static func lastError() -> String {
-        String(cString: strerror(errno))
-    }
-}
-
-extension FileStatus {
-    /// Why someone else than its owner could change this file or folder, if they could, for ``PathTrust``.
-    func untrustedReason(path: String) -> String? {
-        let what = isDirectory ? "folder" : "file"
-        let sticky = isDirectory && mode & S_ISVTX != 0
-        if mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
-            return "\(what) \(path) is writable by \(mode & S_IWOTH != 0 ? "others" : "its group")"
-                + " (mode \(String(mode & 0o7777, radix: 8)), owner \(owner)); use --allow-untrusted to load it anyway"
+    /// Why someone else than its owner could change the file or folder at `path` (whose status is
+    /// `status`), if they could.
+    private static func untrustedReason(_ status: FileStatus, path: String) -> String? {
+        let what = status.isDirectory ? "folder" : "file"
+        let sticky = status.isDirectory && status.mode & S_ISVTX != 0
+        if status.mode & (S_IWGRP | S_IWOTH) != 0 && !sticky {
+            return "\(what) \(path) is writable by \(status.mode & S_IWOTH != 0 ? "others" : "its group")"
+                + " (mode \(String(status.mode & 0o7777, radix: 8)), owner \(status.owner)); \(allowance)"
         }
-        return ownerReason(path: path, kind: what)
+        return ownerReason(status, path: path, kind: what)
     }
 
-    /// Why this file, folder or symlink does not belong to this user or root, if it does not.
-    func ownerReason(path: String, kind: String) -> String? {
-        let me = geteuid()
-        guard owner != me && owner != 0 else { return nil }
-        return "\(kind) \(path) is owned by user \(owner), not by this user (\(me)) or root"
-            + "; use --allow-untrusted to load it anyway"
+    /// Why the file, folder or symlink at `path` does not belong to this user or root, if it does not.
+    private static func ownerReason(_ status: FileStatus, path: String, kind: String) -> String? {
+        let me = Posix.effectiveUser
+        guard status.owner != me && status.owner != 0 else { return nil }
+        return "\(kind) \(path) is owned by user \(status.owner), not by this user (\(me)) or root"
+            + "; \(allowance)"
     }
 }

@@ -3,6 +3,8 @@ import Glibc
 /// The Swift runtime's demangler (`swift_demangle` in libswiftCore, a stable C entry point): turns
 /// a mangled symbol name such as `$s15SampleContracts5ClockP4zoneSSyFTj` into Swift terms
 /// (`dispatch thunk of SampleContracts.Clock.zone() -> Swift.String`).
+// `@_silgen_name`: declares the runtime's C function with its C signature (libswiftCore exports it
+// under that plain name and keeps it stable); its result is malloc'd and freed below.
 @_silgen_name("swift_demangle")
 private func runtimeDemangle(_ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
                              _ outputSize: UnsafeMutablePointer<Int>?, _ flags: UInt32) -> UnsafeMutablePointer<CChar>?

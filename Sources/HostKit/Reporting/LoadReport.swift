@@ -22,12 +22,12 @@ public struct LoadReport: Sendable {
         public var isLibrary: Bool { !linkedBy.isEmpty }
 
         /// `loaded name version (path)`, `library (path), linked by …`, or `error: ` and the problem;
-        /// names, versions and the path escaped (``Swift/String/escapedForTerminal``).
+        /// names, versions and the path escaped (``TerminalText/escaped(_:)``).
         public var summary: String {
             if let error { return "error: \(error)" }
-            if isLibrary { return "library (\(path)), linked by \(linkedBy.joined(separator: ", "))".escapedForTerminal }
+            if isLibrary { return TerminalText.escaped("library (\(path)), linked by \(linkedBy.joined(separator: ", "))") }
             let meta = metadata.map { "\($0.name) \($0.version)" } ?? "?"
-            return "loaded \(meta) (\(path))".escapedForTerminal
+            return TerminalText.escaped("loaded \(meta) (\(path))")
         }
     }
 
@@ -67,17 +67,6 @@ public struct LoadReport: Sendable {
         }
         return encodeJSON(["plugins": plugins])
     }
-}
-
-/// `value` as pretty, key-sorted JSON, formatted as ``LoadReport/json`` is: for hosts that print
-/// JSON of their own beside the report. Every string keeps its exact value, with anything a terminal
-/// would act on written as a `\u` escape. Encoding plain strings and arrays cannot fail, but if it
-/// does, the JSON says so.
-public func encodeJSON(_ value: some Encodable) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(value) else { return #"{"error": "could not encode the report"}"# }
-    return String(decoding: data, as: UTF8.self).jsonEscapingUnprintables
 }
 
 extension LoadReport.Entry {

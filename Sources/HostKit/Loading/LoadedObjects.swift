@@ -67,6 +67,9 @@ enum LoadedObjects {
     }
 
     private static func update(_ list: inout List) {
+        // C strings of the loader's list (names and sonames of loaded objects), copied into Strings
+        // (`record`) before the lock is let go. They live while their object stays loaded: a
+        // `dlclose` by another thread during the walk is the gap SECURITY.md names.
         var paths = [UnsafePointer<CChar>?](repeating: nil, count: 64)
         var sonames = [UnsafePointer<CChar>?](repeating: nil, count: 64)
         var added: UInt64 = 0, removed: UInt64 = 0
@@ -89,8 +92,8 @@ enum LoadedObjects {
     private static func record(_ rawPath: UnsafePointer<CChar>?, _ soname: UnsafePointer<CChar>?, in list: inout List) {
         guard let rawPath, rawPath.pointee != 0 else {
             // The program itself (the first object, nameless): what it links is loaded by those names.
-            if list.entries.isEmpty, list.needed.isEmpty, let program = try? ELFCheck.validate("/proc/self/exe") {
-                list.needed.formUnion(program.needed)
+            if list.entries.isEmpty, list.needed.isEmpty, let program = ELFCheck.hostExecutable {
+                list.needed.formUnion(program.dynamic.needed)
             }
             return
         }

@@ -1,13 +1,5 @@
 @_spi(HostKit) import PluginAPI
 
-/// A plugin whose start hook succeeded: what its shutdown needs.
-struct StartedPlugin {
-    let name: String
-    let module: ModuleHandle
-    /// The keys it provides, whose closable services are closed after its shutdown hook.
-    let keys: [String]
-}
-
 /// Loads plugins into a ``ServiceLocator`` and keeps the current, read-only locator.
 ///
 /// ```swift
@@ -95,33 +87,19 @@ public final class PluginHost: Sendable {
         loading.withLock { _ in loadSerially(sources, probe: probe) }
     }
 
+    /// The phases of ``LoadPipeline``, one after another, then the start hooks and the swap.
     private func loadSerially(_ sources: [PluginSource], probe: PluginProbe?) -> LoadReport {
-        let (candidates, problems) = discovery.discover(sources)
-        var report = LoadReport()
-        var opened: [LoadedPlugin] = []
-        var outcome: [String: LoadReport.Entry] = [:]
-        // The plugins a probe child registered already (they require nothing): no second probe.
-        var registeredInProbe: Set<String> = []
-        for candidate in candidates {
-            switch probe?.check(candidate.realPath) {
-            case let .failure(failure):
-                outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: failure)
-                continue
-            case .success(.registered): registeredInProbe.insert(candidate.realPath)
-            case .success, nil: break
-            }
-            switch PluginLoader.load(candidate) {
-            case let .success(plugin): opened.append(plugin)
-            case let .failure(error):
-                outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: error)
-            }
-        }
-        markLibraries(of: opened, among: candidates, in: &outcome)
+        let pipeline = LoadPipeline(discovery: discovery)
+        let (candidates, problems) = pipeline.discover(sources)
+        var load = Load()
+        let opened = open(candidates, with: pipeline, probe: probe, into: &load)
+        markLibraries(of: opened, among: candidates, in: &load.outcome)
         let next: ServiceLocator
         do {
             next = try locator.clone()
         } catch {
             // Not expected: every locator this host publishes allows cloning. Nothing was registered.
+            var report = LoadReport()
             report.entries = candidates.map {
                 LoadReport.Entry(path: $0.realPath, metadata: nil,
                                  error: .registrationFailed(plugin: $0.realPath, reason: "the host's locator: \(error)"))
@@ -132,37 +110,15 @@ public final class PluginHost: Sendable {
         // each other), the host's published locator once it is published. Never `next` itself.
         let source = ServiceSource(next)
         let services = ServiceResolver(source: source)
-        // Only the keys the new plugins name are looked up, not every slot the locator has; in an
-        // empty locator (a first load, often) none.
-        let plan = next.slotCount == 0 ? LoadPlan(opened) { _ in nil }
-            : LoadPlan(opened) { key in next.slotInfo(forKey: key).map { $0.origin ?? "host" } }
+        let plan = pipeline.plan(opened, in: next)
         for (plugin, error) in plan.refused {
-            outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
+            load.outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
         }
-        var failed = FailedProviders()
-        var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
-        let published = state.withLock(\.published)
-        for plugin in plan.order {
-            if let probe, !registeredInProbe.contains(plugin.path),
-               failed.missingRequirement(of: plugin.metadata, failedTo: "register") == nil,
-               let failure = Self.probeRegistration(of: plugin, with: probe, after: published + registered.map(\.plugin)) {
-                failed.add(plugin.metadata)
-                outcome[plugin.path] = LoadReport.Entry(plugin, error: failure)
-                continue
-            }
-            switch PluginRegistration.register(plugin, into: next, services: services, failed: failed) {
-            case let .success(module):
-                registered.append((plugin, module))
-                outcome[plugin.path] = LoadReport.Entry(plugin, error: nil)
-            case let .failure(error):
-                failed.add(plugin.metadata)
-                outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
-            }
-        }
+        let registered = register(plan.order, with: pipeline, probe: probe, into: next, services: services, load: &load)
         next.setReadOnly(denyClone: false)
         let (started, dropped) = start(registered, in: next, services: services)
         for (plugin, error) in dropped {
-            outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
+            load.outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
         }
         let droppedPaths = Set(dropped.map(\.plugin.path))
         state.withLock { state in
@@ -172,9 +128,68 @@ public final class PluginHost: Sendable {
             state.started += started
             state.published += registered.map(\.plugin).filter { !droppedPaths.contains($0.path) }
         }
-        report.entries = candidates.compactMap { outcome[$0.realPath] }
+        var report = LoadReport()
+        report.entries = candidates.compactMap { load.outcome[$0.realPath] }
             + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
         return report
+    }
+
+    /// What one load has found out so far.
+    private struct Load {
+        /// Each file's outcome, by real path.
+        var outcome: [String: LoadReport.Entry] = [:]
+        /// The plugins a probe child registered already (they require nothing): no second probe.
+        var registeredInProbe: Set<String> = []
+    }
+
+    /// Phase 2 for each candidate (after its probe, if there is one): the plugins opened, in
+    /// discovery order; the refused ones go into `load`.
+    private func open(_ candidates: [PluginCandidate], with pipeline: LoadPipeline, probe: PluginProbe?,
+                      into load: inout Load) -> [LoadedPlugin] {
+        var opened: [LoadedPlugin] = []
+        for candidate in candidates {
+            switch probe?.check(candidate) {
+            case let .failure(failure):
+                load.outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: failure)
+                continue
+            case .success(.registered): load.registeredInProbe.insert(candidate.realPath)
+            case .success, nil: break
+            }
+            switch pipeline.open(candidate) {
+            case let .success(plugin): opened.append(plugin)
+            case let .failure(error):
+                load.outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: error)
+            }
+        }
+        return opened
+    }
+
+    /// Phase 4 for the planned plugins, in order (each that requires keys probed first, if there is
+    /// a probe); returns those registered, with their modules.
+    private func register(_ order: [LoadedPlugin], with pipeline: LoadPipeline, probe: PluginProbe?,
+                          into next: ServiceLocator, services: ServiceResolver,
+                          load: inout Load) -> [(plugin: LoadedPlugin, module: ModuleHandle)] {
+        var failed = FailedProviders()
+        var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
+        let published = state.withLock(\.published)
+        for plugin in order {
+            if let probe, !load.registeredInProbe.contains(plugin.path),
+               failed.missingRequirement(of: plugin.metadata, failedTo: "register") == nil,
+               let failure = Self.probeRegistration(of: plugin, with: probe, after: published + registered.map(\.plugin)) {
+                failed.add(plugin.metadata)
+                load.outcome[plugin.path] = LoadReport.Entry(plugin, error: failure)
+                continue
+            }
+            switch pipeline.register(plugin, into: next, services: services, failed: failed) {
+            case let .success(module):
+                registered.append((plugin, module))
+                load.outcome[plugin.path] = LoadReport.Entry(plugin, error: nil)
+            case let .failure(error):
+                failed.add(plugin.metadata)
+                load.outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
+            }
+        }
+        return registered
     }
 
     /// Turns the "not a plugin" of each file that a plugin of `opened` links into a library entry: a
@@ -208,7 +223,7 @@ public final class PluginHost: Sendable {
             guard let index = providerOf[key], needed.insert(index).inserted else { continue }
             keys += registered[index].metadata.requires
         }
-        switch probe.check(plugin.path, after: needed.sorted().map { registered[$0].path }) {
+        switch probe.check(plugin, after: needed.sorted().map { registered[$0] }) {
         case let .failure(failure): return failure
         // Refused in the child without a crash: the registration here reports the exact error.
         case .success(.registered), .success(.refused): return nil
@@ -333,14 +348,15 @@ public final class PluginHost: Sendable {
     /// there is reported and never opened in this process.
     public static func inspect(_ path: String, discovery: PluginDiscovery = PluginDiscovery(),
                                probe: PluginProbe? = nil) -> PluginInspection {
-        switch discovery.candidate(path) {
+        let pipeline = LoadPipeline(discovery: discovery)
+        switch pipeline.discover(file: path) {
         case let .failure(refusal):
             return PluginInspection(path: path, plugin: nil, refusal: refusal)
         case let .success(candidate):
-            if case let .failure(failure)? = probe?.check(candidate.realPath) {
+            if case let .failure(failure)? = probe?.check(candidate) {
                 return PluginInspection(path: candidate.realPath, plugin: nil, refusal: failure)
             }
-            return PluginLoader.inspect(candidate)
+            return pipeline.inspect(candidate)
         }
     }
 }

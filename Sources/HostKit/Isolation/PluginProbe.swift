@@ -27,12 +27,15 @@ public struct PluginProbe: Sendable {
     public var environment: [String: String]
 
     /// The exit status of a child whose plugin failed cleanly (it printed the reason).
-    public static let cleanFailureStatus: Int32 = 3
+    static let cleanFailureStatus: Int32 = 3
     /// The variable that gives the child the token of its verdict.
     static let tokenVariable = "SWIFT_PLUGIN_PROBE_TOKEN"
     /// The variable that gives the child the plugins to register before the probed one (a JSON array
     /// of paths, in registration order).
     static let providersVariable = "SWIFT_PLUGIN_PROBE_PROVIDERS"
+    /// The variable that gives the child the files the host's discovery checked already (a JSON array
+    /// of candidates): the child opens them without walking their paths and reading their headers again.
+    static let checkedVariable = "SWIFT_PLUGIN_PROBE_CHECKED"
 
     /// What the child did with the probed plugin.
     enum Verdict: String {
@@ -53,9 +56,20 @@ public struct PluginProbe: Sendable {
         self.environment = environment
     }
 
+    /// Runs the child for the file discovery found in `candidate`.
+    func check(_ candidate: PluginCandidate) -> Result<Verdict, PluginLoadError> {
+        check(candidate.realPath, after: [], checked: [candidate])
+    }
+
+    /// Runs the child for `plugin`, after registering `providers` (in registration order).
+    func check(_ plugin: LoadedPlugin, after providers: [LoadedPlugin]) -> Result<Verdict, PluginLoadError> {
+        check(plugin.path, after: providers.map(\.path), checked: ([plugin] + providers).compactMap(\.candidate))
+    }
+
     /// Runs the child for the plugin at `path` (a real path), after registering `providers` (real
-    /// paths, in registration order); returns its verdict, or why it crashed, hung or exited without one.
-    func check(_ path: String, after providers: [String] = []) -> Result<Verdict, PluginLoadError> {
+    /// paths, in registration order), handing it the files discovery `checked`; returns its verdict,
+    /// or why it crashed, hung or exited without one.
+    private func check(_ path: String, after providers: [String], checked: [PluginCandidate]) -> Result<Verdict, PluginLoadError> {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments + [path]
@@ -66,6 +80,7 @@ public struct PluginProbe: Sendable {
         variables[Self.tokenVariable] = token
         variables[Self.providersVariable] = providers.isEmpty ? nil
             : (try? JSONEncoder().encode(providers)).map { String(decoding: $0, as: UTF8.self) }
+        variables[Self.checkedVariable] = (try? JSONEncoder().encode(checked)).map { String(decoding: $0, as: UTF8.self) }
         process.environment = variables
         // A file, not a pipe: a child that writes much must not block on a full pipe.
         let verdictFile = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-probe-\(token)")
@@ -86,17 +101,18 @@ public struct PluginProbe: Sendable {
         }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
-            usleep(5_000)
+            Thread.sleep(forTimeInterval: 0.005)
         }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            // It may have ended since `isRunning` said otherwise: then there is nothing to kill.
+            try? Posix.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return .failure(.probeFailed(path: path, reason: "did not finish loading within \(timeout), killed"))
         }
         process.waitUntilExit()
         if process.terminationReason == .uncaughtSignal {
             let signal = process.terminationStatus
-            let name = strsignal(signal).map { String(cString: $0) } ?? "signal"
+            let name = Posix.signalName(signal)
             return .failure(.probeFailed(path: path, reason: "crashed while loading: signal \(signal) (\(name))"))
         }
         let status = process.terminationStatus
@@ -112,11 +128,12 @@ public struct PluginProbe: Sendable {
         return .success(verdict)
     }
 
-    /// What the child runs: loads the plugin at `path` into a clone of `base` as the host would,
-    /// after the providers the parent named (``check(_:after:)``), writes its verdict and returns the
-    /// exit status: 0 if the plugin registered or opened, ``cleanFailureStatus`` (with the reason on
-    /// stderr) if it was refused. A host whose plugins require services of its own base locator passes
-    /// that same base here, or those plugins cannot register in the child.
+    /// What the child runs: the phases of ``LoadPipeline`` that open and register a plugin, for the
+    /// plugin at `path` into a clone of `base`, after the providers the parent named
+    /// (``check(_:after:)``); writes its verdict and returns the exit status: 0 if the plugin
+    /// registered or opened, 3 (with the reason on stderr) if it was refused. A host whose plugins
+    /// require services of its own base locator passes that same base here, or those plugins cannot
+    /// register in the child.
     public static func probe(_ path: String, discovery: PluginDiscovery = PluginDiscovery(),
                              base: ServiceLocator = ServiceLocator()) -> Int32 {
         // Out of the environment before the plugin runs: `getenv` in the plugin finds nothing. This
@@ -125,23 +142,30 @@ public struct PluginProbe: Sendable {
         let environment = ProcessInfo.processInfo.environment
         let token = environment[tokenVariable] ?? ""
         let providers = environment[providersVariable].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
-        unsetenv(tokenVariable)
-        unsetenv(providersVariable)
+        let checked = environment[checkedVariable].flatMap { try? JSONDecoder().decode([PluginCandidate].self, from: Data($0.utf8)) } ?? []
+        for variable in [tokenVariable, providersVariable, checkedVariable] { Posix.removeEnvironment(variable) }
+        let pipeline = LoadPipeline(discovery: discovery)
+        let checkedFiles = Dictionary(checked.map { ($0.realPath, $0) }) { first, _ in first }
+        // A file the parent's discovery checked is opened as it was checked; another is discovered here.
+        let open = { (path: String) in
+            (checkedFiles[path].map { .success($0) } ?? pipeline.discover(file: path)).flatMap(pipeline.open)
+        }
         let verdict: Verdict
-        switch discovery.candidate(path).flatMap(PluginLoader.load) {
+        switch open(path) {
         case let .failure(error):
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             verdict = .refused
         case let .success(plugin):
-            verdict = register(plugin, after: providers, discovery: discovery, base: base)
+            verdict = register(plugin, after: providers.map(open), with: pipeline, base: base)
         }
         FileHandle.standardOutput.write(Data("\(token) \(verdict.rawValue)\n".utf8))
         return verdict == .refused ? cleanFailureStatus : 0
     }
 
-    /// Registers `providers`, in their order, then `plugin`, into a clone of `base`, as a load does.
-    private static func register(_ plugin: LoadedPlugin, after providers: [String], discovery: PluginDiscovery,
-                                 base: ServiceLocator) -> Verdict {
+    /// Registers the `providers` that opened, in their order, then `plugin`, into a clone of `base`,
+    /// as a load does.
+    private static func register(_ plugin: LoadedPlugin, after providers: [Result<LoadedPlugin, PluginLoadError>],
+                                 with pipeline: LoadPipeline, base: ServiceLocator) -> Verdict {
         guard let locator = try? base.clone() else {
             FileHandle.standardError.write(Data("the base locator refuses to be cloned\n".utf8))
             return .refused
@@ -149,12 +173,12 @@ public struct PluginProbe: Sendable {
         let services = ServiceResolver(locator)
         // A provider that fails here failed the same way in its own probe: the plugin's requirement
         // is then unmet, as in the real load.
-        for case let .success(provider) in providers.map({ discovery.candidate($0).flatMap(PluginLoader.load) }) {
-            _ = PluginRegistration.register(provider, into: locator, services: services)
+        for case let .success(provider) in providers {
+            _ = pipeline.register(provider, into: locator, services: services)
         }
         let unmet = plugin.metadata.requires.contains { locator.slotInfo(forKey: $0) == nil }
         if unmet { return .opened }
-        if case let .failure(error) = PluginRegistration.register(plugin, into: locator, services: services) {
+        if case let .failure(error) = pipeline.register(plugin, into: locator, services: services) {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             return .refused
         }

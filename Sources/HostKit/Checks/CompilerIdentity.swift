@@ -8,20 +8,11 @@
 enum CompilerIdentity {
     /// What a file says about its toolchain.
     enum Reading: Equatable {
-        /// Not a readable ELF file: the ELF check before `dlopen` says why.
-        case notELF
         /// An ELF file that names no toolchain (its `.comment` section was stripped, say).
         case unknown
         /// The toolchain's line, cut to 200 characters. It comes from a file anyone could have
         /// written: ``PluginLoadError/description`` escapes what is unprintable in it.
         case toolchain(String)
-    }
-
-    /// The toolchain line of the file at `path`.
-    static func read(_ path: String) -> Reading {
-        // A file that is no loadable shared library is the ELF check's to refuse, with its reason.
-        guard let file = try? ELFCheck.read(path) else { return .notELF }
-        return read(file)
     }
 
     /// The toolchain line of a file the ELF check read.
@@ -38,17 +29,16 @@ enum CompilerIdentity {
     /// The host's own toolchain (this executable's), or `nil` if it names none: then nothing can
     /// be compared, and no plugin is refused for its compiler.
     static let host: String? = {
-        if case let .toolchain(line) = read("/proc/self/exe") { return line }
-        return nil
+        guard let program = ELFCheck.hostExecutable, case let .toolchain(line) = read(program) else { return nil }
+        return line
     }()
 
-    /// Why the plugin at `path` was not built by the host's toolchain, or `nil` if it was (or if the
-    /// host names no toolchain, or the file is no library for the ELF check to refuse). This catches
+    /// Why the plugin at `path`, whose ELF check read `file`, was not built by the host's toolchain,
+    /// or `nil` if it was (or if the host names no toolchain). This catches
     /// mistakes, not forgers: whoever writes a file can write the host's line into it.
     static func mismatch(_ path: String, _ file: ELFCheck.Reading) -> PluginLoadError? {
         guard let host else { return nil }
         switch read(file) {
-        case .notELF: return nil
         case .unknown: return .compilerMismatch(path: path, plugin: "no compiler named in its .comment section", host: host)
         case let .toolchain(line): return line == host ? nil : .compilerMismatch(path: path, plugin: line, host: host)
         }

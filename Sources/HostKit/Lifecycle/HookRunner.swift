@@ -1,40 +1,6 @@
 import Dispatch
 @_spi(HostKit) import PluginAPI
 
-/// How one lifecycle hook ended.
-public enum HookOutcome: Sendable, CustomStringConvertible {
-    /// It returned.
-    case finished
-    /// It threw; the description of what it threw.
-    case failed(String)
-    /// It had not returned when its time ran out; it was cancelled and left behind.
-    case timedOut(Duration)
-    /// It had not returned when the host began to shut down; it was cancelled and left behind.
-    case stopped
-
-    /// How it ended; what the hook threw is escaped (``Swift/String/escapedForTerminal``).
-    public var description: String {
-        switch self {
-        case .finished: "finished"
-        case let .failed(reason): "failed: \(reason.escapedForTerminal)"
-        case let .timedOut(limit): "did not finish within \(limit)"
-        case .stopped: "was cancelled: the host is shutting down"
-        }
-    }
-
-    /// True if the hook returned.
-    public var isFinished: Bool {
-        if case .finished = self { return true }
-        return false
-    }
-}
-
-/// A module handed to a hook's task. Hooks of one module never run at the same time (the host runs
-/// them one after another), so the module does not have to be `Sendable`.
-struct ModuleHandle: @unchecked Sendable {
-    let module: any Module
-}
-
 /// Runs a plugin's `async` hook from synchronous host code, bounded by a timeout.
 enum HookRunner {
     /// Runs `hook` in a task on a thread of its own and waits for it on this thread, at most

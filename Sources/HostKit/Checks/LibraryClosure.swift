@@ -59,7 +59,12 @@ struct LibraryClosure {
                 + "ship it beside the plugin")
         }
         let refuse = { (reason: String) in PluginLoadError.libraryRefused(path: plugin, library: name, file: found, reason: reason) }
-        guard let real = Self.realPath(found) else { throw refuse("its real path cannot be read: \(String(cString: strerror(errno)))") }
+        let real: String
+        do {
+            real = String(decoding: try Posix.realpath(found), as: UTF8.self)
+        } catch {
+            throw refuse("its real path cannot be read: \(error.reason)")
+        }
         if libraries.contains(real) || LoadedObjects.contain(real) { return nil }
         guard let status = FileStatus(real), status.isRegularFile else {
             throw refuse("not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
@@ -124,8 +129,8 @@ struct LibraryClosure {
     /// `LD_LIBRARY_PATH`, read once: the loader read it when the process started. glibc splits it at
     /// `:` and `;`, and an empty entry is the current folder.
     private static let libraryPath: [String] = {
-        guard let value = getenv("LD_LIBRARY_PATH"), value.pointee != 0 else { return [] }
-        return String(cString: value).split(separator: /[:;]/, omittingEmptySubsequences: false).map(String.init)
+        guard let value = Posix.environment("LD_LIBRARY_PATH"), !value.isEmpty else { return [] }
+        return value.split(separator: /[:;]/, omittingEmptySubsequences: false).map(String.init)
     }()
 
     /// The folders of `/etc/ld.so.conf` (and the files it includes), then the default ones.
@@ -138,7 +143,7 @@ struct LibraryClosure {
             for raw in text.split(separator: "\n") {
                 let line = raw.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
                 if line.hasPrefix("include ") {
-                    files += expand(glob: String(line.dropFirst(8)).trimmingCharacters(in: .whitespaces)).reversed()
+                    files += Posix.glob(String(line.dropFirst(8)).trimmingCharacters(in: .whitespaces)).reversed()
                 } else if line.hasPrefix("/") {
                     folders.append(line)
                 }
@@ -152,16 +157,8 @@ struct LibraryClosure {
         return folders + ["/lib/\(triple)", "/usr/lib/\(triple)", "/lib", "/usr/lib"]
     }()
 
-    private static func expand(glob pattern: String) -> [String] {
-        var result = glob_t()
-        defer { globfree(&result) }
-        guard glob(pattern, 0, nil, &result) == 0 else { return [] }
-        return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }.sorted()
-    }
-
+    /// The real path of `path`, or `nil` if it has none.
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        (try? Posix.realpath(path)).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -1,0 +1,37 @@
+import Glibc
+
+/// The parts of `stat` that discovery looks at.
+struct FileStatus {
+    let mode: mode_t
+    let owner: uid_t
+
+    /// The file or folder at `path`, symlinks followed; `nil` if there is none or it cannot be read.
+    init?(_ path: String) {
+        try? self.init(at: path, followingSymlinks: true)
+    }
+
+    /// The entry at `path` itself (a symlink is not followed) or why it cannot be read.
+    init(linkAt path: String) throws(SystemCallError) {
+        try self.init(at: path, followingSymlinks: false)
+    }
+
+    private init(at path: String, followingSymlinks: Bool) throws(SystemCallError) {
+        let info = try Posix.stat(path, followingSymlinks: followingSymlinks)
+        mode = info.st_mode
+        owner = info.st_uid
+    }
+
+    var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+    var isSymlink: Bool { mode & S_IFMT == S_IFLNK }
+    var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+
+    var kind: String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFIFO: "a pipe"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+    }
+}

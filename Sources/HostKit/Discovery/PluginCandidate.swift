@@ -1,0 +1,13 @@
+/// A file that may be a plugin: the path as the user gave it (made absolute) and the real path
+/// behind every symlink, which is what reaches `dlopen`.
+struct PluginCandidate: Sendable, Hashable, Codable {
+    /// The path as given, made absolute.
+    let path: String
+    /// The canonical path: absolute, with no symlink, `.` or `..`.
+    let realPath: String
+    /// Whether the libraries the plugin links may be files others could change, as the discovery
+    /// that found it allows for the plugin itself.
+    var allowUntrusted = false
+    /// What the ELF check read of the file's dynamic section when discovery found it.
+    var dynamic: ELFCheck.DynamicSection?
+}

@@ -1,0 +1,198 @@
+import Glibc
+
+/// The system calls HostKit makes, each in one place: a call that can be interrupted by a signal
+/// (`EINTR`) is made again, and a failure is a thrown ``SystemCallError`` naming the call and its
+/// `errno`, not a `-1` and a global to read before anything else overwrites it. Memory handed to
+/// a call is the caller's buffer, alive for the call. (The signal handler in `ShutdownSignals` calls
+/// `write` directly: a handler may use async-signal-safe calls only, and throws nothing.)
+enum Posix {
+    // MARK: Files
+
+    /// `open(2)` of `path`, close-on-exec always: no probe child inherits the descriptor.
+    static func open(_ path: String, _ flags: Int32) throws(SystemCallError) -> Int32 {
+        try retrying("open") { Glibc.open(path, flags | O_CLOEXEC) }
+    }
+
+    /// `close(2)`. Not retried: on Linux the descriptor is released even when `close` says `EINTR`,
+    /// and a second call could close a descriptor another thread has just been given.
+    static func close(_ descriptor: Int32) {
+        _ = Glibc.close(descriptor)
+    }
+
+    /// `fstat(2)` of an open descriptor.
+    static func fstat(_ descriptor: Int32) throws(SystemCallError) -> stat {
+        var info = Glibc.stat()
+        guard Glibc.fstat(descriptor, &info) == 0 else { throw .last("fstat") }
+        return info
+    }
+
+    /// `stat(2)` (symlinks followed) or `lstat(2)` (the entry itself) of `path`.
+    static func stat(_ path: String, followingSymlinks: Bool) throws(SystemCallError) -> stat {
+        var info = Glibc.stat()
+        if followingSymlinks {
+            guard statFollowing(path, &info) == 0 else { throw .last("stat") }
+        } else {
+            guard lstat(path, &info) == 0 else { throw .last("lstat") }
+        }
+        return info
+    }
+
+    /// Up to `count` bytes of the file at `offset` (`pread(2)`); fewer at its end.
+    static func pread(_ descriptor: Int32, offset: Int, count: Int) throws(SystemCallError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(SystemCallError) in
+                try retrying("pread") { Glibc.pread(descriptor, buffer.baseAddress, count, off_t(offset)) }
+            }
+        }
+        return Array(bytes.prefix(try got.get()))
+    }
+
+    /// `read(2)` into `buffer`: how many bytes came (0 at the end of the file or pipe).
+    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
+        try retrying("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
+    }
+
+    /// `write(2)` of the `count` bytes at `address`: how many were written. The kernel checks the
+    /// address: one the process cannot read is `EFAULT`, never a signal (``ForeignMemory`` relies on it).
+    static func write(_ descriptor: Int32, from address: UnsafeRawPointer, count: Int) throws(SystemCallError) -> Int {
+        try retrying("write") { Glibc.write(descriptor, address, count) }
+    }
+
+    /// A pipe whose two ends are close-on-exec. (Swift's Glibc module lacks `pipe2`: a child forked
+    /// between the two calls inherits the pipe, which nobody waits on.)
+    static func pipe() throws(SystemCallError) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard Glibc.pipe(&ends) == 0 else { throw .last("pipe") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }
+
+    // MARK: Paths
+
+    /// `realpath(3)`: the canonical path of `path`, as the bytes the system holds (they need not be UTF-8).
+    static func realpath(_ path: String) throws(SystemCallError) -> [UInt8] {
+        // realpath mallocs the NUL-terminated result: copied, then freed.
+        guard let resolved = Glibc.realpath(path, nil) else { throw .last("realpath") }
+        defer { free(resolved) }
+        return UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) }
+    }
+
+    /// `readlink(2)`: the bytes the symlink at `path` holds.
+    static func readlink(_ path: String) throws(SystemCallError) -> [UInt8] {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = Glibc.readlink(path, &buffer, buffer.count)
+        guard count >= 0 else { throw .last("readlink") }
+        return buffer.prefix(count).map { UInt8(bitPattern: $0) }
+    }
+
+    /// `getcwd(3)`: the current folder, as bytes.
+    static func currentDirectory() throws(SystemCallError) -> [UInt8] {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { throw .last("getcwd") }
+        return buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    }
+
+    /// The names in the folder at `path` (`opendir(3)`, `readdir(3)`), as bytes, `.` and `..` included.
+    static func directoryEntries(_ path: String) throws(SystemCallError) -> [[UInt8]] {
+        guard let stream = opendir(path) else { throw .last("opendir") }
+        defer { closedir(stream) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(stream) {
+            // `entry` is readdir's, valid until the next readdir; `d_name` is read within its own size.
+            names.append(withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) })
+        }
+        return names
+    }
+
+    /// The paths `glob(3)` finds for `pattern`, sorted; none if it finds none or fails.
+    static func glob(_ pattern: String) -> [String] {
+        var result = glob_t()
+        defer { globfree(&result) }
+        guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
+        return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }.sorted()
+    }
+
+    // MARK: The process
+
+    /// The environment variable `name`, if it is set.
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// Removes `name` from the environment (`unsetenv(3)`).
+    static func removeEnvironment(_ name: String) {
+        unsetenv(name)
+    }
+
+    /// The effective user id (`geteuid(2)`, which cannot fail).
+    static var effectiveUser: uid_t { geteuid() }
+
+    /// The size of a memory page, at least 4096.
+    static var pageSize: Int { max(4096, sysconf(Int32(_SC_PAGESIZE))) }
+
+    /// The system's name for `signal` (`strsignal(3)`).
+    static func signalName(_ signal: Int32) -> String {
+        strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
+    }
+
+    /// Sends `signal` to the process `process` (`kill(2)`).
+    static func kill(_ process: pid_t, _ signal: Int32) throws(SystemCallError) {
+        guard Glibc.kill(process, signal) == 0 else { throw .last("kill") }
+    }
+
+    /// Sends `signal` to this process (`raise(3)`).
+    static func raise(_ signal: Int32) {
+        _ = Glibc.raise(signal)
+    }
+
+    /// Installs `handler` for `signal` with `SA_RESTART` (interrupted calls resume) and returns the
+    /// action it replaced (`sigaction(2)`).
+    static func handle(_ signal: Int32, with handler: @convention(c) (Int32) -> Void) throws(SystemCallError) -> sigaction {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = handler
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        return try setAction(signal, action)
+    }
+
+    /// Gives `signal` the action `action` (one ``handle(_:with:)`` returned); returns the one it replaced.
+    @discardableResult
+    static func setAction(_ signal: Int32, _ action: sigaction) throws(SystemCallError) -> sigaction {
+        var action = action
+        var previous = sigaction()
+        guard changeAction(signal, &action, &previous) == 0 else { throw .last("sigaction") }
+        return previous
+    }
+
+    /// Unblocks `signals` in the calling thread (`pthread_sigmask(3)`, which cannot fail for
+    /// `SIG_UNBLOCK` and a valid set).
+    static func unblock(_ signals: some Sequence<Int32>) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    // MARK: -
+
+    /// `call()`, made again while it fails with `EINTR`; a result below 0 is thrown with its `errno`.
+    private static func retrying<T: BinaryInteger>(_ name: StaticString, _ call: () -> T) throws(SystemCallError) -> T {
+        while true {
+            let result = call()
+            if result >= 0 { return result }
+            if errno != EINTR { throw .last(name) }
+        }
+    }
+}
+
+// The C functions that share their names with C structs: `Glibc.stat(...)` and `Glibc.sigaction(...)`
+// name the structs, so the calls are made here, where the bare names find the functions.
+
+private func statFollowing(_ path: String, _ info: inout stat) -> Int32 {
+    stat(path, &info)
+}
+
+private func changeAction(_ signal: Int32, _ action: inout sigaction, _ previous: inout sigaction) -> Int32 {
+    sigaction(signal, &action, &previous)
+}
