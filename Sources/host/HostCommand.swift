@@ -1,6 +1,6 @@
 import Foundation
 import HostKit
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 
 /// Runs one command; returns the exit status.
 struct HostCommand {
@@ -72,7 +72,7 @@ struct HostCommand {
             } else {
                 Output.lines((report.loaded + report.libraries).map(\.summary) + [""] + slotTable(host.locator))
                 Output.lines(["", "started:    \(host.startedPlugins.joined(separator: ", "))", ""])
-                if !getEachService(host.locator) { return 1 }
+                if !(await getEachService(host.locator)) { return 1 }
             }
         case .serve:
             // A plugin whose shutdown failed on the signal makes the exit status 1, as after `run`.
@@ -125,16 +125,16 @@ struct HostCommand {
             let meta = plugin.metadata
             let libraries = plugin.libraries.map { "\($0.name) \($0)" }
             if arguments.json {
-                Output.json(encodeJSON(Descriptor(name: meta.name, version: meta.version, provides: meta.provides,
-                                                  requires: meta.requires, builtAgainst: libraries,
+                Output.json(encodeJSON(Descriptor(name: meta.name, version: meta.version, provides: meta.provides.map(\.storeKey),
+                                                  requires: meta.requires.map(\.storeKey), builtAgainst: libraries,
                                                   loadable: inspection.refusal == nil, refusal: inspection.refusal?.description)))
             } else {
                 Output.lines([
                     "name:     \(meta.name)",
                     "version:  \(meta.version)",
                     "built against: \(libraries.joined(separator: ", "))",
-                    "provides: \(meta.provides.joined(separator: ", "))",
-                    "requires: \(meta.requires.isEmpty ? "-" : meta.requires.joined(separator: ", "))",
+                    "provides: \(meta.provides.map(\.storeKey).joined(separator: ", "))",
+                    "requires: \(meta.requires.isEmpty ? "-" : meta.requires.map(\.storeKey).joined(separator: ", "))",
                 ] + (inspection.refusal == nil ? [] : ["this host would refuse it (see below)"]))
             }
         }
@@ -155,7 +155,7 @@ struct HostCommand {
                                    + "(the host makes String, integer, floating point and Bool parameters)")
                     return false
                 }
-                service = try locator.tryAnyService(storeKey: key, params: params)
+                service = try await locator.anyService(storeKey: key, params: params)
             } else if let paramsType = info?.paramsType, !paramsType.hasPrefix("Swift.Optional<") {
                 Output.problem("resolve '\(key)': the slot takes parameters (\(paramsType)): pass --param VALUE")
                 return false
@@ -163,7 +163,7 @@ struct HostCommand {
                 Output.problem("resolve '\(key)': the slot takes no parameters, and --param was given")
                 return false
             } else {
-                service = try await locator.tryAnyServiceAsync(storeKey: key)
+                service = try await locator.anyService(storeKey: key)
             }
             if arguments.json {
                 Output.json(encodeJSON(Resolved(key: key, type: info?.serviceType, params: info?.paramsType,
@@ -182,17 +182,22 @@ struct HostCommand {
     /// Gets the service of every slot that needs neither `await` nor parameters, knowing nothing of
     /// its type, and prints what it got; the others are listed as not gotten. Returns false if a get
     /// failed (the reason goes to stderr).
-    private func getEachService(_ locator: ServiceLocator) -> Bool {
+    private func getEachService(_ locator: ServiceLocator) async -> Bool {
         var succeeded = true
-        let rows = locator.slots.map { slot -> [String] in
-            if slot.isAsync { return [slot.key, "not gotten: async"] }
-            if let params = slot.paramsType { return [slot.key, "not gotten: needs (\(params))"] }
-            do {
-                return [slot.key, String(describing: try locator.tryAnyService(storeKey: slot.key))]
-            } catch {
-                Output.problem("\(error)")
-                succeeded = false
-                return [slot.key, "failed"]
+        var rows: [[String]] = []
+        for slot in locator.slots {
+            if slot.isAsync {
+                rows.append([slot.key, "not gotten: async"])
+            } else if let params = slot.paramsType {
+                rows.append([slot.key, "not gotten: needs (\(params))"])
+            } else {
+                do {
+                    rows.append([slot.key, String(describing: try await locator.anyService(storeKey: slot.key))])
+                } catch {
+                    Output.problem("\(error)")
+                    succeeded = false
+                    rows.append([slot.key, "failed"])
+                }
             }
         }
         Output.lines(Output.table(["KEY", "SERVICE"], rows))

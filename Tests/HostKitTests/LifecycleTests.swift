@@ -1,6 +1,6 @@
 import Foundation
 import HostKit
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 import SampleContracts
 import TestSupport
 import Testing

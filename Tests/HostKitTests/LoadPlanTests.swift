@@ -11,8 +11,7 @@ import Testing
     func plugin(_ name: String, provides: [String] = [], requires: [String] = []) -> LoadedPlugin {
         let meta = PluginMetadata(name: name, version: "1", provides: provides.map(ServiceLocatorEasyKey<Int>.init(name:)),
                                   requires: requires.map(ServiceLocatorEasyKey<Int>.init(name:)))
-        return LoadedPlugin(path: "/plugins/\(name).so", descriptor: PluginDescriptor(metadata: meta) { Empty() },
-                            libraries: [.pluginAPI])
+        return LoadedPlugin(path: "/plugins/\(name).so", metadata: meta, libraries: [.pluginAPI]) { Empty() }
     }
 
     @Test func providersComeFirstAndDiscoveryOrderBreaksTies() {

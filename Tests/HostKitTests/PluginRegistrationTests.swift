@@ -1,5 +1,5 @@
 @testable import HostKit
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 import Testing
 
 /// A plugin's module is held to the keys its plugin declares, in any order; on descriptors made in
@@ -22,9 +22,8 @@ import Testing
 
     func register(_ meta: PluginMetadata, adding added: [String], into locator: ServiceLocator = ServiceLocator())
         -> (ServiceLocator, Result<ModuleHandle, PluginLoadError>) {
-        let plugin = LoadedPlugin(path: "/plugins/keys.so", descriptor: PluginDescriptor(metadata: meta) { KeysModule(keys: added) },
-                                  libraries: [.pluginAPI])
-        return (locator, PluginRegistration.register(plugin, into: locator, services: ServiceResolver(locator)))
+        let plugin = LoadedPlugin(path: "/plugins/keys.so", metadata: meta, libraries: [.pluginAPI]) { KeysModule(keys: added) }
+        return (locator, PluginRegistration.register(plugin, into: locator, services: ServiceResolver(source: ServiceSource(locator))))
     }
 
     /// The reason of a refused registration, or nil if it succeeded.
@@ -46,7 +45,7 @@ import Testing
         for added in [["a", "b"], ["b", "a"]] {
             let (locator, result) = register(meta, adding: added)
             #expect(reason(result) == "key 'b': the slot holds Swift.Int, Swift.String is declared", "\(result)")
-            #expect(locator.slotCount == 0)
+            #expect(locator.slots.count == 0)
         }
     }
 
@@ -111,23 +110,22 @@ import Testing
             }
         }
         let meta = PluginMetadata(name: "honest", version: "1", provides: [ServiceLocatorEasyKey<Int>(name: "a")])
-        let plugin = LoadedPlugin(path: "/plugins/honest.so", descriptor: PluginDescriptor(metadata: meta) { Impostor() },
-                                  libraries: [.pluginAPI])
+        let plugin = LoadedPlugin(path: "/plugins/honest.so", metadata: meta, libraries: [.pluginAPI]) { Impostor() }
         let locator = ServiceLocator()
-        _ = try PluginRegistration.register(plugin, into: locator, services: ServiceResolver(locator)).get()
+        _ = try PluginRegistration.register(plugin, into: locator, services: ServiceResolver(source: ServiceSource(locator))).get()
         #expect(locator.slots.map(\.origin) == ["honest"])
     }
 
     @Test func anUndeclaredKeyRefusesTheModuleWhole() {
         let (locator, result) = register(declaring: ["a", "b"], adding: ["a", "b", "extra"])
         #expect(reason(result)?.contains("added but not declared: extra") == true, "\(result)")
-        #expect(locator.slotCount == 0)
+        #expect(locator.slots.count == 0)
     }
 
     @Test func aMissingKeyRefusesTheModuleWhole() {
         let (locator, result) = register(declaring: ["a", "b", "c"], adding: ["c", "a"])
         #expect(reason(result)?.contains("declared but not added: b") == true, "\(result)")
-        #expect(locator.slotCount == 0)
+        #expect(locator.slots.count == 0)
     }
 
     /// As many keys as declared, in the declared positions but one: the order shortcut must not pass it.
@@ -135,6 +133,6 @@ import Testing
         let (locator, result) = register(declaring: ["a", "b", "c"], adding: ["a", "b", "x"])
         let text = reason(result) ?? ""
         #expect(text.contains("declared but not added: c") && text.contains("added but not declared: x"), "\(result)")
-        #expect(locator.slotCount == 0)
+        #expect(locator.slots.count == 0)
     }
 }

@@ -127,7 +127,7 @@ import Testing
         #expect(plugin.libraries == [.pluginAPI, .sampleContracts])
         let meta = plugin.metadata
         #expect(meta.name == "greeter")
-        #expect(meta.provides == ["sample.greeter", "sample.greeting"])
-        #expect(meta.requires == ["sample.clock"])
+        #expect(meta.provides.map(\.storeKey) == ["sample.greeter", "sample.greeting"])
+        #expect(meta.requires.map(\.storeKey) == ["sample.clock"])
     }
 }

@@ -44,13 +44,17 @@ enum LibraryCheck {
         case ownCopy(carrier: String)
     }
 
+    /// The C symbol by which a loaded copy of the library `name` returns its encoded version: what
+    /// PluginAPI exports as `pluginAPILoadedVersion()`, and each contract library as its own.
+    static func versionSymbol(of name: String) -> String { "swift_library_version_" + name }
+
     private static func loadedVersion(of name: String, in library: DynamicLibrary) -> Loaded? {
         typealias VersionFunction = @convention(c) () -> UInt64
-        guard let symbol = library.symbol(LibraryVersion.symbol(of: name)) else { return nil }
+        guard let symbol = library.symbol(versionSymbol(of: name)) else { return nil }
         let owner = library.owner(of: symbol) ?? library.path
         let file = owner.split(separator: "/").last.map(String.init) ?? owner
         guard file == "lib\(name).so" else { return .ownCopy(carrier: file) }
-        // Called as the `@c () -> UInt64` that `LibraryVersion.symbol(of:)` names in every versioned
+        // Called as the `@c () -> UInt64` that `versionSymbol(of:)` names in every versioned
         // library, and only in the file named for the library: a library of the plugin's (trusted,
         // ELF-checked) that defined it as data would crash here (noted as a gap, not checked).
         return PluginHeader.decode(name, unsafeBitCast(symbol, to: VersionFunction.self)()).map(Loaded.version)

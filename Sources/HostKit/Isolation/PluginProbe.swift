@@ -170,13 +170,13 @@ public struct PluginProbe: Sendable {
             FileHandle.standardError.write(Data("the base locator refuses to be cloned\n".utf8))
             return .refused
         }
-        let services = ServiceResolver(locator)
+        let services = ServiceResolver(source: ServiceSource(locator))
         // A provider that fails here failed the same way in its own probe: the plugin's requirement
         // is then unmet, as in the real load.
         for case let .success(provider) in providers {
             _ = pipeline.register(provider, into: locator, services: services)
         }
-        let unmet = plugin.metadata.requires.contains { locator.slotInfo(forKey: $0) == nil }
+        let unmet = plugin.metadata.requiredStoreKeys.contains { locator.slotInfo(forKey: $0) == nil }
         if unmet { return .opened }
         if case let .failure(error) = pipeline.register(plugin, into: locator, services: services) {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
@@ -190,13 +190,13 @@ public struct PluginProbe: Sendable {
     /// them, and the verdict covers what the real load runs at registration, also what they do a
     /// moment later (crash, say). Bounded by the parent's probe timeout, which kills this child.
     private static func awaitAsyncAtOneFactories(of plugin: LoadedPlugin, in locator: ServiceLocator) {
-        let keys = plugin.metadata.provides.filter { key in
+        let keys = plugin.metadata.providedStoreKeys.filter { key in
             locator.slotInfo(forKey: key).map { $0.isAsync && $0.mode == .atOne } ?? false
         }
         guard !keys.isEmpty else { return }
         _ = HookRunner.run(name: "probe atOne factories", timeout: .seconds(86_400)) {
             // A failure is the slot's outcome, kept as the real load keeps it: not the probe's verdict.
-            for key in keys { _ = try? await locator.tryAnyServiceAsync(storeKey: key) }
+            for key in keys { _ = try? await locator.anyService(storeKey: key) }
         }
     }
 }

@@ -123,7 +123,7 @@ public final class PluginHost: Sendable {
         let droppedPaths = Set(dropped.map(\.plugin.path))
         state.withLock { state in
             state.current = next
-            currentSource.serve(next)
+            currentSource.follow(ServiceSource(next))
             source.follow(currentSource)
             state.started += started
             state.published += registered.map(\.plugin).filter { !droppedPaths.contains($0.path) }
@@ -215,13 +215,13 @@ public final class PluginHost: Sendable {
                                           after registered: [LoadedPlugin]) -> PluginLoadError? {
         var providerOf: [String: Int] = [:]
         for (index, candidate) in registered.enumerated() {
-            for key in candidate.metadata.provides { providerOf[key] = index }
+            for key in candidate.metadata.providedStoreKeys { providerOf[key] = index }
         }
         var needed: Set<Int> = []
-        var keys = plugin.metadata.requires
+        var keys = plugin.metadata.requiredStoreKeys
         while let key = keys.popLast() {
             guard let index = providerOf[key], needed.insert(index).inserted else { continue }
-            keys += registered[index].metadata.requires
+            keys += registered[index].metadata.requiredStoreKeys
         }
         switch probe.check(plugin, after: needed.sorted().map { registered[$0] }) {
         case let .failure(failure): return failure
@@ -261,17 +261,17 @@ public final class PluginHost: Sendable {
                 failed.add(meta)
                 // What it made is closed, as at shutdown: taken before its slots go.
                 var seen: Set<ObjectIdentifier> = []
-                let closables = Self.existingClosables(meta.provides, in: locator, seen: &seen)
+                let closables = Self.existingClosables(meta.providedStoreKeys, in: locator, seen: &seen)
                 // At once, from the locator every resolver of this load reads: the hooks that run
                 // after this one cannot reach it either.
-                locator.withdraw(meta.provides)
+                locator.withdraw(meta.providedStoreKeys)
                 let unclosed = closables.compactMap { key, closable -> String? in
                     let outcome = HookRunner.run(name: "close \(key)", timeout: startTimeout) { try await closable.close() }
                     return outcome.isFinished ? nil : "closing \(key) \(outcome)"
                 }
                 dropped.append((plugin, unclosed.isEmpty ? error : error.adding(unclosed.joined(separator: "; "))))
             } else {
-                started.append(StartedPlugin(name: meta.name, module: handle, keys: meta.provides))
+                started.append(StartedPlugin(name: meta.name, module: handle, keys: meta.providedStoreKeys))
             }
         }
         return (started, dropped)

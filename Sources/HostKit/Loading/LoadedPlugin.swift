@@ -1,11 +1,13 @@
 import PluginAPI
 
-/// A plugin file whose header checked out: its path and descriptor.
+/// A plugin file whose header checked out: its path, metadata and versions.
 public struct LoadedPlugin: Sendable {
     /// The real path of the file.
     public let path: String
-    /// The plugin's descriptor, read after its header and library versions checked out.
-    let descriptor: PluginDescriptor
+    /// The plugin's metadata, read from its descriptor after its header and library versions checked out.
+    public let metadata: PluginMetadata
+    /// Makes the plugin's module (the descriptor's `makeModule`).
+    let makeModule: @Sendable () -> any Module
     /// The libraries the plugin was compiled against, as its header records them: PluginAPI first.
     public let libraries: [LibraryVersion]
     /// The file names of the shared libraries the plugin links (its `DT_NEEDED` entries), but for the
@@ -13,6 +15,14 @@ public struct LoadedPlugin: Sendable {
     var linkedLibraries: [String] = []
     /// The file as discovery checked it, for a probe child to open it without checking it again.
     var candidate: PluginCandidate?
-    /// The plugin's metadata.
-    public var metadata: PluginMetadata { descriptor.metadata }
+
+    init(path: String, metadata: PluginMetadata, libraries: [LibraryVersion], linkedLibraries: [String] = [],
+         candidate: PluginCandidate? = nil, makeModule: @escaping @Sendable () -> any Module) {
+        self.path = path
+        self.metadata = metadata
+        self.libraries = libraries
+        self.linkedLibraries = linkedLibraries
+        self.candidate = candidate
+        self.makeModule = makeModule
+    }
 }

@@ -1,8 +1,25 @@
 import PluginAPI
 
-/// The C-layout header a plugin's entry returned (`PluginABI`), read field by field and checked
-/// before anything it points to is used. Nothing here touches a Swift type of the plugin.
+/// The C-layout header a plugin's entry returned (written by PluginAPI's `exportPlugin`), read field
+/// by field and checked before anything it points to is used. Nothing here touches a Swift type of
+/// the plugin.
 struct PluginHeader {
+    /// The header's layout, format 4, as this host reads it: PluginAPI writes it with constants of its
+    /// own, compiled into each plugin (`PluginABI.swift` has the table); `HeaderLayoutTests` holds the
+    /// two equal on a real plugin's header.
+    enum Layout {
+        /// The symbol every plugin exports.
+        static let entrySymbol = "swift_plugin_entry"
+        /// "SWPLUGIN" read as a little-endian integer, at offset 0.
+        static let magic: UInt64 = 0x4E49_4755_4C50_5753
+        /// The layout's number, at offset 8.
+        static let format: UInt32 = 4
+        /// The header's size in bytes, at offset 12.
+        static let headerSize: UInt32 = 40
+        /// The size of one library record (a name pointer, an encoded version).
+        static let recordSize = 16
+    }
+
     /// The libraries the plugin was compiled against, PluginAPI first.
     let libraries: [LibraryVersion]
     /// The plugin's retained `PluginDescriptor`, not yet cast.
@@ -18,17 +35,17 @@ struct PluginHeader {
     /// not a crash.
     static func read(_ header: UnsafeRawPointer, path: String) throws(PluginLoadError) -> PluginHeader {
         let malformed = { (reason: String) in PluginLoadError.malformedHeader(path: path, reason: reason) }
-        let bytes = ForeignMemory.bytes(at: header, count: Int(PluginABI.headerSize))
+        let bytes = ForeignMemory.bytes(at: header, count: Int(PluginHeader.Layout.headerSize))
         guard bytes.count >= 8 else { throw malformed("the entry returned \(header), which is not readable memory") }
         let magic = UInt64(littleEndian: load(bytes, 0))
-        guard magic == PluginABI.magic else { throw .badMagic(path: path, found: magic) }
-        guard bytes.count == PluginABI.headerSize else {
-            throw malformed("only \(bytes.count) of the header's \(PluginABI.headerSize) bytes are readable")
+        guard magic == PluginHeader.Layout.magic else { throw .badMagic(path: path, found: magic) }
+        guard bytes.count == PluginHeader.Layout.headerSize else {
+            throw malformed("only \(bytes.count) of the header's \(PluginHeader.Layout.headerSize) bytes are readable")
         }
         let format = UInt32(littleEndian: load(bytes, 8))
-        guard format == PluginABI.format else { throw .unsupportedHeader(path: path, format: format) }
+        guard format == PluginHeader.Layout.format else { throw .unsupportedHeader(path: path, format: format) }
         let size = UInt32(littleEndian: load(bytes, 12))
-        guard size == PluginABI.headerSize else { throw malformed("header size \(size), format \(format) has \(PluginABI.headerSize)") }
+        guard size == PluginHeader.Layout.headerSize else { throw malformed("header size \(size), format \(format) has \(PluginHeader.Layout.headerSize)") }
         // The plugin's pointers become raw pointers only to be handed to ForeignMemory: never loaded from.
         guard let descriptor = UnsafeRawPointer(bitPattern: UInt(load(bytes, 16) as UInt64)) else { throw malformed("no descriptor") }
         let count = Int(UInt32(littleEndian: load(bytes, 32)))
@@ -36,13 +53,13 @@ struct PluginHeader {
         guard let records = UnsafeRawPointer(bitPattern: UInt(load(bytes, 24) as UInt64)) else {
             throw malformed("no library records")
         }
-        let table = ForeignMemory.bytes(at: records, count: count * PluginABI.recordSize)
-        guard table.count == count * PluginABI.recordSize else {
+        let table = ForeignMemory.bytes(at: records, count: count * PluginHeader.Layout.recordSize)
+        guard table.count == count * PluginHeader.Layout.recordSize else {
             throw malformed("the \(count) library records at \(records) are not readable memory")
         }
         var libraries: [LibraryVersion] = []
         for index in 0..<count {
-            let offset = index * PluginABI.recordSize
+            let offset = index * PluginHeader.Layout.recordSize
             guard let name = UnsafeRawPointer(bitPattern: UInt(load(table, offset) as UInt64)).flatMap(libraryName) else {
                 throw malformed("library record \(index) has no valid name (letters, digits, _)")
             }

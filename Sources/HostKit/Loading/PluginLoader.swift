@@ -35,23 +35,23 @@ enum PluginLoader {
     private static func header(_ candidate: PluginCandidate) throws(PluginLoadError) -> (DynamicLibrary, PluginHeader) {
         let path = candidate.realPath
         let library = try DynamicLibrary.open(path, dynamic: candidate.dynamic, allowUntrustedLibraries: candidate.allowUntrusted)
-        guard let symbol = library.symbol(PluginABI.entrySymbol) else {
-            throw .missingEntrySymbol(path: path, symbol: PluginABI.entrySymbol)
+        guard let symbol = library.symbol(PluginHeader.Layout.entrySymbol) else {
+            throw .missingEntrySymbol(path: path, symbol: PluginHeader.Layout.entrySymbol)
         }
         // Called only if it is a function of this very file: `dlsym` also finds a symbol of the
         // libraries the file links, and a data symbol of the entry's name would be jumped into.
         switch library.place(of: symbol) {
         case .ownFunction?: break
-        case .elsewhere?: throw .missingEntrySymbol(path: path, symbol: PluginABI.entrySymbol)
+        case .elsewhere?: throw .missingEntrySymbol(path: path, symbol: PluginHeader.Layout.entrySymbol)
         case .ownData?:
-            throw .entryNotAFunction(path: path, symbol: PluginABI.entrySymbol,
+            throw .entryNotAFunction(path: path, symbol: PluginHeader.Layout.entrySymbol,
                                      reason: "the file's symbol of that name is data, not a function")
         case nil:
-            throw .entryNotAFunction(path: path, symbol: PluginABI.entrySymbol,
+            throw .entryNotAFunction(path: path, symbol: PluginHeader.Layout.entrySymbol,
                                      reason: "the dynamic loader cannot say where it lies")
         }
         // The address is a function symbol in an executable segment of this very file (above), and
-        // `exportPlugin` defines it as `@c () -> UnsafeRawPointer?` (PluginABI.entrySymbol).
+        // `exportPlugin` defines it as `@c () -> UnsafeRawPointer?` (PluginHeader.Layout.entrySymbol).
         let entry = unsafeBitCast(symbol, to: Entry.self)
         guard let raw = entry() else { throw .entryReturnedNothing(path: path) }
         return (library, try PluginHeader.read(raw, path: path))
@@ -76,8 +76,8 @@ enum PluginLoader {
         let refusal = mismatches.isEmpty ? nil : PluginLoadError.incompatibleLibraries(path: path, mismatches: mismatches)
         do {
             let descriptor = try header.checkedDescriptor(path: path)
-            let plugin = LoadedPlugin(path: path, descriptor: descriptor, libraries: header.libraries,
-                                      linkedLibraries: needed ?? [], candidate: candidate)
+            let plugin = LoadedPlugin(path: path, metadata: descriptor.metadata, libraries: header.libraries,
+                                      linkedLibraries: needed ?? [], candidate: candidate) { descriptor.makeModule() }
             return PluginInspection(path: path, plugin: plugin, refusal: refusal)
         } catch {
             return PluginInspection(path: path, plugin: nil, refusal: refusal ?? error)

@@ -48,7 +48,7 @@ struct LoadPipeline {
     func plan(_ plugins: [LoadedPlugin], in locator: ServiceLocator) -> LoadPlan {
         // Only the keys the new plugins name are looked up, not every slot the locator has; in an
         // empty locator (a first load, often) none.
-        if locator.slotCount == 0 { return LoadPlan(plugins) { _ in nil } }
+        if locator.slots.isEmpty { return LoadPlan(plugins) { _ in nil } }
         return LoadPlan(plugins) { key in locator.slotInfo(forKey: key).map { $0.origin ?? "host" } }
     }
 

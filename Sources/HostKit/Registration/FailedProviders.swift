@@ -8,13 +8,13 @@ struct FailedProviders {
 
     /// Records that the plugin `meta` describes failed.
     mutating func add(_ meta: PluginMetadata) {
-        meta.provides.forEach { providerOf[$0] = meta.name }
+        meta.providedStoreKeys.forEach { providerOf[$0] = meta.name }
     }
 
     /// The error for the plugin `meta` describes if it requires a key of a failed plugin (which failed
     /// to do `what`), or nil.
     func missingRequirement(of meta: PluginMetadata, failedTo what: String) -> PluginLoadError? {
-        guard let key = meta.requires.first(where: { providerOf[$0] != nil }), let provider = providerOf[key] else {
+        guard let key = meta.requiredStoreKeys.first(where: { providerOf[$0] != nil }), let provider = providerOf[key] else {
             return nil
         }
         return .missingRequirement(plugin: meta.name, key: key, reason: "its provider '\(provider)' failed to \(what)")

@@ -18,7 +18,7 @@ struct LoadPlan {
         var names: [String: String] = [:]
         // Key to the index in `accepted` of the plugin providing it.
         var providerOf: [String: Int] = [:]
-        providerOf.reserveCapacity(plugins.reduce(0) { $0 + $1.metadata.provides.count })
+        providerOf.reserveCapacity(plugins.reduce(0) { $0 + $1.metadata.providedStoreKeys.count })
         // The first plugin of a name, and the first provider of a key, wins; the later one is refused whole.
         for plugin in plugins {
             let meta = plugin.metadata
@@ -32,7 +32,7 @@ struct LoadPlan {
             }
             var claimed: [String] = []
             var refusal: PluginLoadError?
-            for key in meta.provides {
+            for key in meta.providedStoreKeys {
                 // Claimed with one hash of the key; a key claimed before is given back.
                 if let index = providerOf.updateValue(accepted.count, forKey: key) {
                     if index == accepted.count {
@@ -67,13 +67,13 @@ struct LoadPlan {
     /// it is claimed.)
     static func malformation(of meta: PluginMetadata) -> String? {
         if meta.name.isEmpty { return "the plugin's name is empty" }
-        if meta.provides.contains("") { return "'provides' lists an empty key" }
-        if meta.requires.contains("") { return "'requires' lists an empty key" }
+        if meta.providedStoreKeys.contains("") { return "'provides' lists an empty key" }
+        if meta.requiredStoreKeys.contains("") { return "'requires' lists an empty key" }
         var seen: Set<String> = []
-        if let twice = meta.requires.first(where: { !seen.insert($0).inserted }) {
+        if let twice = meta.requiredStoreKeys.first(where: { !seen.insert($0).inserted }) {
             return "'requires' lists key '\(twice)' twice"
         }
-        if let own = meta.provides.first(where: seen.contains) {
+        if let own = meta.providedStoreKeys.first(where: seen.contains) {
             return "it requires key '\(own)', which it provides itself"
         }
         return nil
@@ -89,12 +89,12 @@ struct LoadPlan {
             return existing(key) != nil
         }
         while let index = plugins.indices.first(where: { index in
-            !dropped.contains(index) && !plugins[index].metadata.requires.allSatisfy(isMet)
+            !dropped.contains(index) && !plugins[index].metadata.requiredStoreKeys.allSatisfy(isMet)
         }) {
             dropped.insert(index)
             let plugin = plugins[index]
-            let key = plugin.metadata.requires.first { !isMet($0) } ?? ""
-            let refusedProvider = refused.first { $0.plugin.metadata.provides.contains(key) }?.plugin.metadata.name
+            let key = plugin.metadata.requiredStoreKeys.first { !isMet($0) } ?? ""
+            let refusedProvider = refused.first { $0.plugin.metadata.providedStoreKeys.contains(key) }?.plugin.metadata.name
             let reason = refusedProvider.map { "its provider '\($0)' was refused" } ?? "no loaded plugin provides it"
             refuse(plugin, .missingRequirement(plugin: plugin.metadata.name, key: key, reason: reason))
         }
@@ -108,7 +108,7 @@ struct LoadPlan {
         // Positions each plugin waits for (providers within this batch only; older keys are there already).
         // (A plugin requiring its own key was refused as malformed: no plugin waits for itself.)
         let needs = plugins.map { plugin in
-            Set(plugin.metadata.requires.compactMap { providerOf[$0].flatMap { position[$0] } })
+            Set(plugin.metadata.requiredStoreKeys.compactMap { providerOf[$0].flatMap { position[$0] } })
         }
         var done: Set<Int> = []
         var result: [LoadedPlugin] = []

@@ -10,14 +10,14 @@ enum PluginRegistration {
         let meta = plugin.metadata
         if let missing = failed.missingRequirement(of: meta, failedTo: "register") { return .failure(missing) }
         // Before any code of the plugin runs: each requirement met by a slot of the declared type.
-        for required in meta.requiredKeys {
+        for required in meta.requires {
             guard let slot = locator.slotInfo(forKey: required.storeKey), let reason = slot.mismatch(with: required) else {
                 continue
             }
             return .failure(.requirementTypeMismatch(plugin: meta.name, key: required.storeKey,
                                                      providedBy: slot.origin ?? "host", reason: reason))
         }
-        let module = PluginModule(name: meta.name, base: plugin.descriptor.makeModule())
+        let module = PluginModule(name: meta.name, base: plugin.makeModule())
         do {
             try locator.addModule(module, services: services) { slots in try check(slots, against: meta) }
             return .success(ModuleHandle(module: module))
@@ -34,13 +34,13 @@ enum PluginRegistration {
         // it (the load plan refused metadata that lists a key twice, and a registrar's keys are
         // distinct, so equal lists are equal sets). Otherwise: every key declared, and as many as
         // declared, matched by a dictionary of the declarations.
-        if slots.count == meta.providedKeys.count, zip(slots, meta.providedKeys).allSatisfy({ $0.key == $1.storeKey }) {
-            for (slot, declared) in zip(slots, meta.providedKeys) {
+        if slots.count == meta.provides.count, zip(slots, meta.provides).allSatisfy({ $0.key == $1.storeKey }) {
+            for (slot, declared) in zip(slots, meta.provides) {
                 if let reason = slot.mismatch(with: declared) { throw WrongSlotType(key: slot.key, reason: reason) }
             }
             return
         }
-        let declared = Dictionary(meta.providedKeys.map { ($0.storeKey, $0) }) { first, _ in first }
+        let declared = Dictionary(meta.provides.map { ($0.storeKey, $0) }) { first, _ in first }
         let added = Set(slots.map(\.key))
         let missing = Set(declared.keys).subtracting(added)
         let extra = added.subtracting(declared.keys)
@@ -72,4 +72,11 @@ struct WrongSlotType: Error, CustomStringConvertible {
     let reason: String
 
     var description: String { "key '\(key)': \(reason)" }
+}
+
+extension PluginMetadata {
+    /// The store keys of ``provides``: what the load plan and the host's bookkeeping work with.
+    var providedStoreKeys: [String] { provides.map(\.storeKey) }
+    /// The store keys of ``requires``.
+    var requiredStoreKeys: [String] { requires.map(\.storeKey) }
 }

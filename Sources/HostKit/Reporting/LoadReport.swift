@@ -62,7 +62,7 @@ public struct LoadReport: Sendable {
         }
         let plugins = entries.map {
             Plugin(path: $0.path, name: $0.metadata?.name, version: $0.metadata?.version,
-                   provides: $0.metadata?.provides, requires: $0.metadata?.requires,
+                   provides: $0.metadata?.providedStoreKeys, requires: $0.metadata?.requiredStoreKeys,
                    status: $0.isLoaded ? "loaded" : $0.isLibrary ? "library" : "failed", error: $0.error?.description)
         }
         return encodeJSON(["plugins": plugins])

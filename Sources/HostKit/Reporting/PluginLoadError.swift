@@ -107,11 +107,11 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .entryReturnedNothing(path): "\(path): the plugin entry returned nothing"
         case let .badMagic(path, found):
             "\(path): bad plugin header (magic 0x\(String(found, radix: 16)))"
-        case let .unsupportedHeader(path, format) where format < PluginABI.format:
+        case let .unsupportedHeader(path, format) where format < PluginHeader.Layout.format:
             "\(path): built against PluginAPI ABI version \(format) (before PluginAPI 4.0.0), this host has "
                 + "PluginAPI \(LibraryVersion.pluginAPI): rebuild the plugin"
         case let .unsupportedHeader(path, format):
-            "\(path): its header has format \(format), this host reads format \(PluginABI.format) "
+            "\(path): its header has format \(format), this host reads format \(PluginHeader.Layout.format) "
                 + "(PluginAPI \(LibraryVersion.pluginAPI)): built against a newer PluginAPI"
         case let .malformedHeader(path, reason): "\(path): malformed plugin header: \(reason)"
         case let .incompatibleLibraries(path, mismatches):

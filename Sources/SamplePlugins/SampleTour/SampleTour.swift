@@ -57,7 +57,7 @@ enum SampleTour {
             // Eight tasks at once still connect once: the async factory runs exactly once.
             let count = await withTaskGroup(of: Int.self) { group in
                 for index in 1...8 {
-                    group.addTask { (try? await locator.tryServiceAsync(key: SampleKeys.archive))?.store("note \(index)") ?? 0 }
+                    group.addTask { await (try? await locator.tryServiceAsync(key: SampleKeys.archive))?.store("note \(index)") ?? 0 }
                 }
                 return await group.reduce(0) { max($0, $1) }
             }
