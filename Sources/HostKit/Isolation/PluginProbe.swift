@@ -128,9 +128,9 @@ public struct PluginProbe: Sendable {
         return .success(verdict)
     }
 
-    /// What the child runs: the phases of ``LoadPipeline`` that open and register a plugin, for the
+    /// What the child runs: the phases of `LoadPipeline` that open and register a plugin, for the
     /// plugin at `path` into a clone of `base`, after the providers the parent named
-    /// (``check(_:after:)``); writes its verdict and returns the exit status: 0 if the plugin
+    /// (`check(_:after:)`); writes its verdict and returns the exit status: 0 if the plugin
     /// registered or opened, 3 (with the reason on stderr) if it was refused. A host whose plugins
     /// require services of its own base locator passes that same base here, or those plugins cannot
     /// register in the child.

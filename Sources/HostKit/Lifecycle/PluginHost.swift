@@ -1,6 +1,6 @@
 @_spi(HostKit) import PluginAPI
 
-/// Loads plugins into a ``ServiceLocator`` and keeps the current, read-only locator.
+/// Loads plugins into a `ServiceLocator` and keeps the current, read-only locator.
 ///
 /// ```swift
 /// let host = PluginHost()
@@ -12,13 +12,13 @@
 /// Each ``load(_:probe:)`` works on a clone of the current locator and swaps it in when done, so
 /// readers of ``locator`` never see a half-loaded set, and plugins loaded before stay as they were.
 ///
-/// Plugins never hold a ``ServiceLocator`` of the host: their registrars and start hooks lend them
-/// a ``ServiceResolver``, which gets services and changes none, and which reads the host's current
+/// Plugins never hold a `ServiceLocator` of the host: their registrars and start hooks lend them
+/// a `ServiceResolver`, which gets services and changes none, and which reads the host's current
 /// services (those registered so far while their load runs, the published ones after it).
 ///
 /// Lifecycle: once a load's plugins are registered and the locator is read-only, each plugin's
-/// ``Module/start(services:)`` runs, in dependency order; ``shutdown(timeout:)`` (or
-/// ``ShutdownSignals``) runs their ``Module/shutdown()`` hooks in reverse order.
+/// `Module.start(services:)` runs, in dependency order; ``shutdown(timeout:)`` (or
+/// ``ShutdownSignals``) runs their `Module.shutdown()` hooks in reverse order.
 public final class PluginHost: Sendable {
     /// What loads and shutdowns change.
     private struct State {
@@ -50,7 +50,7 @@ public final class PluginHost: Sendable {
     }
 
     /// A host whose locator starts as a clone of `base`, which holds services of the host itself
-    /// (configuration, say) for plugins to use. Throws ``ServiceLocatorError/cloneDenied`` if `base`
+    /// (configuration, say) for plugins to use. Throws `ServiceLocatorError.cloneDenied` if `base`
     /// refuses to be cloned.
     public convenience init(base: ServiceLocator, discovery: PluginDiscovery = PluginDiscovery(),
                             startTimeout: Duration = .seconds(30)) throws {
@@ -77,7 +77,7 @@ public final class PluginHost: Sendable {
     /// there is reported (``PluginLoadError/probeFailed(path:reason:)``) and never loaded into this
     /// process, nor are the plugins that require it. Start hooks are not probed.
     ///
-    /// Once registered, the plugins start (``Module/start(services:)``) in dependency order, before the
+    /// Once registered, the plugins start (`Module.start(services:)`) in dependency order, before the
     /// new locator is published. A plugin whose start throws or outlasts ``startTimeout`` is reported
     /// (``PluginLoadError/startFailed(plugin:reason:)``), as are the plugins that require its keys,
     /// and the published locator holds none of their slots. Each hook runs on a thread of its own;
@@ -87,7 +87,7 @@ public final class PluginHost: Sendable {
         loading.withLock { _ in loadSerially(sources, probe: probe) }
     }
 
-    /// The phases of ``LoadPipeline``, one after another, then the start hooks and the swap.
+    /// The phases of `LoadPipeline`, one after another, then the start hooks and the swap.
     private func loadSerially(_ sources: [PluginSource], probe: PluginProbe?) -> LoadReport {
         let pipeline = LoadPipeline(discovery: discovery)
         let (candidates, problems) = pipeline.discover(sources)
@@ -281,7 +281,7 @@ public final class PluginHost: Sendable {
     public var startedPlugins: [String] { state.withLock { $0.started.map(\.name) } }
 
     /// Calls the shutdown hook of every started plugin, in reverse start order, then closes that
-    /// plugin's existing services that are ``ClosableService``s. Each hook and each close is bounded
+    /// plugin's existing services that are `ClosableService`s. Each hook and each close is bounded
     /// by `timeout`: one that throws or hangs is reported, and the others still run. A load in
     /// progress starts no more plugins (the start hook it waits for is cancelled, the plugins not
     /// started yet are reported as not started) and is waited for, so every plugin whose start
@@ -327,7 +327,7 @@ public final class PluginHost: Sendable {
         }
     }
 
-    /// The ``ClosableService``s that exist under `keys` in `locator`, in the order of `keys`: only what
+    /// The `ClosableService`s that exist under `keys` in `locator`, in the order of `keys`: only what
     /// exists (a lazy service never made is not made to be closed), and an instance (of a class) that
     /// `seen` holds or that an earlier key served is left out, so that each is closed once.
     private static func existingClosables(_ keys: some Sequence<String>, in locator: ServiceLocator,

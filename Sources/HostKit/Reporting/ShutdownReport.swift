@@ -4,7 +4,7 @@ public struct ShutdownReport: Sendable {
     public struct Entry: Sendable {
         /// The plugin's name.
         public let plugin: String
-        /// The key of the ``ClosableService`` closed, or `nil` for the plugin's shutdown hook.
+        /// The key of the `ClosableService` closed, or `nil` for the plugin's shutdown hook.
         public let service: String?
         /// How its hook ended.
         public let outcome: HookOutcome

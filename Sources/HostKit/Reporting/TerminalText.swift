@@ -4,7 +4,7 @@
 /// format characters (bidirectional overrides) as nothing while they reorder what follows.
 ///
 /// Every `description`, `summary` and `text` of HostKit is escaped so already; a host uses
-/// ``escaped(_:)`` for what it prints of a plugin itself (its ``PluginMetadata``, its services'
+/// ``escaped(_:)`` for what it prints of a plugin itself (its `PluginMetadata`, its services'
 /// descriptions).
 public enum TerminalText {
     /// `text` with every character a terminal would act on or not show written as a visible

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A dynamic container of services, each in a slot addressed by a string key and checked by type.
 ///
-/// Fill it with the `add` calls of ``ServiceRegistry`` or with ``addModule(_:replace:)``, then call
+/// Fill it with the `add` calls of ``ServiceRegistry`` or with ``addModule(_:replace:services:check:)``, then call
 /// ``setReadOnly(denyClone:)``: from then on every mutation throws ``ServiceLocatorError/readOnly(operation:)``
 /// and a get takes no lock. Any number of threads may get at once, before and after.
 ///

@@ -1,7 +1,7 @@
 /// A factory whose service must do asynchronous work before it is usable, such as connecting.
 ///
 /// Get its services with `await` (``ServiceAsyncProvider/getService()``,
-/// ``ServiceLocator/tryServiceAsync(key:)``): waiting for one suspends the task instead of blocking
+/// ``ServiceResolver/tryServiceAsync(key:)``): waiting for one suspends the task instead of blocking
 /// a thread. `mode` works as for ``ServiceFactory``: `atOne` starts making the service at once, in
 /// the background, and remembers a failure; `lazy` makes it on the first get and retries after a
 /// failure; `weak` keeps it while held; `many` makes one per get. A singleton is made exactly once,
