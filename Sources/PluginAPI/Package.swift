@@ -9,7 +9,7 @@ let package = Package(
         .library(name: "PluginAPI", type: .dynamic, targets: ["PluginAPI"]),
     ],
     targets: [
-        // The one C function PluginAPI needs: where the thread's stack stands (StackHeadroom.swift).
+        // The C PluginAPI needs: where the thread's stack stands and its bounds (Engine/StackHeadroom.swift).
         .target(name: "CStackPosition", path: "CStackPosition"),
         .target(
             name: "PluginAPI",

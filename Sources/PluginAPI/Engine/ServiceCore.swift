@@ -26,7 +26,8 @@ class ServiceCore<Service: Sendable>: @unchecked Sendable {
         self.mode = mode
     }
 
-    /// The service, as `S`, which must be `Service` (a slot checked it): the one path of every get.
+    /// The service, as `S`, which must be `Service` (a slot checked it): where every plain get ends (gets with
+    /// parameters and async gets have cores of their own).
     @inline(__always)
     final func get<S>(as type: S.Type) throws -> S {
         if let instance = published.pointer { return instance.load(as: S.self) }

@@ -6,8 +6,8 @@ import Synchronization
 /// ``WaitStripes`` until the phase changes, so only callers of this one service ever wait for it,
 /// and a slow factory blocks nobody else. Before waiting, a caller asks the tracker whether the maker
 /// (through any chain of waits) is waiting for it: then it is a cycle, reported as an error instead of
-/// a deadlock. The core holds no lock of its own: an atomic phase and the factory, about 100 bytes
-/// less per slot than a mutex. A lazy service, once made, is published: later gets read it without
+/// a deadlock. A lazy core holds no lock of its own: an atomic phase and the factory, about 100 bytes
+/// less per slot than a mutex (a weak core keeps its weak reference behind a `Lock`). A lazy service, once made, is published: later gets read it without
 /// coming here.
 final class SingletonCore<Service: Sendable>: ServiceCore<Service>, @unchecked Sendable {
     // @unchecked: `factory` is touched only by the one maker (the phase's compare-exchange hands it

@@ -7,7 +7,8 @@
 /// needs no protocol-conformance cast.
 class AnySlot: @unchecked Sendable {
     // @unchecked: a class with subclasses cannot be checked; every stored property here is immutable
-    // and Sendable, and each subclass adds only immutable, Sendable ones (a core, a provider).
+    // and Sendable, and so are the subclasses' (a core, a provider), but two: DeferredSlot's build
+    // closure and UnbuiltSlot's registration, each of which says at its site why it holds.
     let key: String
     let serviceMetatype: Any.Type
     let origin: String?

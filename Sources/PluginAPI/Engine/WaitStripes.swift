@@ -2,7 +2,7 @@ import Glibc
 
 /// Where threads sleep while another thread makes the singleton they want.
 ///
-/// A singleton core keeps only an atomic phase; the mutex and condition variable for the rare wait
+/// A singleton core waits on an atomic phase, not a mutex of its own; the mutex and condition variable for the rare wait
 /// are shared, picked by the core's address from a fixed set. That saves a mutex per slot (about
 /// 100 bytes with its object). A waiter woken for another core of its stripe checks its own
 /// condition again and sleeps on, so it still waits only for its own service.

@@ -44,8 +44,6 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
 
     // MARK: Getting services (the public gets are ServiceResolver's)
 
-    override func reading() -> ServiceLocator { self }
-
     /// The service for `key`: the path of every plain get.
     @inline(__always)
     func service<Key: ServiceLocatorKey>(key: Key) throws -> Key.Service {

@@ -22,6 +22,7 @@
 // @unchecked Sendable: a class that is not final cannot be checked. Invariant: its one stored
 // property is a `let` of a Sendable type, and its only subclass, ServiceLocator (the class is not
 // `open`), keeps all its state in Sendable `let`s (a Lock, a PublishedOnce, a Sendable logger).
+// `withReading` downcasts without a check: a resolver without a source is a ServiceLocator.
 public class ServiceResolver: @unchecked Sendable {
     /// Where a lent resolver reads; nil for a locator, which reads itself.
     private let source: ServiceSource?
@@ -32,7 +33,7 @@ public class ServiceResolver: @unchecked Sendable {
         self.source = source
     }
 
-    /// A locator's own: it reads itself (``ServiceLocator`` overrides `reading()`).
+    /// A locator's own: it reads itself.
     init() {
         source = nil
     }
@@ -40,9 +41,19 @@ public class ServiceResolver: @unchecked Sendable {
     /// The locator gets read now: the source's, or, for a locator, itself. Internal, not SPI: nothing
     /// outside PluginAPI, a plugin that imports the SPI included, can turn a resolver into a locator.
     func reading() -> ServiceLocator {
-        // Only ServiceLocator makes a resolver without a source, and it overrides this: the empty
-        // locator is never reached, and spares a force unwrap.
-        source?.current ?? ServiceLocator()
+        withReading { $0 }
+    }
+
+    /// Runs `body` with the locator gets read now, borrowed: a get on a locator takes no retain of
+    /// it (threads getting from one locator would contend on its reference count).
+    @inline(__always)
+    func withReading<R>(_ body: (ServiceLocator) throws -> R) rethrows -> R {
+        guard let source else {
+            // Only ServiceLocator's initializer leaves `source` nil, and the class is not `open`:
+            // this resolver is a locator.
+            return try body(unsafeDowncast(self, to: ServiceLocator.self))
+        }
+        return try body(source.current)
     }
 
     /// The service for `key`, or `nil` if there is none or it could not be made.
@@ -57,7 +68,7 @@ public class ServiceResolver: @unchecked Sendable {
     /// The service for `key`, or the reason there is none: a ``ServiceLocatorError`` (missing key, wrong
     /// type or parameters) or a ``ServiceObtainError`` (its factory failed).
     public final func tryService<Key: ServiceLocatorKey>(key: Key) throws -> Key.Service {
-        try reading().service(key: key)
+        try withReading { try $0.service(key: key) }
     }
 
     /// The service for `key`; stops the program with the full reason if there is none. For services
@@ -74,7 +85,7 @@ public class ServiceResolver: @unchecked Sendable {
 
     /// A service made for `params`, or the reason there is none.
     public final func tryService<Key: ServiceLocatorParamsKey>(key: Key, params: Key.Params) throws -> Key.Service {
-        try reading().service(key: key, params: params)
+        try withReading { try $0.service(key: key, params: params) }
     }
 
     /// The service for `key`, awaited: the way to get a slot whose factory is `async` (see
@@ -88,29 +99,29 @@ public class ServiceResolver: @unchecked Sendable {
     /// lookup on later gets; it stays with the slot it came from (get it again to follow a host
     /// that loaded more).
     public final func tryServiceProvider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceProvider<Key.Service> {
-        try reading().provider(key: key)
+        try withReading { try $0.provider(key: key) }
     }
 
     /// The provider with parameters behind `key`, or the reason there is none.
     public final func tryServiceProvider<Key: ServiceLocatorParamsKey>(key: Key) throws
         -> ServiceParamsProvider<Key.Service, Key.Params> {
-        try reading().paramsProvider(key: key)
+        try withReading { try $0.paramsProvider(key: key) }
     }
 
     /// The provider of the async slot `key`, or the reason there is none.
     public final func tryServiceAsyncProvider<Key: ServiceLocatorKey>(key: Key) throws
         -> ServiceAsyncProvider<Key.Service> {
-        try reading().asyncProvider(key: key)
+        try withReading { try $0.asyncProvider(key: key) }
     }
 
     /// The slot for `key`, if any: its type, parameters, mode and origin.
     public final func slotInfo(forKey key: String) -> ServiceSlotInfo? {
-        reading().existingSlot(key)?.info
+        withReading { $0.existingSlot(key)?.info }
     }
 
     /// Every slot, sorted by key.
     public final var slots: [ServiceSlotInfo] {
-        reading().slotInfos
+        withReading { $0.slotInfos }
     }
 }
 

@@ -16,7 +16,7 @@ final class HandlerThreads: TaskExecutor, @unchecked Sendable {
     /// stuck, the queue stops growing there (a call already waiting is still bounded by its timeout).
     let maxWaiting: Int
     /// Guards `waiting`, signalled for each job queued. Not Synchronization's Mutex, which
-    /// ThreadSanitizer does not see through on Linux (ARCHITECTURE.md, "One lock").
+    /// ThreadSanitizer does not see through on Linux (ARCHITECTURE.md, "Locks, and why none is a Mutex").
     private let condition = NSCondition()
     /// Jobs waiting for a thread, oldest first (short: a free thread takes the first at once).
     private var waiting: [UnownedJob] = []
