@@ -1,4 +1,6 @@
 import Foundation
+import HostKit
+import PluginAPI
 import Testing
 import TestSupport
 
@@ -103,5 +105,18 @@ import TestSupport
             let error = result.errors[Self.firstDoorLine + offset] ?? ""
             #expect(reasons.contains { error.contains($0) }, "a plugin can compile `\(door)` (\(error)):\n\(result.output)")
         }
+    }
+
+    /// A `ServiceLocator` is a `ServiceResolver`: a host that lent its locator would hand a plugin every
+    /// mutating call through a cast, which compiles. What a real plugin is lent, at registration and
+    /// at start, is a resolver only.
+    @Test func noCastTurnsWhatAPluginIsLentIntoALocator() throws {
+        let host = PluginHost()
+        let report = host.load([.file(BuiltPlugins.path("FixtureDowncast"))])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        let locator = host.locator
+        #expect(try locator.tryService(key: ServiceLocatorEasyKey<String>(name: "fixture.downcast.registrar")) == "a resolver")
+        #expect(try locator.tryService(key: ServiceLocatorEasyKey<String>(name: "fixture.downcast.start")) == "a resolver")
+        #expect(locator.slotInfo(forKey: "fixture.downcast.stolen") == nil)
     }
 }
