@@ -589,10 +589,12 @@ final class LocatorHarness {
                                         viaProvider: viaProvider))
             case let .anyGet(key):
                 let (locator, storeKey) = (locator, ModelSpace.keys[key])
-                guard let service = try waitFor({ try await locator.anyService(storeKey: storeKey) as? any ModelTagged }) else {
+                // Only the tag comes back: the service must be gone when the get is, as after every
+                // other get of the model, or a weak slot would hand it out again.
+                guard let tag = try waitFor({ (try await locator.anyService(storeKey: storeKey) as? any ModelTagged)?.tag }) else {
                     return .failed(.unexpected("anyService returned a service of another type"))
                 }
-                return .service(service.tag)
+                return .service(tag)
             case let .setReadOnly(denyClone):
                 locator.setReadOnly(denyClone: denyClone)
                 return .done
