@@ -1,5 +1,4 @@
 import Dispatch
-@_spi(HostKit) import PluginAPI
 
 /// Runs a plugin's `async` hook from synchronous host code, bounded by a timeout.
 enum HookRunner {

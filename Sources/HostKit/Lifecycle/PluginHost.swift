@@ -123,7 +123,7 @@ public final class PluginHost: Sendable {
         let droppedPaths = Set(dropped.map(\.plugin.path))
         state.withLock { state in
             state.current = next
-            currentSource.follow(ServiceSource(next))
+            currentSource.serve(next)
             source.follow(currentSource)
             state.started += started
             state.published += registered.map(\.plugin).filter { !droppedPaths.contains($0.path) }
@@ -261,10 +261,11 @@ public final class PluginHost: Sendable {
                 failed.add(meta)
                 // What it made is closed, as at shutdown: taken before its slots go.
                 var seen: Set<ObjectIdentifier> = []
-                let closables = Self.existingClosables(meta.providedStoreKeys, in: locator, seen: &seen)
+                let keys = meta.providedStoreKeys
+                let closables = Self.existingClosables(keys, in: locator, seen: &seen)
                 // At once, from the locator every resolver of this load reads: the hooks that run
                 // after this one cannot reach it either.
-                locator.withdraw(meta.providedStoreKeys)
+                locator.withdraw(keys)
                 let unclosed = closables.compactMap { key, closable -> String? in
                     let outcome = HookRunner.run(name: "close \(key)", timeout: startTimeout) { try await closable.close() }
                     return outcome.isFinished ? nil : "closing \(key) \(outcome)"

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-@_spi(HostKit) import PluginAPI
 
 /// Shuts a host down when the process gets SIGINT or SIGTERM (or the signals you name).
 ///

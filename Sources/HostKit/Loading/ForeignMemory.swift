@@ -1,4 +1,3 @@
-@_spi(HostKit) import PluginAPI
 
 /// Reads memory a plugin points the host at without dereferencing it: the kernel copies the bytes
 /// (a `write` from there into a pipe, then a `read` back), so an address the process cannot read

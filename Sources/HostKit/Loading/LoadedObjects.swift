@@ -1,5 +1,4 @@
 import CDynamicLinker
-@_spi(HostKit) import PluginAPI
 
 /// The objects the dynamic loader has mapped, read from its list.
 ///

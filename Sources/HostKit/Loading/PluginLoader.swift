@@ -11,10 +11,7 @@ enum PluginLoader {
 
     /// The plugin in `candidate`'s file, or why it is refused.
     static func load(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
-        let inspection = inspect(candidate)
-        if let refusal = inspection.refusal { return .failure(refusal) }
-        guard let plugin = inspection.plugin else { return .failure(.notFound(path: inspection.path)) }
-        return .success(plugin)
+        Result { () throws(PluginLoadError) in try inspect(candidate).get() }
     }
 
     /// What `candidate` says of itself, and whether it would be loaded: for a plugin refused only for

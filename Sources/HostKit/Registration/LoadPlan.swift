@@ -18,7 +18,7 @@ struct LoadPlan {
         var names: [String: String] = [:]
         // Key to the index in `accepted` of the plugin providing it.
         var providerOf: [String: Int] = [:]
-        providerOf.reserveCapacity(plugins.reduce(0) { $0 + $1.metadata.providedStoreKeys.count })
+        providerOf.reserveCapacity(plugins.reduce(0) { $0 + $1.metadata.provides.count })
         // The first plugin of a name, and the first provider of a key, wins; the later one is refused whole.
         for plugin in plugins {
             let meta = plugin.metadata

@@ -32,5 +32,4 @@ final class Lock<Value> {
 }
 
 // @unchecked: `value` is only touched with `mutex` held; it crosses threads, so it must be Sendable.
-@_spi(HostKit)
 extension Lock: @unchecked Sendable where Value: Sendable {}

@@ -331,11 +331,6 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
         allSlots.map(\.info).sorted { $0.key < $1.key }
     }
 
-    /// How many slots there are.
-    var slotCount: Int {
-        withSlots(frozen: \.count, mutable: \.count)
-    }
-
     /// The service in slot `key` if it exists now, without making one: the instance of an `atOne`
     /// slot, a `lazy` one once made, a `weak` one while held. A host uses it to close services at
     /// shutdown.

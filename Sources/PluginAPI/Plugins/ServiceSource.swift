@@ -1,8 +1,7 @@
 /// Where ``ServiceResolver``s read: one locator, which a host replaces as it publishes loads, or
 /// another source whose locator it follows. For hosts; plugins only ever see the resolvers.
 ///
-/// A host keeps one source for its published services, and publishes a new locator by making that
-/// source follow a new source of it. Each load gets a source of its own that
+/// A host keeps one source for its published services, and serves each new locator from it. Each load gets a source of its own that
 /// serves the locator being built, so the load's plugins see what is registered so far while older
 /// plugins still see the published services; once the load is published, its source follows the
 /// host's, and every resolver of every load reads the host's current services from then on.
@@ -18,6 +17,11 @@ public final class ServiceSource: Sendable {
     /// A source that serves `locator`.
     public init(_ locator: ServiceLocator) {
         target = Lock(.locator(locator))
+    }
+
+    /// From now on, resolvers reading this source read `locator`.
+    public func serve(_ locator: ServiceLocator) {
+        target.withLock { $0 = .locator(locator) }
     }
 
     /// From now on, resolvers reading this source read whatever `other` serves, unless `other` is
