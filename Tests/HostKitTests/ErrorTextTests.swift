@@ -37,6 +37,8 @@ import Testing
         .registrationFailed(plugin: "p", reason: "threw"),
         .probeFailed(path: "/p.so", reason: "crashed"),
         .startFailed(plugin: "p", reason: HookOutcome.timedOut(.seconds(1)).description),
+        .changedInPlace(path: "/p.so"),
+        .stillRequired(plugin: "p", requiredBy: ["q", "r"]),
     ]
 
     private static func caseNumber(_ error: PluginLoadError) -> Int {
@@ -66,11 +68,13 @@ import Testing
         case .registrationFailed: 22
         case .probeFailed: 23
         case .startFailed: 24
+        case .changedInPlace: 25
+        case .stillRequired: 26
         }
     }
 
     @Test func noErrorDescriptionNamesACommandLineFlag() {
-        #expect(Set(Self.everyError.map(Self.caseNumber)) == Set(0...24))
+        #expect(Set(Self.everyError.map(Self.caseNumber)) == Set(0...26))
         for error in Self.everyError {
             #expect(!error.description.contains("--"), "\(error.description)")
         }

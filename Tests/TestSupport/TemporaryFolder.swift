@@ -35,4 +35,14 @@ public final class TemporaryFolder: Sendable {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: BuiltPlugins.path(product)))
         return try write(name, Array(bytes), mode: mode)
     }
+
+    /// Installs a built plugin as `name` the way a new version is deployed: written to a file of its
+    /// own, then renamed over `name` (`install`, `mv`). Returns the full path.
+    @discardableResult
+    public func install(_ product: String, as name: String) throws -> String {
+        let staged = try copy(product, as: ".\(name).\(UUID().uuidString)")
+        let file = file(name)
+        guard rename(staged, file) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return file
+    }
 }

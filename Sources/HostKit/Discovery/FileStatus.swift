@@ -4,6 +4,8 @@ import Glibc
 struct FileStatus {
     let mode: mode_t
     let owner: uid_t
+    /// The file and its contents, as far as `stat` tells them apart.
+    let identity: FileIdentity
 
     /// The file or folder at `path`, symlinks followed; `nil` if there is none or it cannot be read.
     init?(_ path: String) {
@@ -19,6 +21,7 @@ struct FileStatus {
         let info = try Posix.stat(path, followingSymlinks: followingSymlinks)
         mode = info.st_mode
         owner = info.st_uid
+        identity = FileIdentity(info)
     }
 
     var isRegularFile: Bool { mode & S_IFMT == S_IFREG }

@@ -10,4 +10,6 @@ struct PluginCandidate: Sendable, Hashable, Codable {
     var allowUntrusted = false
     /// What the ELF check read of the file's dynamic section when discovery found it.
     var dynamic: ELFCheck.DynamicSection?
+    /// The file and contents discovery checked: a reload tells a changed file from an unchanged one by it.
+    var identity: FileIdentity?
 }

@@ -68,7 +68,8 @@ public struct PluginDiscovery: Sendable {
             return .failure(error)
         }
         if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real, file) { return .failure(mismatch) }
-        return .success(PluginCandidate(path: path, realPath: real, allowUntrusted: allowUntrusted, dynamic: file.dynamic))
+        return .success(PluginCandidate(path: path, realPath: real, allowUntrusted: allowUntrusted, dynamic: file.dynamic,
+                                        identity: status.identity))
     }
 
     /// Every `*.so` in a directory, sorted by name.

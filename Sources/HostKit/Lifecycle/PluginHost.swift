@@ -20,25 +20,27 @@
 /// `Module.start(services:)` runs, in dependency order; ``shutdown(timeout:)`` (or
 /// ``ShutdownSignals``) runs their `Module.shutdown()` hooks in reverse order.
 public final class PluginHost: Sendable {
-    /// What loads and shutdowns change.
-    private struct State {
+    /// What loads, reloads and shutdowns change.
+    struct State {
         var current: ServiceLocator
         /// Plugins whose start hook succeeded, in start order.
         var started: [StartedPlugin] = []
         /// The plugins whose slots `current` holds, in registration order: what a probe registers
         /// before a plugin of a later load that requires their keys.
         var published: [LoadedPlugin] = []
+        /// Every source a load was given, each once, in order: what a reload scans again.
+        var sources: [PluginSource] = []
     }
 
-    private let state: Lock<State>
+    let state: Lock<State>
     /// What every load's resolvers read once the load is published: the current locator.
-    private let currentSource: ServiceSource
-    /// Held for a whole load, so two loads cannot each clone the same locator and lose one's plugins.
-    /// Readers of ``locator`` never wait for it.
-    private let loading = Lock(())
+    let currentSource: ServiceSource
+    /// Held for a whole load or reload, so two cannot each clone the same locator and lose one's
+    /// plugins. Readers of ``locator`` never wait for it.
+    let loading = Lock(())
     /// Shutdowns asked for and not done yet: a load that runs meanwhile starts no more plugins, and
     /// cancels the start hook it waits for, so that the shutdown comes soon.
-    private let shutdownsPending = Lock(0)
+    let shutdownsPending = Lock(0)
     /// How plugin files are found and which are trusted.
     public let discovery: PluginDiscovery
     /// How long one plugin's start hook may take before it counts as failed.
@@ -89,22 +91,35 @@ public final class PluginHost: Sendable {
 
     /// The phases of `LoadPipeline`, one after another, then the start hooks and the swap.
     private func loadSerially(_ sources: [PluginSource], probe: PluginProbe?) -> LoadReport {
+        state.withLock { state in
+            for source in sources where !state.sources.contains(source) { state.sources.append(source) }
+        }
         let pipeline = LoadPipeline(discovery: discovery)
         let (candidates, problems) = pipeline.discover(sources)
         var load = Load()
         let opened = open(candidates, with: pipeline, probe: probe, into: &load)
         markLibraries(of: opened, among: candidates, in: &load.outcome)
+        publish(opened, with: pipeline, probe: probe, load: &load)
+        var report = LoadReport()
+        report.entries = candidates.compactMap { load.outcome[$0.realPath] }
+            + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
+        return report
+    }
+
+    /// Phases 3 to 5 for the plugins `opened` (in discovery order), then the swap: plans them beside
+    /// the published services, registers them into a clone of the current locator, starts them, and
+    /// publishes the clone. Each plugin's outcome goes into `load`.
+    func publish(_ opened: [LoadedPlugin], with pipeline: LoadPipeline, probe: PluginProbe?, load: inout Load) {
         let next: ServiceLocator
         do {
             next = try locator.clone()
         } catch {
             // Not expected: every locator this host publishes allows cloning. Nothing was registered.
-            var report = LoadReport()
-            report.entries = candidates.map {
-                LoadReport.Entry(path: $0.realPath, metadata: nil,
-                                 error: .registrationFailed(plugin: $0.realPath, reason: "the host's locator: \(error)"))
+            for plugin in opened {
+                load.outcome[plugin.path] = LoadReport.Entry(
+                    plugin, error: .registrationFailed(plugin: plugin.metadata.name, reason: "the host's locator: \(error)"))
             }
-            return report
+            return
         }
         // What this load's plugins get services through: `next` while the load runs (its plugins see
         // each other), the host's published locator once it is published. Never `next` itself.
@@ -121,21 +136,29 @@ public final class PluginHost: Sendable {
             load.outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
         }
         let droppedPaths = Set(dropped.map(\.plugin.path))
-        state.withLock { state in
-            state.current = next
-            currentSource.serve(next)
-            source.follow(currentSource)
+        swap(to: next, builtBy: source) { state in
             state.started += started
             state.published += registered.map(\.plugin).filter { !droppedPaths.contains($0.path) }
         }
-        var report = LoadReport()
-        report.entries = candidates.compactMap { load.outcome[$0.realPath] }
-            + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
-        return report
+    }
+
+    /// Publishes `next`: ``locator`` returns it from now on, and every resolver this host lent reads
+    /// it; `source`, which served it while it was built, follows the host's from now on. `update`
+    /// changes the bookkeeping under the same lock. Returns the locator replaced, and what `update` returned.
+    @discardableResult
+    func swap<T>(to next: ServiceLocator, builtBy source: ServiceSource,
+                 _ update: (inout State) -> T) -> (replaced: ServiceLocator, T) {
+        state.withLock { state in
+            let replaced = state.current
+            state.current = next
+            currentSource.serve(next)
+            source.follow(currentSource)
+            return (replaced, update(&state))
+        }
     }
 
     /// What one load has found out so far.
-    private struct Load {
+    struct Load {
         /// Each file's outcome, by real path.
         var outcome: [String: LoadReport.Entry] = [:]
         /// The plugins a probe child registered already (they require nothing): no second probe.
@@ -144,7 +167,7 @@ public final class PluginHost: Sendable {
 
     /// Phase 2 for each candidate (after its probe, if there is one): the plugins opened, in
     /// discovery order; the refused ones go into `load`.
-    private func open(_ candidates: [PluginCandidate], with pipeline: LoadPipeline, probe: PluginProbe?,
+    func open(_ candidates: [PluginCandidate], with pipeline: LoadPipeline, probe: PluginProbe?,
                       into load: inout Load) -> [LoadedPlugin] {
         var opened: [LoadedPlugin] = []
         for candidate in candidates {
@@ -166,7 +189,7 @@ public final class PluginHost: Sendable {
 
     /// Phase 4 for the planned plugins, in order (each that requires keys probed first, if there is
     /// a probe); returns those registered, with their modules.
-    private func register(_ order: [LoadedPlugin], with pipeline: LoadPipeline, probe: PluginProbe?,
+    func register(_ order: [LoadedPlugin], with pipeline: LoadPipeline, probe: PluginProbe?,
                           into next: ServiceLocator, services: ServiceResolver,
                           load: inout Load) -> [(plugin: LoadedPlugin, module: ModuleHandle)] {
         var failed = FailedProviders()
@@ -194,7 +217,7 @@ public final class PluginHost: Sendable {
 
     /// Turns the "not a plugin" of each file that a plugin of `opened` links into a library entry: a
     /// contract library laid beside the plugins that use it is where it belongs, not a problem.
-    private func markLibraries(of opened: [LoadedPlugin], among candidates: [PluginCandidate],
+    func markLibraries(of opened: [LoadedPlugin], among candidates: [PluginCandidate],
                                in outcome: inout [String: LoadReport.Entry]) {
         var linkers: [String: [String]] = [:]
         for plugin in opened {
@@ -211,7 +234,7 @@ public final class PluginHost: Sendable {
 
     /// Probes the registration of `plugin` in a child, after the plugins among `registered` (in their
     /// registration order) that provide its requirements, and theirs; returns why it failed, or nil.
-    private static func probeRegistration(of plugin: LoadedPlugin, with probe: PluginProbe,
+    static func probeRegistration(of plugin: LoadedPlugin, with probe: PluginProbe,
                                           after registered: [LoadedPlugin]) -> PluginLoadError? {
         var providerOf: [String: Int] = [:]
         for (index, candidate) in registered.enumerated() {
@@ -237,7 +260,7 @@ public final class PluginHost: Sendable {
     /// returns the plugins that started and the ones dropped: a failed start, or a requirement
     /// provided by a dropped plugin. A dropped plugin's slots are withdrawn from `locator` before the
     /// next hook runs.
-    private func start(_ plugins: [(plugin: LoadedPlugin, module: ModuleHandle)], in locator: ServiceLocator,
+    func start(_ plugins: [(plugin: LoadedPlugin, module: ModuleHandle)], in locator: ServiceLocator,
                        services: ServiceResolver)
         -> (started: [StartedPlugin], dropped: [(plugin: LoadedPlugin, error: PluginLoadError)]) {
         var started: [StartedPlugin] = []
@@ -297,41 +320,50 @@ public final class PluginHost: Sendable {
                 defer { state.started = [] }
                 return (state.started, state.current)
             }
-            var report = ShutdownReport()
-            let clock = ContinuousClock()
-            func run(_ plugin: String, service: String?, _ body: @escaping @Sendable () async throws -> Void) {
-                let begin = clock.now
-                let thread = service.map { "close \($0)" } ?? "shutdown \(plugin)"
-                let outcome = HookRunner.run(name: thread, timeout: timeout, body)
-                report.entries.append(ShutdownReport.Entry(plugin: plugin, service: service, outcome: outcome,
-                                                           duration: clock.now - begin))
-            }
-            // One instance registered under several keys (or by several plugins) is closed once.
-            var closed: Set<ObjectIdentifier> = []
-            var closedKeys: Set<String> = []
-            for plugin in stopping.reversed() {
-                run(plugin.name, service: nil) { try await plugin.module.module.shutdown() }
-                for (key, closable) in Self.existingClosables(plugin.keys.reversed(), in: locator, seen: &closed) {
-                    closedKeys.insert(key)
-                    run(plugin.name, service: key) { try await closable.close() }
-                }
-            }
-            // A lazy service that a later plugin's shutdown hook made, after its own plugin's were
-            // closed: closed now, after every hook.
-            for plugin in stopping.reversed() {
-                let late = plugin.keys.reversed().filter { !closedKeys.contains($0) }
-                for (key, closable) in Self.existingClosables(late, in: locator, seen: &closed) {
-                    run(plugin.name, service: key) { try await closable.close() }
-                }
-            }
-            return report
+            return Self.stop(stopping, in: locator, timeout: timeout)
         }
+    }
+
+    /// Runs the shutdown hooks of `plugins` in reverse start order, each followed by the closing of
+    /// its services that exist in `locator` and are closable, then closes what a later hook made;
+    /// each hook and each close bounded by `timeout`. Without `runningHooks`, only closes (for plugins
+    /// registered and never started).
+    static func stop(_ plugins: [StartedPlugin], in locator: ServiceLocator, timeout: Duration,
+                     runningHooks: Bool = true) -> ShutdownReport {
+        var report = ShutdownReport()
+        let clock = ContinuousClock()
+        func run(_ plugin: String, service: String?, _ body: @escaping @Sendable () async throws -> Void) {
+            let begin = clock.now
+            let thread = service.map { "close \($0)" } ?? "shutdown \(plugin)"
+            let outcome = HookRunner.run(name: thread, timeout: timeout, body)
+            report.entries.append(ShutdownReport.Entry(plugin: plugin, service: service, outcome: outcome,
+                                                       duration: clock.now - begin))
+        }
+        // One instance registered under several keys (or by several plugins) is closed once.
+        var closed: Set<ObjectIdentifier> = []
+        var closedKeys: Set<String> = []
+        for plugin in plugins.reversed() {
+            if runningHooks { run(plugin.name, service: nil) { try await plugin.module.module.shutdown() } }
+            for (key, closable) in existingClosables(plugin.keys.reversed(), in: locator, seen: &closed) {
+                closedKeys.insert(key)
+                run(plugin.name, service: key) { try await closable.close() }
+            }
+        }
+        // A lazy service that a later plugin's shutdown hook made, after its own plugin's were
+        // closed: closed now, after every hook.
+        for plugin in plugins.reversed() {
+            let late = plugin.keys.reversed().filter { !closedKeys.contains($0) }
+            for (key, closable) in existingClosables(late, in: locator, seen: &closed) {
+                run(plugin.name, service: key) { try await closable.close() }
+            }
+        }
+        return report
     }
 
     /// The `ClosableService`s that exist under `keys` in `locator`, in the order of `keys`: only what
     /// exists (a lazy service never made is not made to be closed), and an instance (of a class) that
     /// `seen` holds or that an earlier key served is left out, so that each is closed once.
-    private static func existingClosables(_ keys: some Sequence<String>, in locator: ServiceLocator,
+    static func existingClosables(_ keys: some Sequence<String>, in locator: ServiceLocator,
                                           seen: inout Set<ObjectIdentifier>) -> [(key: String, service: any ClosableService)] {
         keys.compactMap { key in
             guard let closable = locator.existingService(forKey: key) as? any ClosableService else { return nil }

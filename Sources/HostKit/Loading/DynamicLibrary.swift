@@ -18,15 +18,16 @@ struct DynamicLibrary: @unchecked Sendable {
     /// and real: its ELF headers are checked first (unless discovery read them: then `dynamic`), and
     /// so is every library the loader would newly map with it (``LibraryClosure``), trusted unless
     /// `allowUntrustedLibraries`. If the loader then mapped a file that was not checked, the library
-    /// is refused before anything of it is called.
-    static func open(_ path: String, dynamic known: ELFCheck.DynamicSection? = nil,
+    /// is refused before anything of it is called. `spelling`, if given, is the name `dlopen` gets: the
+    /// same file under a path that names it otherwise (``PluginLoader/spelling(of:image:)``).
+    static func open(_ path: String, as spelling: String? = nil, dynamic known: ELFCheck.DynamicSection? = nil,
                      allowUntrustedLibraries: Bool = false) throws(PluginLoadError) -> DynamicLibrary {
         guard path.hasPrefix("/") else { throw .notFound(path: path) }
         let dynamic: ELFCheck.DynamicSection
         if let known { dynamic = known } else { dynamic = try ELFCheck.validate(path) }
         let closure = try LibraryClosure(plugin: path, dynamic: dynamic, allowUntrusted: allowUntrustedLibraries)
         _ = dlerror()
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+        guard let handle = dlopen(spelling ?? path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             throw .notASharedLibrary(path: path, reason: lastError().map(SwiftDemangle.explain) ?? "unknown dlopen error")
         }
         if let unchecked = closure.unchecked(allowing: path).first {
@@ -36,6 +37,9 @@ struct DynamicLibrary: @unchecked Sendable {
         }
         return DynamicLibrary(path: path, handle: handle, runtimeLibraries: LoadedObjects.runtimeLibraries())
     }
+
+    /// The loader's handle as a number: equal for two opens that the loader answered with one image.
+    var handleID: UInt { UInt(bitPattern: handle) }
 
     /// The address of `symbol`, or `nil` if the library does not define it.
     func symbol(_ name: String) -> UnsafeMutableRawPointer? {

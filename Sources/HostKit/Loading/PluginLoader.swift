@@ -1,13 +1,31 @@
 @_spi(HostKit) import PluginAPI
 
 /// Opens plugin files and reads their descriptors, checking the fixed header before anything else.
-/// Each real path is opened and asked for its descriptor once per process.
+/// Each file (each real path with the identity discovery read) is opened and asked for its
+/// descriptor once per process; a path whose file was replaced since is opened again, as a new image.
 enum PluginLoader {
     private typealias Entry = @convention(c) () -> UnsafeRawPointer?
-    /// Each real path opened so far, and what came of it: the plugin, or the refusal (with what the
-    /// plugin says of itself when its descriptor could be read safely). A file is opened once: a load
-    /// and an inspection of it later read this.
-    private static let opened = Lock<[String: PluginInspection]>([:])
+
+    /// What one real path held each time it was opened, oldest first.
+    private struct Opened {
+        /// The file discovery checked, and what came of it: the plugin, or the refusal (with what the
+        /// plugin says of itself when its descriptor could be read safely).
+        var files: [(identity: FileIdentity?, inspection: PluginInspection)] = []
+        /// How many images of the path the loader mapped: the next one is opened under another spelling.
+        var images = 0
+    }
+
+    private struct State {
+        var opened: [String: Opened] = [:]
+        /// The loader's handles of every image opened: one handed back again is an image loaded before.
+        var handles: Set<UInt> = []
+    }
+
+    private static let state = Lock(State())
+
+    /// How many plugin images this process has mapped: each stays mapped until the process ends,
+    /// served or not (a version replaced, withdrawn or refused after its file was opened).
+    static var imageCount: Int { state.withLock { $0.handles.count } }
 
     /// The plugin in `candidate`'s file, or why it is refused.
     static func load(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
@@ -17,21 +35,57 @@ enum PluginLoader {
     /// What `candidate` says of itself, and whether it would be loaded: for a plugin refused only for
     /// its library versions, its metadata too, read as ``PluginHeader/checkedDescriptor(path:)``
     /// allows (the descriptor is an object of this process's PluginAPI, or it is not read).
+    ///
+    /// A path opened before, whose file discovery now reads with another identity, was replaced: the
+    /// dynamic loader would hand back the image it mapped from that path (it matches the name first),
+    /// so the new file is opened under another spelling of its path (a slash doubled: one more per
+    /// image), which the loader does not match, and which keeps the folder (`$ORIGIN`) the same. New
+    /// contents written into the loaded file itself are refused: the loader matches device and inode
+    /// too, and hands back the old image.
     static func inspect(_ candidate: PluginCandidate) -> PluginInspection {
-        if let known = opened.withLock({ $0[candidate.realPath] }) { return known }
+        let path = candidate.realPath
+        let (known, images): (PluginInspection?, Int) = state.withLock { state in
+            let opened = state.opened[path]
+            return (opened?.files.last { $0.identity == candidate.identity }?.inspection, opened?.images ?? 0)
+        }
+        if let known { return known }
+        if images > 0, let identity = candidate.identity,
+           let loaded = state.withLock({ $0.opened[path]?.files.last?.identity }), loaded.isSameFile(as: identity) {
+            return PluginInspection(path: path, plugin: nil, refusal: .changedInPlace(path: path))
+        }
         // dlopen runs the library's initializers: done outside the lock, then the first result wins.
-        let result = open(candidate)
-        return opened.withLock { opened in
-            if let known = opened[candidate.realPath] { return known }
-            opened[candidate.realPath] = result
+        let (result, handle) = open(candidate, spelling: spelling(of: path, image: images))
+        return state.withLock { state in
+            if let known = state.opened[path]?.files.last(where: { $0.identity == candidate.identity })?.inspection {
+                return known
+            }
+            if let handle { state.handles.insert(handle) }
+            state.opened[path, default: Opened()].files.append((candidate.identity, result))
+            if handle != nil { state.opened[path, default: Opened()].images += 1 }
             return result
         }
     }
 
+    /// The name `dlopen` gets for the `image`th image of the real path `path`: the path itself at
+    /// first, then with the slash before the file name doubled `image` times.
+    static func spelling(of path: String, image: Int) -> String {
+        guard image > 0, let slash = path.lastIndex(of: "/") else { return path }
+        return path[..<slash] + String(repeating: "/", count: image) + path[slash...]
+    }
+
+    /// Whether the loader handed back an image opened before (then the file was not the one checked).
+    private static func isKnown(_ handle: UInt) -> Bool {
+        state.withLock { $0.handles.contains(handle) }
+    }
+
     /// Opens the file and reads the header its entry returns.
-    private static func header(_ candidate: PluginCandidate) throws(PluginLoadError) -> (DynamicLibrary, PluginHeader) {
+    private static func header(_ candidate: PluginCandidate, spelling: String,
+                               opened: inout UInt?) throws(PluginLoadError) -> (DynamicLibrary, PluginHeader) {
         let path = candidate.realPath
-        let library = try DynamicLibrary.open(path, dynamic: candidate.dynamic, allowUntrustedLibraries: candidate.allowUntrusted)
+        let library = try DynamicLibrary.open(path, as: spelling, dynamic: candidate.dynamic,
+                                              allowUntrustedLibraries: candidate.allowUntrusted)
+        if isKnown(library.handleID) { throw .changedInPlace(path: path) }
+        opened = library.handleID
         guard let symbol = library.symbol(PluginHeader.Layout.entrySymbol) else {
             throw .missingEntrySymbol(path: path, symbol: PluginHeader.Layout.entrySymbol)
         }
@@ -56,13 +110,15 @@ enum PluginLoader {
 
     /// Opens the file (its libraries checked first), reads its header and checks the library
     /// versions it records against the loaded copies; only then is its descriptor read.
-    private static func open(_ candidate: PluginCandidate) -> PluginInspection {
+    /// Also returns the loader's handle of the image it mapped, if it mapped a new one.
+    private static func open(_ candidate: PluginCandidate, spelling: String) -> (PluginInspection, UInt?) {
         let path = candidate.realPath
         let library: DynamicLibrary, header: PluginHeader
+        var handle: UInt?
         do {
-            (library, header) = try self.header(candidate)
+            (library, header) = try self.header(candidate, spelling: spelling, opened: &handle)
         } catch {
-            return PluginInspection(path: path, plugin: nil, refusal: error)
+            return (PluginInspection(path: path, plugin: nil, refusal: error), handle)
         }
         // The runtime's own libraries report no version: asking each would search the plugin's
         // whole scope for a symbol that is not there (most of the version check's cost).
@@ -75,9 +131,9 @@ enum PluginLoader {
             let descriptor = try header.checkedDescriptor(path: path)
             let plugin = LoadedPlugin(path: path, metadata: descriptor.metadata, libraries: header.libraries,
                                       linkedLibraries: needed ?? [], candidate: candidate) { descriptor.makeModule() }
-            return PluginInspection(path: path, plugin: plugin, refusal: refusal)
+            return (PluginInspection(path: path, plugin: plugin, refusal: refusal), handle)
         } catch {
-            return PluginInspection(path: path, plugin: nil, refusal: refusal ?? error)
+            return (PluginInspection(path: path, plugin: nil, refusal: refusal ?? error), handle)
         }
     }
 }

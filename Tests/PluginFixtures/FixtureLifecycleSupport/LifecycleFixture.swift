@@ -71,7 +71,7 @@ public final class LifecycleHooks: @unchecked Sendable {
 
     public init() {}
 
-    var control: (@Sendable (String) -> String)? {
+    public var control: (@Sendable (String) -> String)? {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
@@ -85,7 +85,7 @@ public final class LifecycleHooks: @unchecked Sendable {
     /// `cancelled <event>`. Without a control (in a `host` program a test runs), the environment
     /// variables `HOSTKIT_FIXTURE_LIFECYCLE_THROW` and `HOSTKIT_FIXTURE_LIFECYCLE_HANG` may name one
     /// event to refuse and one to hang in (until cancelled).
-    func perform(_ event: String) async throws {
+    public func perform(_ event: String) async throws {
         guard let control else {
             if let refused = getenv("HOSTKIT_FIXTURE_LIFECYCLE_THROW"), String(cString: refused) == event {
                 throw Refused(event: event)

@@ -1,0 +1,74 @@
+/// What a reload does to each plugin, decided from the files found before anything changes.
+///
+/// A plugin is known by its name. Its file is unchanged if discovery finds its real path with the
+/// identity it had when it was loaded (``FileIdentity``); then it is not opened again. Otherwise:
+/// - a plugin of a new name is **added**;
+/// - a plugin of a served name is an **upgrade** of it, unless the served one's file is still there,
+///   unchanged (then two files hold the plugin: the new one is refused, the served one **kept**);
+/// - a served plugin whose name no file holds any more is **withdrawn**, unless a file refused
+///   now lies at its path (then it is **kept**: that file may be its next version) or plugins that
+///   stay require its keys (**kept**, ``PluginLoadError/stillRequired(plugin:requiredBy:)``).
+struct ReloadPlan {
+    private(set) var upgrades: [(old: LoadedPlugin, new: LoadedPlugin)] = []
+    private(set) var additions: [LoadedPlugin] = []
+    /// In the order they were published; withdrawn together.
+    private(set) var withdrawals: [LoadedPlugin] = []
+    /// The `kept` and `refused` outcomes decided here.
+    private(set) var decided: [ReloadReport.Entry] = []
+
+    /// `published`: the plugins served, in publication order. `unchanged`: the real paths of their
+    /// files found unchanged. `opened`: the other files that hold a plugin (in discovery order);
+    /// `refused`: the other files, with why each was refused; `problems`: what discovery refused.
+    init(published: [LoadedPlugin], unchanged: Set<String>, opened: [LoadedPlugin],
+         refused: [(path: String, error: PluginLoadError)], problems: [PluginLoadError]) {
+        let byName = Dictionary(published.map { ($0.metadata.name, $0) }) { first, _ in first }
+        var staying = Set(published.filter { unchanged.contains($0.path) }.map(\.metadata.name))
+        var upgraded: [String: LoadedPlugin] = [:]
+        for plugin in opened {
+            let name = plugin.metadata.name
+            guard let served = byName[name] else {
+                additions.append(plugin)
+                continue
+            }
+            if staying.contains(name) {
+                decided.append(ReloadReport.Entry(.kept, served, error: .duplicatePlugin(name: name, path: plugin.path,
+                                                                                          loadedFrom: served.path)))
+            } else if let first = upgraded[name] {
+                decided.append(ReloadReport.Entry(.refused, plugin, error: .duplicatePlugin(name: name, path: plugin.path,
+                                                                                             loadedFrom: first.path)))
+            } else {
+                upgraded[name] = plugin
+                upgrades.append((served, plugin))
+            }
+        }
+        // A file refused at a served plugin's path (written over, say): the served version stays.
+        let servedAt = Dictionary(published.flatMap { plugin in
+            [plugin.path, plugin.candidate?.path].compactMap { $0 }.map { ($0, plugin) }
+        }) { first, _ in first }
+        for (path, error) in refused + problems.map({ ($0.subject, $0) }) {
+            if let served = servedAt[path], upgraded[served.metadata.name] == nil {
+                staying.insert(served.metadata.name)
+                decided.append(ReloadReport.Entry(.kept, served, error: error))
+            } else {
+                decided.append(ReloadReport.Entry(refused: error, path: path))
+            }
+        }
+        // Gone: neither found nor upgraded. Kept while a plugin that stays requires one of its keys.
+        var leaving = published.filter { !staying.contains($0.metadata.name) && upgraded[$0.metadata.name] == nil }
+        while let index = leaving.indices.first(where: { !Self.users(of: leaving[$0], among: published, leaving: leaving).isEmpty }) {
+            let plugin = leaving.remove(at: index)
+            let users = Self.users(of: plugin, among: published, leaving: leaving + [plugin])
+            decided.append(ReloadReport.Entry(.kept, plugin, error: .stillRequired(plugin: plugin.metadata.name, requiredBy: users)))
+        }
+        withdrawals = leaving
+    }
+
+    /// The names of the plugins of `published`, not `leaving`, that require a key `plugin` provides.
+    private static func users(of plugin: LoadedPlugin, among published: [LoadedPlugin], leaving: [LoadedPlugin]) -> [String] {
+        let keys = Set(plugin.metadata.providedStoreKeys)
+        let gone = Set(leaving.map(\.metadata.name))
+        return published.filter { other in
+            !gone.contains(other.metadata.name) && other.metadata.requiredStoreKeys.contains(where: keys.contains)
+        }.map(\.metadata.name)
+    }
+}

@@ -1,0 +1,108 @@
+/// What a ``PluginHost/reload(probe:drainTimeout:hookTimeout:)`` changed, and what it kept and why.
+public struct ReloadReport: Sendable {
+    /// What happened to one plugin, or to one file that is no plugin the host serves.
+    public enum Action: String, Sendable {
+        /// A plugin new to the host was loaded and started.
+        case added
+        /// A new version replaced the plugin: loaded beside the old one, started, swapped in; then
+        /// the old version was stopped.
+        case upgraded
+        /// The plugin requires (directly or through others) a plugin that was upgraded: registered
+        /// again from its file, started, swapped in with the upgrade, the old instance stopped.
+        case restarted
+        /// The plugin's file is gone: it was stopped and its services removed.
+        case withdrawn
+        /// The plugin keeps serving as it was, though a file asked for a change: ``Entry/error`` says
+        /// why the change was refused.
+        case kept
+        /// A file that is no plugin of the host was refused (``Entry/error``); nothing changed.
+        case refused
+    }
+
+    /// One plugin's (or file's) outcome.
+    public struct Entry: Sendable {
+        public let action: Action
+        /// The plugin's name, or the file's path for a file refused before its metadata was read.
+        public let plugin: String
+        /// The file: the new one for `added`, `upgraded` and `refused`, else the one serving.
+        public let path: String
+        /// The version serving now (for `withdrawn`: the one withdrawn); nil if unknown.
+        public let version: String?
+        /// For `upgraded`: the version replaced.
+        public let previousVersion: String?
+        /// For `kept` and `refused`: why. For `restarted`: nil.
+        public let error: PluginLoadError?
+
+        /// One line: `upgraded clock 1.0.0 -> 1.1.0 (/path)`, `kept clock 1.0.0: ...`, `refused: ...`;
+        /// names, versions, paths and reasons escaped (``TerminalText/escaped(_:)``).
+        public var summary: String {
+            let version = version.map { " \($0)" } ?? ""
+            let line = switch action {
+            case .added, .withdrawn, .restarted: "\(action.rawValue) \(plugin)\(version) (\(path))"
+            case .upgraded: "upgraded \(plugin) \(previousVersion ?? "?") -> \(self.version ?? "?") (\(path))"
+            case .kept: "kept \(plugin)\(version) (\(path))"
+            case .refused: "refused"
+            }
+            guard let error else { return TerminalText.escaped(line) }
+            return TerminalText.escaped(line) + ": " + error.description
+        }
+    }
+
+    /// Withdrawals, then upgrades (each with the plugins restarted for it), then additions, as they
+    /// were done; `kept` and `refused` where they were decided.
+    public internal(set) var entries: [Entry] = []
+    /// The shutdown hooks of the versions replaced and of the plugins withdrawn, and the closing of
+    /// their services, in the order they ran.
+    public internal(set) var stopped = ShutdownReport()
+    /// How many plugins serve on, unchanged.
+    public internal(set) var unchanged = 0
+    /// How many plugin images the process has mapped, served or not: a replaced, withdrawn or refused
+    /// version stays mapped until the process ends (code is never unloaded). Restart the host when
+    /// they add up.
+    public internal(set) var imagesMapped = 0
+
+    /// The entries of `action`.
+    public func entries(_ action: Action) -> [Entry] { entries.filter { $0.action == action } }
+    /// True if a change was refused, or a hook of an old version threw or hung.
+    public var hasProblems: Bool { entries.contains { $0.error != nil } || !stopped.problems.isEmpty }
+
+    /// One line per entry, the stopped hooks, and a last line with what is unchanged and mapped.
+    public var lines: [String] {
+        entries.map(\.summary) + stopped.lines
+            + ["unchanged: \(unchanged) plugin\(unchanged == 1 ? "" : "s"); plugin images mapped: \(imagesMapped)"]
+    }
+
+    /// ``lines``, joined by newlines.
+    public var text: String { lines.joined(separator: "\n") }
+
+    /// The report as JSON: `{"changes": [{"action", "plugin", "path", "version", "previousVersion",
+    /// "error"}], "stopped": [lines], "unchanged", "imagesMapped"}`.
+    public var json: String {
+        struct Change: Encodable {
+            let action: String, plugin: String, path: String
+            let version: String?, previousVersion: String?, error: String?
+        }
+        struct Report: Encodable {
+            let changes: [Change]
+            let stopped: [String]
+            let unchanged: Int, imagesMapped: Int
+        }
+        let changes = entries.map {
+            Change(action: $0.action.rawValue, plugin: $0.plugin, path: $0.path, version: $0.version,
+                   previousVersion: $0.previousVersion, error: $0.error?.description)
+        }
+        return encodeJSON(Report(changes: changes, stopped: stopped.lines, unchanged: unchanged, imagesMapped: imagesMapped))
+    }
+}
+
+extension ReloadReport.Entry {
+    init(_ action: ReloadReport.Action, _ plugin: LoadedPlugin, previous: LoadedPlugin? = nil, error: PluginLoadError? = nil) {
+        self.init(action: action, plugin: plugin.metadata.name, path: plugin.path, version: plugin.metadata.version,
+                  previousVersion: previous?.metadata.version, error: error)
+    }
+
+    /// A file refused before a plugin of the host was found in it.
+    init(refused error: PluginLoadError, path: String) {
+        self.init(action: .refused, plugin: path, path: path, version: nil, previousVersion: nil, error: error)
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+import HostKit
+@_spi(HostKit) import PluginAPI
+import TestSupport
+import Testing
+
+let versionedKey = ServiceLocatorEasyKey<String>(name: "fixture.versioned")
+let versionedUseKey = ServiceLocatorEasyKey<String>(name: "fixture.versioned.use")
+let versionedUserKey = ServiceLocatorEasyKey<String>(name: "fixture.versioned.user")
+let versionedUserNowKey = ServiceLocatorEasyKey<String>(name: "fixture.versioned.user.now")
+
+/// A folder of plugin files that a host loads, and that a test changes as an operator would.
+struct PluginFolder {
+    let folder: TemporaryFolder
+    let host: PluginHost
+
+    init(_ files: [String: String], script: LifecycleScript) throws {
+        folder = try TemporaryFolder()
+        for (name, product) in files { try folder.install(product, as: name) }
+        host = try script.host()
+        let report = host.load([.directory(folder.path)])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+    }
+
+    func install(_ product: String, as name: String) throws { try folder.install(product, as: name) }
+    func remove(_ name: String) throws { try FileManager.default.removeItem(atPath: folder.file(name)) }
+}
+
+/// Reloads: plugins added, upgraded and withdrawn in a running host, built for real (the fixtures
+/// `FixtureVersionOne/Two/Three`: one plugin name and type name in three files; `FixtureVersionUser`
+/// requires it).
+@Suite struct ReloadTests {
+    let versioned = "libversioned.so", user = "libuser.so"
+
+    @Test func aFileRenamedOverAServedOneIsUpgradedAndTheOldVersionStoppedAfterTheNewStarted() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        let host = plugins.host
+        #expect(try host.locator.tryService(key: versionedKey) == "1")
+        _ = try host.locator.tryService(key: ServiceLocatorEasyKey<any ClosableService>(name: "fixture.versioned.closable"))
+        let imagesBefore = host.reload().imagesMapped
+        try plugins.install("FixtureVersionTwo", as: versioned)
+        let report = host.reload()
+        #expect(report.entries.map(\.summary) == ["upgraded fixture-versioned 1.0.0 -> 2.0.0 (\(plugins.folder.file(versioned)))"])
+        #expect(!report.hasProblems, "\(report.text)")
+        // (Other tests in this process map images too.)
+        #expect(report.imagesMapped > imagesBefore)
+        // The loader would hand back the image of the path it mapped: the new file is a new image.
+        #expect(try host.locator.tryService(key: versionedKey) == "2")
+        #expect(script.events == ["start versioned 1", "start versioned 2", "shutdown versioned 1", "close versioned 1"])
+        #expect(report.stopped.entries.map(\.summary) == ["stopped fixture-versioned", "closed fixture-versioned: fixture.versioned.closable"])
+        #expect(host.startedPlugins == ["fixture-versioned"])
+        // Back to the first version: a second image of the same module, apart from the first.
+        try plugins.install("FixtureVersionOne", as: versioned)
+        #expect(host.reload().entries.map(\.action) == [.upgraded])
+        #expect(try host.locator.tryService(key: versionedKey) == "1")
+        #expect(script.events.suffix(2) == ["start versioned 1", "shutdown versioned 2"])
+    }
+
+    @Test func aReloadWithNothingChangedChangesNothingAndOpensNothing() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne", user: "FixtureVersionUser"], script: script)
+        let before = plugins.host.locator
+        let report = plugins.host.reload()
+        #expect(report.entries.isEmpty, "\(report.text)")
+        #expect(report.unchanged == 2)
+        #expect(plugins.host.locator === before)
+        #expect(script.events == ["start versioned 1", "start user"])
+    }
+
+    @Test func thePluginsThatRequireAnUpgradedOneAreRestartedWithIt() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne", user: "FixtureVersionUser"], script: script)
+        let host = plugins.host
+        #expect(try host.locator.tryService(key: versionedUserKey) == "user of 1")
+        try plugins.install("FixtureVersionTwo", as: versioned)
+        let report = host.reload()
+        #expect(report.entries.map(\.action) == [.upgraded, .restarted], "\(report.text)")
+        // The singleton made from version 1 went with the old instance of the user plugin.
+        #expect(try host.locator.tryService(key: versionedUserKey) == "user of 2")
+        #expect(try host.locator.tryService(key: versionedUserNowKey) == "user of 2")
+        #expect(script.events == ["start versioned 1", "start user", "start versioned 2", "start user",
+                                  "shutdown user", "shutdown versioned 1"])
+        #expect(host.startedPlugins == ["fixture-versioned", "fixture-versioned-user"])
+        #expect(host.shutdown().entries.map(\.summary).prefix(2) == ["stopped fixture-versioned-user", "stopped fixture-versioned"])
+    }
+
+    @Test func aNewVersionThatFailsToStartLeavesTheOldOneServing() throws {
+        let script = LifecycleScript(["start versioned 2": "throw"])
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne", user: "FixtureVersionUser"], script: script)
+        let before = plugins.host.locator
+        try plugins.install("FixtureVersionTwo", as: versioned)
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.action) == [.kept])
+        guard case .startFailed("fixture-versioned", _)? = report.entries.first?.error else {
+            Issue.record("not a start failure: \(report.text)")
+            return
+        }
+        #expect(report.entries.first?.summary.hasPrefix("kept fixture-versioned 1.0.0 (") == true)
+        #expect(plugins.host.locator === before)
+        #expect(try plugins.host.locator.tryService(key: versionedUserNowKey) == "user of 1")
+        #expect(!script.events.contains("shutdown versioned 1") && !script.events.contains("shutdown user"))
+        #expect(plugins.host.startedPlugins == ["fixture-versioned", "fixture-versioned-user"])
+    }
+
+    @Test func aNewVersionWithoutAKeyAnotherPluginRequiresIsRefused() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne", user: "FixtureVersionUser"], script: script)
+        try plugins.install("FixtureVersionThree", as: versioned)
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.action) == [.kept])
+        #expect(report.entries.first?.error == .missingRequirement(
+            plugin: "fixture-versioned-user", key: "fixture.versioned", reason: "which fixture-versioned 3.0.0 no longer provides"))
+        #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")
+        #expect(script.events == ["start versioned 1", "start user"])
+    }
+
+    @Test func aHostileNewVersionLeavesTheOldOneServing() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        try plugins.install("FixtureBadMagic", as: versioned)
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.action) == [.kept])
+        guard case .badMagic? = report.entries.first?.error else {
+            Issue.record("not refused for its magic: \(report.text)")
+            return
+        }
+        #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")
+        #expect(script.events == ["start versioned 1"])
+        // Asked again, the same file gives the same answer, and is not opened again.
+        let again = plugins.host.reload()
+        #expect(again.entries.map(\.action) == [.kept])
+        #expect(again.imagesMapped == report.imagesMapped)
+    }
+
+    @Test func aFileWrittenIntoWhileLoadedIsRefusedNotServedAsTheOldImage() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        // The same bytes written into the same file: its time changes, the loader would match its inode.
+        // (Other bytes would change the code this process runs from the file.)
+        let path = plugins.folder.file(versioned)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        Thread.sleep(forTimeInterval: 0.01)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.action) == [.kept])
+        #expect(report.entries.first?.error == .changedInPlace(path: path))
+        #expect(report.entries.first?.summary.contains("rename it over the file") == true)
+        #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")
+    }
+
+    @Test func aNewFileIsAddedAndAGoneOneWithdrawnUnlessOthersStillRequireIt() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        let host = plugins.host
+        try plugins.install("FixtureVersionUser", as: user)
+        let added = host.reload()
+        #expect(added.entries.map(\.summary) == ["added fixture-versioned-user 1.0.0 (\(plugins.folder.file(user)))"])
+        #expect(try host.locator.tryService(key: versionedUserKey) == "user of 1")
+        try plugins.remove(versioned)
+        let kept = host.reload()
+        #expect(kept.entries.first?.error == .stillRequired(plugin: "fixture-versioned", requiredBy: ["fixture-versioned-user"]))
+        #expect(try host.locator.tryService(key: versionedKey) == "1")
+        try plugins.remove(user)
+        let withdrawn = host.reload()
+        #expect(withdrawn.entries.map(\.action) == [.withdrawn, .withdrawn])
+        #expect(withdrawn.entries.map(\.plugin) == ["fixture-versioned-user", "fixture-versioned"])
+        #expect(host.locator.getService(key: versionedKey) == nil)
+        #expect(host.locator.getService(key: versionedUserKey) == nil)
+        #expect(host.startedPlugins.isEmpty)
+        #expect(script.events.suffix(2) == ["shutdown user", "shutdown versioned 1"])
+    }
+
+    @Test func twoFilesOfOnePluginKeepTheServedOne() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        try plugins.install("FixtureVersionTwo", as: "libversioned-2.so")
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.action) == [.kept])
+        #expect(report.entries.first?.error == .duplicatePlugin(name: "fixture-versioned", path: plugins.folder.file("libversioned-2.so"),
+                                                                 loadedFrom: plugins.folder.file(versioned)))
+        // With the old file gone, the new name is the plugin's next version.
+        try plugins.remove(versioned)
+        let upgrade = plugins.host.reload()
+        #expect(upgrade.entries.map(\.action) == [.upgraded], "\(upgrade.text)")
+        #expect(try plugins.host.locator.tryService(key: versionedKey) == "2")
+    }
+
+    @Test func theOldVersionStopsOnlyOnceItsLastReaderIsDone() async throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        let host = plugins.host
+        // A request that began before the upgrade holds the services it began with.
+        var request: ServiceLocator? = host.locator
+        try plugins.install("FixtureVersionTwo", as: versioned)
+        let reloaded = Task { await onAThreadOfItsOwn { host.reload(drainTimeout: .seconds(60)) } }
+        #expect(try await poll(atMost: .seconds(20)) { script.events.contains("start versioned 2") })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!script.events.contains("shutdown versioned 1"))
+        #expect(try request?.tryService(key: versionedUseKey) == "1")
+        #expect(try host.locator.tryService(key: versionedKey) == "2")
+        request = nil
+        let report = await reloaded.value
+        #expect(script.events.suffix(2) == ["use versioned 1", "shutdown versioned 1"])
+        #expect(report.stopped.problems.isEmpty)
+    }
+
+    @Test func aReaderThatNeverLetsGoDelaysTheStopByTheDrainTimeoutOnly() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        let held = plugins.host.locator
+        try plugins.install("FixtureVersionTwo", as: versioned)
+        let report = plugins.host.reload(drainTimeout: .milliseconds(200))
+        #expect(report.entries.map(\.action) == [.upgraded])
+        #expect(script.events.last == "shutdown versioned 1")
+        withExtendedLifetime(held) {}
+    }
+
+    /// Two threads get through the host's locator all along while it is upgraded 20 times. Each get
+    /// of `fixture.versioned.use` runs the version's factory, which tells the control; the control
+    /// counts each version's starts and shutdowns (versions alternate, so at most one instance of
+    /// each is running): a get that reaches a version after its shutdown hook began is counted.
+    @Test func getsDuringUpgradesAlwaysAnswerAndNeverReachAStoppedVersion() async throws {
+        let counts = VersionCounts()
+        let base = ServiceLocator()
+        try base.addService(key: lifecycleControlKey, service: { event in counts.record(event) })
+        let host = try PluginHost(base: base)
+        let folder = try TemporaryFolder()
+        try folder.install("FixtureVersionOne", as: versioned)
+        #expect(host.load([.directory(folder.path)]).problems.isEmpty)
+        let stop = Flag()
+        // On threads of their own: two spinning tasks would take both threads of this machine's pool.
+        let readers = (0..<2).map { _ in
+            Task { await onAThreadOfItsOwn {
+                var gets = 0, failures: [String] = []
+                while !stop.isSet {
+                    do {
+                        let version = try host.locator.tryService(key: versionedUseKey)
+                        if version != "1" && version != "2" { failures.append("answered \(version)") }
+                    } catch {
+                        failures.append("\(error)")
+                    }
+                    gets += 1
+                }
+                return (gets, failures)
+            } }
+        }
+        var upgrades = 0
+        for round in 1...20 {
+            try folder.install(round % 2 == 1 ? "FixtureVersionTwo" : "FixtureVersionOne", as: versioned)
+            let report = await onAThreadOfItsOwn { host.reload() }
+            if report.entries.map(\.action) == [.upgraded] { upgrades += 1 } else { Issue.record("\(report.text)") }
+        }
+        stop.set()
+        for reader in readers {
+            let (gets, failures) = await reader.value
+            #expect(gets > 0)
+            #expect(failures.isEmpty, "\(failures.prefix(5))")
+        }
+        #expect(upgrades == 20)
+        #expect(counts.violations.isEmpty, "\(counts.violations.prefix(5))")
+    }
+}
+
+/// Counts each version's running instances from the fixtures' events; a `use` of a version with none
+/// running is a violation.
+final class VersionCounts: @unchecked Sendable {
+    // @unchecked: both fields only under `lock` (an NSLock, so ThreadSanitizer sees it).
+    private let lock = NSLock()
+    private var running: [String: Int] = [:]
+    private var found: [String] = []
+
+    func record(_ event: String) -> String {
+        let words = event.split(separator: " ")
+        guard words.count == 3, words[1] == "versioned" else { return "ok" }
+        let version = String(words[2])
+        lock.withLock {
+            switch words[0] {
+            case "start": running[version, default: 0] += 1
+            case "shutdown": running[version, default: 0] -= 1
+            case "use" where running[version, default: 0] < 1: found.append("a get reached version \(version) after its shutdown began")
+            default: break
+            }
+        }
+        return "ok"
+    }
+
+    var violations: [String] { lock.withLock { found } }
+}
+
+/// A flag one task sets and others read.
+final class Flag: @unchecked Sendable {
+    // @unchecked: `value` only under `lock`.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}

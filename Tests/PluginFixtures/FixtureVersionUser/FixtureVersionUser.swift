@@ -1,0 +1,32 @@
+import FixtureLifecycleSupport
+import PluginAPI
+
+/// Requires `fixture.versioned` and provides two services made from it: `fixture.versioned.user`, a
+/// lazy singleton that keeps the version it was first made with (`user of 1`), and
+/// `fixture.versioned.user.now`, made at each get through the resolver its registrar lent it. Its
+/// hooks report `start user` and `shutdown user`.
+struct VersionUser: Plugin {
+    static let user = ServiceLocatorEasyKey<String>(name: "fixture.versioned.user")
+    static let now = ServiceLocatorEasyKey<String>(name: "fixture.versioned.user.now")
+    static let metadata = PluginMetadata(name: "fixture-versioned-user", version: "1.0.0", provides: [user, now],
+                                         requires: [versionedKey])
+    let hooks = LifecycleHooks()
+
+    func registerServices(in registrar: ModuleRegistrar) throws {
+        let services = registrar.services
+        try registrar.addLazyService(key: Self.user) { "user of \(try services.tryService(key: versionedKey))" }
+        try registrar.addService(key: Self.now, mode: .many) { "user of \(try services.tryService(key: versionedKey))" }
+    }
+
+    func start(services: ServiceResolver) async throws {
+        hooks.control = services.getService(key: lifecycleControlKey)
+        try await hooks.perform("start user")
+    }
+
+    func shutdown() async throws {
+        try await hooks.perform("shutdown user")
+    }
+}
+
+@c(swift_plugin_entry)
+public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(VersionUser.self) }
