@@ -133,6 +133,23 @@ struct PluginFolder {
         #expect(again.imagesMapped == report.imagesMapped)
     }
 
+    @Test func aNewVersionThatCrashesItsProbeLeavesTheOldOneServing() async throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        try plugins.install("FixtureCrash", as: versioned)
+        let probe = PluginProbe(executable: "\(BuiltPlugins.directory)/host", arguments: ["__probe"],
+                                timeout: .seconds(10), environment: misbehave)
+        let host = plugins.host
+        let report = await onAThreadOfItsOwn { host.reload(probe: probe) }
+        #expect(report.entries.map(\.action) == [.kept])
+        guard case let .probeFailed(_, reason)? = report.entries.first?.error else {
+            Issue.record("not refused by the probe: \(report.text)")
+            return
+        }
+        #expect(reason.contains("signal 11"))
+        #expect(try host.locator.tryService(key: versionedKey) == "1")
+    }
+
     @Test func aFileWrittenIntoWhileLoadedIsRefusedNotServedAsTheOldImage() throws {
         let script = LifecycleScript()
         let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
