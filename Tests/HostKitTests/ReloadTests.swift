@@ -190,6 +190,21 @@ struct PluginFolder {
         #expect(script.events.suffix(2) == ["shutdown user", "shutdown versioned 1"])
     }
 
+    @Test func aFolderThatBecameUntrustedKeepsItsPluginsServing() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        #expect(chmod(plugins.folder.path, 0o777) == 0)
+        defer { chmod(plugins.folder.path, 0o755) }
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.action) == [.kept], "\(report.text)")
+        guard case .untrusted? = report.entries.first?.error else {
+            Issue.record("not kept for the folder's trust: \(report.text)")
+            return
+        }
+        #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")
+        #expect(script.events == ["start versioned 1"])
+    }
+
     @Test func twoFilesOfOnePluginKeepTheServedOne() throws {
         let script = LifecycleScript()
         let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)

@@ -3,7 +3,7 @@ import Glibc
 
 extension PluginHost {
     /// Scans the sources of every earlier ``load(_:probe:)`` again and brings the running host up to
-    /// date, without a restart and without unloading code (``ReloadPlan`` decides, by plugin name):
+    /// date, without a restart and without unloading code, deciding by plugin name:
     ///
     /// - A plugin in a **new file** is added, with every check of a first load.
     /// - A plugin whose **file changed** (another file renamed over its path, or its name found in
@@ -226,6 +226,7 @@ extension PluginHost {
             usleep(pause)
             pause = min(pause * 2, 10_000)
         }
-        return Self.stop(plugins, in: closing ?? locator, timeout: limits.hook)
+        // (A host's locator never refuses a clone; without one, nothing is closed rather than the new ones.)
+        return Self.stop(plugins, in: closing ?? ServiceLocator(), timeout: limits.hook)
     }
 }

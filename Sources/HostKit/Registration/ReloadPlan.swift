@@ -6,8 +6,9 @@
 /// - a plugin of a served name is an **upgrade** of it, unless the served one's file is still there,
 ///   unchanged (then two files hold the plugin: the new one is refused, the served one **kept**);
 /// - a served plugin whose name no file holds any more is **withdrawn**, unless a file refused
-///   now lies at its path (then it is **kept**: that file may be its next version) or plugins that
-///   stay require its keys (**kept**, ``PluginLoadError/stillRequired(plugin:requiredBy:)``).
+///   now lies at its path (then it is **kept**: that file may be its next version), or its folder is
+///   refused (untrusted now, say: not gone), or plugins that stay require its keys (**kept**,
+///   ``PluginLoadError/stillRequired(plugin:requiredBy:)``).
 struct ReloadPlan {
     private(set) var upgrades: [(old: LoadedPlugin, new: LoadedPlugin)] = []
     private(set) var additions: [LoadedPlugin] = []
@@ -49,8 +50,20 @@ struct ReloadPlan {
             if let served = servedAt[path], upgraded[served.metadata.name] == nil {
                 staying.insert(served.metadata.name)
                 decided.append(ReloadReport.Entry(.kept, served, error: error))
-            } else {
-                decided.append(ReloadReport.Entry(refused: error, path: path))
+                continue
+            }
+            // A folder refused (now untrusted, say), not gone: the plugins found in it stay.
+            let inside = published.filter { plugin in
+                guard case .notFound = error else {
+                    return [plugin.path, plugin.candidate?.path].contains { $0?.hasPrefix(path + "/") == true }
+                        && upgraded[plugin.metadata.name] == nil && !staying.contains(plugin.metadata.name)
+                }
+                return false
+            }
+            if inside.isEmpty { decided.append(ReloadReport.Entry(refused: error, path: path)) }
+            for plugin in inside {
+                staying.insert(plugin.metadata.name)
+                decided.append(ReloadReport.Entry(.kept, plugin, error: error))
             }
         }
         // Gone: neither found nor upgraded. Kept while a plugin that stays requires one of its keys.
