@@ -63,10 +63,12 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     // A lazy closable that the other plugin's shutdown hook makes after its own plugin's were closed.
     plugin("FixtureLateClosable", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureLateMaker", in: "Tests/PluginFixtures", contracts: false),
-    // Three versions of one plugin (one name, one type name), and a plugin that requires it: the reload tests.
+    // Five versions of one plugin (one name, one type name), and a plugin that requires it: the reload tests.
     plugin("FixtureVersionOne", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureVersionTwo", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureVersionThree", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
+    plugin("FixtureVersionFour", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
+    plugin("FixtureVersionFive", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureVersionUser", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     // Casts what its registrar and its start hook lend it to a ServiceLocator, and says what it got.
     plugin("FixtureDowncast", in: "Tests/PluginFixtures", contracts: false),

@@ -115,6 +115,43 @@ struct PluginFolder {
         #expect(script.events == ["start versioned 1", "start user"])
     }
 
+    @Test func aNewVersionThatClaimsAnotherPluginsKeyOrRequiresItsOwnDependentIsRefused() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne", user: "FixtureVersionUser"], script: script)
+        let before = plugins.host.locator
+        try plugins.install("FixtureVersionFive", as: versioned)
+        let hijack = plugins.host.reload()
+        #expect(hijack.entries.first?.error == .keyConflict(key: "fixture.versioned.user", plugin: "fixture-versioned",
+                                                            providedBy: "fixture-versioned-user"), "\(hijack.text)")
+        try plugins.install("FixtureVersionFour", as: versioned)
+        let cycle = plugins.host.reload()
+        #expect(cycle.entries.first?.error == .requirementCycle(
+            plugin: "fixture-versioned", chain: ["fixture-versioned", "fixture-versioned-user", "fixture-versioned"]), "\(cycle.text)")
+        #expect(plugins.host.locator === before)
+        #expect(try plugins.host.locator.tryService(key: versionedUserKey) == "user of 1")
+        #expect(script.events == ["start versioned 1", "start user"])
+    }
+
+    @Test func aShutdownWhileAnUpgradeWaitsForReadersEndsTheWait() async throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        let host = plugins.host
+        let held = host.locator
+        try plugins.install("FixtureVersionTwo", as: versioned)
+        let clock = ContinuousClock()
+        let begin = clock.now
+        let reloaded = Task { await onAThreadOfItsOwn { host.reload(drainTimeout: .seconds(600)) } }
+        #expect(try await poll(atMost: .seconds(20)) { script.events.contains("start versioned 2") })
+        let shutdown = await onAThreadOfItsOwn { host.shutdown() }
+        let report = await reloaded.value
+        #expect(clock.now - begin < .seconds(300))
+        #expect(report.entries.map(\.action) == [.upgraded])
+        // The old version stopped at once, and the shutdown then stopped the new one.
+        #expect(script.events.suffix(2) == ["shutdown versioned 1", "shutdown versioned 2"])
+        #expect(shutdown.entries.map(\.plugin).first == "fixture-versioned")
+        withExtendedLifetime(held) {}
+    }
+
     @Test func aHostileNewVersionLeavesTheOldOneServing() throws {
         let script = LifecycleScript()
         let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)

@@ -192,10 +192,16 @@ extension PluginHost {
                 return .keyConflict(key: key, plugin: meta.name, providedBy: slot.origin ?? "host")
             }
         }
-        for key in meta.requiredStoreKeys where next.slotInfo(forKey: key) == nil {
-            if plugin.path == new.path, let user = dependents.first(where: { $0.metadata.providedStoreKeys.contains(key) }) {
-                return .requirementCycle(plugin: meta.name, chain: [meta.name, user.metadata.name, meta.name])
+        // A dependent's keys are still the old instance's while the new version registers: met, but
+        // by a plugin that requires the new version.
+        if plugin.path == new.path {
+            for key in meta.requiredStoreKeys {
+                if let user = dependents.first(where: { $0.metadata.providedStoreKeys.contains(key) }) {
+                    return .requirementCycle(plugin: meta.name, chain: [meta.name, user.metadata.name, meta.name])
+                }
             }
+        }
+        for key in meta.requiredStoreKeys where next.slotInfo(forKey: key) == nil {
             let reason = old.metadata.providedStoreKeys.contains(key)
                 ? "which \(new.metadata.name) \(new.metadata.version) no longer provides" : "no loaded plugin provides it"
             return .missingRequirement(plugin: meta.name, key: key, reason: reason)
