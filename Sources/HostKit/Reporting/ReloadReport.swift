@@ -21,6 +21,7 @@ public struct ReloadReport: Sendable {
 
     /// One plugin's (or file's) outcome.
     public struct Entry: Sendable {
+        /// What happened to it.
         public let action: Action
         /// The plugin's name, or the file's path for a file refused before its metadata was read.
         public let plugin: String
