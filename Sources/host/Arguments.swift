@@ -133,7 +133,9 @@ struct Arguments {
                                                          load plugins and get the service for KEY (awaited
                                                          if async; VALUE: its String, integer, floating
                                                          point or Bool parameters)
-               host serve [--plugins PATH]...            load and start plugins, run until SIGINT/SIGTERM
+               host serve [--plugins PATH]...            load and start plugins, run until SIGINT/SIGTERM;
+                                                         each SIGHUP reloads them (new, changed and
+                                                         removed plugin files)
                host help [COMMAND] | --help | --version
 
         PATH is a plugin file or a directory of *.so files; repeat --plugins for more. Without it, the

@@ -35,7 +35,11 @@ struct HostCommand {
             caught.yield((signal, report))
             caught.finish()
         }
-        defer { withExtendedLifetime(watch) {} }
+        // `serve` reloads on SIGHUP, caught from before the load too: its default action ends the process.
+        let reloads = serving ? ReloadSignals(host: host, probe: probe()) { report, signal in
+            Self.printReload(report, signal: signal)
+        } : nil
+        defer { withExtendedLifetime((watch, reloads)) {} }
         let report = host.load(sources, probe: probe())
         for problem in report.problems { Output.problem(problem) }
         let status = await use(host, report, signals: signals)
@@ -82,18 +86,30 @@ struct HostCommand {
         return report.hasProblems ? 1 : 0
     }
 
-    /// Says it is serving (SIGINT and SIGTERM are caught since before the load), waits for one of
-    /// them, whose watcher shut the plugins down (before `run`'s own shutdown, which then has nothing
-    /// left to do), and prints what happened. Returns false if a plugin's shutdown failed.
+    /// Says it is serving (SIGHUP, SIGINT and SIGTERM are caught since before the load; each SIGHUP
+    /// reloads the plugins meanwhile), waits for SIGINT or SIGTERM, whose watcher shut the plugins
+    /// down (before `run`'s own shutdown, which then has nothing left to do), and prints what
+    /// happened. Returns false if a plugin's shutdown failed.
     private func serve(_ host: PluginHost, _ report: LoadReport, signals: AsyncStream<(Int32, ShutdownReport)>) async -> Bool {
         Output.lines(report.loaded.map(\.summary)
-            + ["serving \(host.startedPlugins.count) plugin(s) (pid \(getpid())); SIGINT or SIGTERM stops"])
+            + ["serving \(host.startedPlugins.count) plugin(s) (pid \(getpid())); SIGHUP reloads; SIGINT or SIGTERM stops"])
         fflush(nil)  // stdout to a pipe or a file is buffered
         var iterator = signals.makeAsyncIterator()
         guard let (signal, shutdown) = await iterator.next() else { return true }
         Output.lines(["signal \(signal): shutting down"] + shutdown.lines)
         for entry in shutdown.problems { Output.problem(entry.summary) }
         return shutdown.problems.isEmpty
+    }
+
+    /// A reload's report on stdout under a line that names its signal, at once (stdout may be a pipe);
+    /// what it refused, and the hooks that failed, on stderr as the load's problems are.
+    private static func printReload(_ report: ReloadReport, signal: Int32) {
+        Output.lines(["reload (signal \(signal)):"] + report.lines)
+        for entry in report.entries {
+            if let error = entry.error { Output.problem(entry.summary, refusal: error) }
+        }
+        for entry in report.stopped.problems { Output.problem(entry.summary) }
+        fflush(nil)
     }
 
     /// With `--isolated`: this very program, as `host __probe FILE`.

@@ -31,8 +31,14 @@ enum Output {
     /// A refusal of HostKit's on stderr, with the flag of this command that would have let the file
     /// in, if one would (HostKit's description names the option of its API).
     static func problem(_ error: PluginLoadError) {
-        let flag = error.allowedBy.flatMap(Arguments.flag(for:))
-        problem(flag.map { "\(error); \($0) loads it anyway" } ?? error.description)
+        problem(error.description, refusal: error)
+    }
+
+    /// `line`, which tells of `refusal` (a reload's `kept` or `refused` entry), on stderr with the flag
+    /// that would have let the file in, as for a refusal of the load.
+    static func problem(_ line: String, refusal: PluginLoadError) {
+        let flag = refusal.allowedBy.flatMap(Arguments.flag(for:))
+        problem(flag.map { "\(line); \($0) loads it anyway" } ?? line)
     }
 
     /// Text of the host's own (the usage) on stderr. A stderr that has gone (a closed pipe) loses the
