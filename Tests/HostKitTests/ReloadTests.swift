@@ -152,6 +152,22 @@ struct PluginFolder {
         withExtendedLifetime(held) {}
     }
 
+    @Test func aReloadAfterAShutdownDoesNothing() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        plugins.host.shutdown()
+        try plugins.install("FixtureVersionTwo", as: versioned)
+        try plugins.install("FixtureVersionUser", as: user)
+        let report = plugins.host.reload()
+        #expect(report.afterShutdown && report.entries.isEmpty && report.hasProblems)
+        #expect(report.text == "not reloaded: the host was shut down")
+        #expect(script.events == ["start versioned 1", "shutdown versioned 1"])
+        #expect(plugins.host.startedPlugins.isEmpty)
+        // A load opens the host again: then a reload works.
+        plugins.host.load([])
+        #expect(plugins.host.reload().entries.map(\.action) == [.upgraded, .added])
+    }
+
     @Test func aHostileNewVersionLeavesTheOldOneServing() throws {
         let script = LifecycleScript()
         let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)

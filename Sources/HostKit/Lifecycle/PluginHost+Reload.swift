@@ -28,6 +28,9 @@ extension PluginHost {
     /// Each hook and close is bounded by `hookTimeout`. A service taken before stays the old
     /// version's object; code is never unloaded, so it stays callable.
     ///
+    /// After ``shutdown(timeout:)`` (and before the next load) a reload does nothing and says so
+    /// (``ReloadReport/afterShutdown``): it would start plugins that no shutdown stops.
+    ///
     /// Blocks the calling thread while hooks run and readers drain; loads and shutdowns wait for it.
     @discardableResult
     public func reload(probe: PluginProbe? = nil, drainTimeout: Duration = .seconds(10),
@@ -44,7 +47,12 @@ extension PluginHost {
     }
 
     private func reloadSerially(probe: PluginProbe?, limits: Limits) -> ReloadReport {
-        let (sources, published) = state.withLock { ($0.sources, $0.published) }
+        let (sources, published, isShutDown) = state.withLock { ($0.sources, $0.published, $0.isShutDown) }
+        guard !isShutDown else {
+            var report = ReloadReport()
+            report.afterShutdown = true
+            return report
+        }
         let pipeline = LoadPipeline(discovery: discovery)
         let (candidates, problems) = pipeline.discover(sources)
         // A file is opened again only if it is not a served plugin's file as it was loaded.

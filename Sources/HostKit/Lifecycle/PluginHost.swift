@@ -30,6 +30,9 @@ public final class PluginHost: Sendable {
         var published: [LoadedPlugin] = []
         /// Every source a load was given, each once, in order: what a reload scans again.
         var sources: [PluginSource] = []
+        /// Set by a shutdown, cleared by a load: a reload then does nothing (it would start plugins
+        /// that no shutdown stops, in a program on its way out).
+        var isShutDown = false
     }
 
     let state: Lock<State>
@@ -93,6 +96,7 @@ public final class PluginHost: Sendable {
     private func loadSerially(_ sources: [PluginSource], probe: PluginProbe?) -> LoadReport {
         state.withLock { state in
             for source in sources where !state.sources.contains(source) { state.sources.append(source) }
+            state.isShutDown = false
         }
         let pipeline = LoadPipeline(discovery: discovery)
         let (candidates, problems) = pipeline.discover(sources)
@@ -318,6 +322,7 @@ public final class PluginHost: Sendable {
         return loading.withLock { _ in
             let (stopping, locator) = state.withLock { state in
                 defer { state.started = [] }
+                state.isShutDown = true
                 return (state.started, state.current)
             }
             return Self.stop(stopping, in: locator, timeout: timeout)

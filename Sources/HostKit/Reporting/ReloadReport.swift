@@ -62,14 +62,18 @@ public struct ReloadReport: Sendable {
     /// they add up.
     public internal(set) var imagesMapped = 0
 
+    /// True if nothing was done because the host was shut down (and not loaded again since).
+    public internal(set) var afterShutdown = false
+
     /// The entries of `action`.
     public func entries(_ action: Action) -> [Entry] { entries.filter { $0.action == action } }
-    /// True if a change was refused, or a hook of an old version threw or hung.
-    public var hasProblems: Bool { entries.contains { $0.error != nil } || !stopped.problems.isEmpty }
+    /// True if a change was refused, a hook of an old version threw or hung, or the host was shut down.
+    public var hasProblems: Bool { afterShutdown || entries.contains { $0.error != nil } || !stopped.problems.isEmpty }
 
     /// One line per entry, the stopped hooks, and a last line with what is unchanged and mapped.
     public var lines: [String] {
-        entries.map(\.summary) + stopped.lines
+        if afterShutdown { return ["not reloaded: the host was shut down"] }
+        return entries.map(\.summary) + stopped.lines
             + ["unchanged: \(unchanged) plugin\(unchanged == 1 ? "" : "s"); plugin images mapped: \(imagesMapped)"]
     }
 
@@ -77,7 +81,7 @@ public struct ReloadReport: Sendable {
     public var text: String { lines.joined(separator: "\n") }
 
     /// The report as JSON: `{"changes": [{"action", "plugin", "path", "version", "previousVersion",
-    /// "error"}], "stopped": [lines], "unchanged", "imagesMapped"}`.
+    /// "error"}], "stopped": [lines], "unchanged", "imagesMapped", "afterShutdown"}`.
     public var json: String {
         struct Change: Encodable {
             let action: String, plugin: String, path: String
@@ -87,12 +91,14 @@ public struct ReloadReport: Sendable {
             let changes: [Change]
             let stopped: [String]
             let unchanged: Int, imagesMapped: Int
+            let afterShutdown: Bool
         }
         let changes = entries.map {
             Change(action: $0.action.rawValue, plugin: $0.plugin, path: $0.path, version: $0.version,
                    previousVersion: $0.previousVersion, error: $0.error?.description)
         }
-        return encodeJSON(Report(changes: changes, stopped: stopped.lines, unchanged: unchanged, imagesMapped: imagesMapped))
+        return encodeJSON(Report(changes: changes, stopped: stopped.lines, unchanged: unchanged, imagesMapped: imagesMapped,
+                                 afterShutdown: afterShutdown))
     }
 }
 
