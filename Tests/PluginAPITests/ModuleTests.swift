@@ -1,4 +1,4 @@
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 import Testing
 
 /// A module named after its type, with a greeter that needs a widget from elsewhere.
@@ -65,6 +65,26 @@ struct WidgetModule: Module {
             seen.append("\(try registrar.services.tryService(key: Keys.widget).serial)")
         })
         #expect(seen.all == ["Seen", "4"])
+    }
+
+    /// A factory that captures its registrar (for `registrar.services`) must not keep the locator alive
+    /// from one of the locator's own slots: a plugin host waits for a replaced locator to go before it
+    /// stops the old version of a plugin. (The resolver is a host's, as a host lends: one this locator
+    /// makes for itself reads it, and a factory that captures that one keeps it alive.)
+    @Test func aFactoryThatCapturesItsRegistrarKeepsNoLocatorAlive() throws {
+        var locator: ServiceLocator? = ServiceLocator()
+        weak let watched = locator
+        let host = ServiceResolver(source: ServiceSource(ServiceLocator()))
+        let module = ClosureModule(name: "Captures") { registrar in
+            // As a plugin in Swift 5 language mode may, where the registrar's missing Sendable is a warning.
+            nonisolated(unsafe) let captured = registrar
+            // `many`: the slot keeps its factory (a lazy one lets it go once the service is made).
+            try registrar.addService(key: Keys.widget, mode: .many) { _ = captured.services; return Widget(serial: 1) }
+        }
+        try locator?.addModule(module, services: host)
+        #expect(try locator?.tryService(key: Keys.widget).serial == 1)
+        locator = nil
+        #expect(watched == nil)
     }
 
     @Test func moduleThatThrowsLeavesNothingBehind() throws {

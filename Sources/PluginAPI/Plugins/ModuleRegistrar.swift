@@ -6,8 +6,10 @@ public final class ModuleRegistrar: ServiceRegistry {
     /// capture it to get other services when they run; during registration the module's own slots
     /// are not there yet. In a plugin host it follows the host's current services.
     public let services: ServiceResolver
-    /// The locator the slots go to: the registrar's own business, never handed to the module.
-    private let locator: ServiceLocator
+    /// The locator the slots go to: the registrar's own business, never handed to the module. Let go
+    /// at ``close()``: a factory that captured the registrar would otherwise keep the locator alive
+    /// from inside one of its own slots, for good (a host waits for a replaced locator to go).
+    private var locator: ServiceLocator?
     /// The name of the module being registered.
     let module: String
     private let replace: Bool
@@ -32,7 +34,7 @@ public final class ModuleRegistrar: ServiceRegistry {
     /// (always: `replace` is about slots already in the locator, and a module adding one key twice is
     /// a mistake in the module).
     func stage(_ registration: ServiceRegistration, replace: Bool) throws {
-        guard !isClosed else { throw ServiceLocatorError.registrationClosed(module: module) }
+        guard !isClosed, let locator else { throw ServiceLocatorError.registrationClosed(module: module) }
         let key = registration.key
         let slotKey = SlotKey(key)
         if stagedKeys.contains(slotKey) {
@@ -55,6 +57,9 @@ public final class ModuleRegistrar: ServiceRegistry {
 
     func close() {
         isClosed = true
+        locator = nil
+        // The slots are the locator's now; a registrar captured by a factory keeps none of them.
+        staged = []
     }
 }
 

@@ -15,7 +15,10 @@ struct VersionUser: Plugin {
     func registerServices(in registrar: ModuleRegistrar) throws {
         let services = registrar.services
         try registrar.addLazyService(key: Self.user) { "user of \(try services.tryService(key: versionedKey))" }
-        try registrar.addService(key: Self.now, mode: .many) { "user of \(try services.tryService(key: versionedKey))" }
+        // Captures the registrar itself, as a plugin in Swift 5 language mode may (`registrar.services`
+        // in the factory; the registrar's missing Sendable is only a warning there).
+        nonisolated(unsafe) let captured = registrar
+        try registrar.addService(key: Self.now, mode: .many) { "user of \(try captured.services.tryService(key: versionedKey))" }
     }
 
     func start(services: ServiceResolver) async throws {
