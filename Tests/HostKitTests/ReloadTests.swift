@@ -86,7 +86,11 @@ struct PluginFolder {
         #expect(script.events == ["start versioned 1", "start user", "start versioned 2", "start user",
                                   "shutdown user", "shutdown versioned 1"])
         #expect(host.startedPlugins == ["fixture-versioned", "fixture-versioned-user"])
-        #expect(host.shutdown().entries.map(\.summary).prefix(2) == ["stopped fixture-versioned-user", "stopped fixture-versioned"])
+        // The restarted user serves the same pool (a static of its image): the old instance's stop
+        // did not close what the new one serves.
+        #expect(try host.locator.tryService(key: ServiceLocatorEasyKey<String>(name: "fixture.versioned.user.pool.state")) == "open")
+        #expect(host.shutdown().entries.map(\.summary).prefix(2) == ["stopped fixture-versioned-user", "closed fixture-versioned-user: fixture.versioned.user.pool"])
+        #expect(try host.locator.tryService(key: ServiceLocatorEasyKey<String>(name: "fixture.versioned.user.pool.state")) == "closed")
     }
 
     @Test func aNewVersionThatFailsToStartLeavesTheOldOneServing() throws {

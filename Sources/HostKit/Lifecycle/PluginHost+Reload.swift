@@ -154,14 +154,15 @@ extension PluginHost {
                 let unstarted = registered.map {
                     StartedPlugin(name: $0.plugin.metadata.name, module: $0.module, keys: $0.plugin.metadata.providedStoreKeys)
                 }
-                report.stopped.entries += Self.stop(unstarted, in: next, timeout: limits.hook, runningHooks: false).entries
+                report.stopped.entries += Self.stop(unstarted, in: next, timeout: limits.hook, runningHooks: false,
+                                                    keeping: locator).entries
                 return keep(error)
             }
         }
         next.setReadOnly(denyClone: false)
         let (started, dropped) = start(registered, in: next, services: services)
         if let failure = dropped.first {
-            report.stopped.entries += Self.stop(started, in: next, timeout: limits.hook).entries
+            report.stopped.entries += Self.stop(started, in: next, timeout: limits.hook, keeping: locator).entries
             return keep(failure.error)
         }
         var (previous, retiring): (ServiceLocator?, [StartedPlugin]) = swap(to: next, builtBy: source) { state in
@@ -241,6 +242,6 @@ extension PluginHost {
             pause = min(pause * 2, 10_000)
         }
         // (A host's locator never refuses a clone; without one, nothing is closed rather than the new ones.)
-        return Self.stop(plugins, in: closing ?? ServiceLocator(), timeout: limits.hook)
+        return Self.stop(plugins, in: closing ?? ServiceLocator(), timeout: limits.hook, keeping: locator)
     }
 }

@@ -286,8 +286,9 @@ public final class PluginHost: Sendable {
             }
             if let error {
                 failed.add(meta)
-                // What it made is closed, as at shutdown: taken before its slots go.
-                var seen: Set<ObjectIdentifier> = []
+                // What it made is closed, as at shutdown: taken before its slots go. Not what the
+                // published locator serves (the same object, from a plugin registered again).
+                var seen = Self.servedInstances(in: self.locator)
                 let keys = meta.providedStoreKeys
                 let closables = Self.existingClosables(keys, in: locator, seen: &seen)
                 // At once, from the locator every resolver of this load reads: the hooks that run
@@ -332,9 +333,11 @@ public final class PluginHost: Sendable {
     /// Runs the shutdown hooks of `plugins` in reverse start order, each followed by the closing of
     /// its services that exist in `locator` and are closable, then closes what a later hook made;
     /// each hook and each close bounded by `timeout`. Without `runningHooks`, only closes (for plugins
-    /// registered and never started).
+    /// registered and never started). An instance that `served` serves (the locator published, when
+    /// the plugins stopped are an old version or a refused new one) is not closed: a plugin registered
+    /// again from its image may serve the same object (a static) from its new instance.
     static func stop(_ plugins: [StartedPlugin], in locator: ServiceLocator, timeout: Duration,
-                     runningHooks: Bool = true) -> ShutdownReport {
+                     runningHooks: Bool = true, keeping served: ServiceLocator? = nil) -> ShutdownReport {
         var report = ShutdownReport()
         let clock = ContinuousClock()
         func run(_ plugin: String, service: String?, _ body: @escaping @Sendable () async throws -> Void) {
@@ -345,7 +348,7 @@ public final class PluginHost: Sendable {
                                                        duration: clock.now - begin))
         }
         // One instance registered under several keys (or by several plugins) is closed once.
-        var closed: Set<ObjectIdentifier> = []
+        var closed = served.map(servedInstances) ?? []
         var closedKeys: Set<String> = []
         for plugin in plugins.reversed() {
             if runningHooks { run(plugin.name, service: nil) { try await plugin.module.module.shutdown() } }
@@ -363,6 +366,15 @@ public final class PluginHost: Sendable {
             }
         }
         return report
+    }
+
+    /// The instances of classes that `locator` serves now (made already), under any key.
+    static func servedInstances(in locator: ServiceLocator) -> Set<ObjectIdentifier> {
+        Set(locator.slots.compactMap { slot in
+            locator.existingService(forKey: slot.key).flatMap { service in
+                type(of: service) is AnyClass ? ObjectIdentifier(service as AnyObject) : nil
+            }
+        })
     }
 
     /// The `ClosableService`s that exist under `keys` in `locator`, in the order of `keys`: only what
