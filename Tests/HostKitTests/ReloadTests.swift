@@ -14,16 +14,19 @@ struct PluginFolder {
     let folder: TemporaryFolder
     let host: PluginHost
 
-    init(_ files: [String: String], script: LifecycleScript) throws {
+    /// `files` (file name to built product) installed in a new folder, loaded from `source` (the folder).
+    init(_ files: [String: String], script: LifecycleScript,
+         source: (TemporaryFolder) -> PluginSource = { .directory($0.path) }) throws {
         folder = try TemporaryFolder()
         for (name, product) in files { try folder.install(product, as: name) }
         host = try script.host()
-        let report = host.load([.directory(folder.path)])
+        let report = host.load([source(folder)])
         #expect(report.problems.isEmpty, "\(report.problems)")
     }
 
     func install(_ product: String, as name: String) throws { try folder.install(product, as: name) }
     func remove(_ name: String) throws { try FileManager.default.removeItem(atPath: folder.file(name)) }
+    func move(_ name: String, to other: String) throws { try FileManager.default.moveItem(atPath: folder.file(name), toPath: folder.file(other)) }
 }
 
 /// Reloads: plugins added, upgraded and withdrawn in a running host, built for real (the fixtures
@@ -251,9 +254,10 @@ struct PluginFolder {
         #expect(script.events.suffix(2) == ["shutdown user", "shutdown versioned 1"])
     }
 
-    @Test func aFolderThatBecameUntrustedKeepsItsPluginsServing() throws {
+    @Test(arguments: ["", "/"])
+    func aFolderThatBecameUntrustedKeepsItsPluginsServing(ending: String) throws {
         let script = LifecycleScript()
-        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script) { .directory($0.path + ending) }
         #expect(chmod(plugins.folder.path, 0o777) == 0)
         defer { chmod(plugins.folder.path, 0o755) }
         let report = plugins.host.reload()
@@ -264,6 +268,47 @@ struct PluginFolder {
         }
         #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")
         #expect(script.events == ["start versioned 1"])
+    }
+
+    @Test func aServedFileMovedToAnotherNameIsTheSamePluginAndCanBeUpgradedThere() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        try plugins.move(versioned, to: "libversioned-1.so")
+        // The loader answers the new name with the image it has (same file): the same plugin, moved.
+        let moved = plugins.host.reload()
+        #expect(moved.entries.isEmpty, "\(moved.text)")
+        #expect(moved.unchanged == 1)
+        #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")
+        try plugins.install("FixtureVersionTwo", as: "libversioned-1.so")
+        let upgrade = plugins.host.reload()
+        #expect(upgrade.entries.map(\.action) == [.upgraded], "\(upgrade.text)")
+        #expect(try plugins.host.locator.tryService(key: versionedKey) == "2")
+        #expect(script.events == ["start versioned 1", "start versioned 2", "shutdown versioned 1"])
+    }
+
+    @Test func aPluginGivenAsAFileIsWithdrawnWhenTheFileIsGone() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script) { .file($0.file("libversioned.so")) }
+        try plugins.remove(versioned)
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.action) == [.withdrawn], "\(report.text)")
+        #expect(plugins.host.locator.getService(key: versionedKey) == nil)
+    }
+
+    @Test func aNewFileRefusedBeforeItsNameIsReadKeepsThePluginWhoseFileWentInItsFolder() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        try plugins.remove(versioned)
+        try plugins.install("FixtureBadMagic", as: "libversioned-2.so")
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.action) == [.refused, .kept], "\(report.text)")
+        guard case .badMagic? = report.entries.last?.error else {
+            Issue.record("not kept for the new file's refusal: \(report.text)")
+            return
+        }
+        #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")
+        // Refused before already, the file no longer holds the plugin back.
+        #expect(plugins.host.reload().entries.map(\.action) == [.refused, .withdrawn])
     }
 
     @Test func twoFilesOfOnePluginKeepTheServedOne() throws {

@@ -55,20 +55,41 @@ extension PluginHost {
         }
         let pipeline = LoadPipeline(discovery: discovery)
         let (candidates, problems) = pipeline.discover(sources)
-        // A file is opened again only if it is not a served plugin's file as it was loaded.
-        let servedIdentity = Dictionary(published.map { ($0.path, $0.candidate?.identity) }) { first, _ in first }
+        // A file is opened again only if it is not a served plugin's file as it was loaded (two plugins
+        // may have come from one path), nor a library a served plugin links: the loader keeps the copy
+        // it mapped, and a file put over it would only be mapped beside it.
+        var servedFiles: [String: Set<FileIdentity>] = [:]
+        for plugin in published {
+            if let identity = plugin.candidate?.identity { servedFiles[plugin.path, default: []].insert(identity) }
+        }
+        let linked = Set(published.flatMap(\.linkedLibraries))
         let unchanged = Set(candidates.filter { candidate in
-            servedIdentity[candidate.realPath].map { $0 != nil && $0 == candidate.identity } ?? false
+            candidate.identity.map { servedFiles[candidate.realPath]?.contains($0) == true } ?? false
         }.map(\.realPath))
-        let fresh = candidates.filter { !unchanged.contains($0.realPath) }
+        let fresh = candidates.filter { candidate in
+            !unchanged.contains(candidate.realPath)
+                && ![candidate.realPath, candidate.path].contains { linked.contains(String($0.split(separator: "/").last ?? "")) }
+        }
+        let seenBefore = Set(fresh.filter(PluginLoader.hasOpened).map(\.realPath))
         var load = Load()
         let opened = open(fresh, with: pipeline, probe: probe, into: &load)
         markLibraries(of: published + opened, among: fresh, in: &load.outcome)
         let refused = fresh.compactMap { candidate in
-            load.outcome[candidate.realPath]?.error.map { (path: candidate.realPath, error: $0) }
+            load.outcome[candidate.realPath]?.error.map {
+                (path: candidate.realPath, error: $0, isNew: !seenBefore.contains(candidate.realPath))
+            }
         }
         let plan = ReloadPlan(published: published, unchanged: unchanged, opened: opened, refused: refused,
                               problems: problems)
+        if !plan.moved.isEmpty {
+            state.withLock { state in
+                for plugin in plan.moved {
+                    if let index = state.published.firstIndex(where: { $0.metadata.name == plugin.metadata.name }) {
+                        state.published[index] = plugin
+                    }
+                }
+            }
+        }
         var report = ReloadReport()
         report.entries = plan.decided
         if !plan.withdrawals.isEmpty {

@@ -15,6 +15,8 @@ public struct LoadedPlugin: Sendable {
     var linkedLibraries: [String] = []
     /// The file as discovery checked it, for a probe child to open it without checking it again.
     var candidate: PluginCandidate?
+    /// The dynamic loader's handle of the image, as a number: one image under two paths is one plugin.
+    var image: UInt?
 
     init(path: String, metadata: PluginMetadata, libraries: [LibraryVersion], linkedLibraries: [String] = [],
          candidate: PluginCandidate? = nil, makeModule: @escaping @Sendable () -> any Module) {
@@ -24,5 +26,15 @@ public struct LoadedPlugin: Sendable {
         self.linkedLibraries = linkedLibraries
         self.candidate = candidate
         self.makeModule = makeModule
+    }
+}
+
+extension LoadedPlugin {
+    /// The same image, found at `candidate`'s path (moved or linked there since it was opened).
+    func moved(to candidate: PluginCandidate) -> LoadedPlugin {
+        var plugin = LoadedPlugin(path: candidate.realPath, metadata: metadata, libraries: libraries,
+                                  linkedLibraries: linkedLibraries, candidate: candidate, makeModule: makeModule)
+        plugin.image = image
+        return plugin
     }
 }

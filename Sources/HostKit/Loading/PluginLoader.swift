@@ -11,21 +11,30 @@ enum PluginLoader {
         /// The file discovery checked, and what came of it: the plugin, or the refusal (with what the
         /// plugin says of itself when its descriptor could be read safely).
         var files: [(identity: FileIdentity?, inspection: PluginInspection)] = []
-        /// How many images of the path the loader mapped: the next one is opened under another spelling.
-        var images = 0
+        /// The file of the image last mapped from the path.
+        var mapped: FileIdentity?
+        /// How many times the path was handed to `dlopen`: the next time under another spelling. (A
+        /// spelling the loader answered with an image it had is an alias of that image from then on.)
+        var opens = 0
     }
 
     private struct State {
         var opened: [String: Opened] = [:]
-        /// The loader's handles of every image opened: one handed back again is an image loaded before.
-        var handles: Set<UInt> = []
+        /// Every image mapped, by the loader's handle, and what it held: one handed back again is an
+        /// image loaded before.
+        var images: [UInt: PluginInspection] = [:]
     }
 
     private static let state = Lock(State())
 
     /// How many plugin images this process has mapped: each stays mapped until the process ends,
     /// served or not (a version replaced, withdrawn or refused after its file was opened).
-    static var imageCount: Int { state.withLock { $0.handles.count } }
+    static var imageCount: Int { state.withLock { $0.images.count } }
+
+    /// Whether `candidate`'s file (its path with the identity discovery read) was opened before.
+    static func hasOpened(_ candidate: PluginCandidate) -> Bool {
+        state.withLock { $0.opened[candidate.realPath]?.files.contains { $0.identity == candidate.identity } ?? false }
+    }
 
     /// The plugin in `candidate`'s file, or why it is refused.
     static func load(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
@@ -39,43 +48,45 @@ enum PluginLoader {
     /// A path opened before, whose file discovery now reads with another identity, was replaced: the
     /// dynamic loader would hand back the image it mapped from that path (it matches the name first),
     /// so the new file is opened under another spelling of its path (a slash doubled: one more per
-    /// image), which the loader does not match, and which keeps the folder (`$ORIGIN`) the same. New
-    /// contents written into the loaded file itself are refused: the loader matches device and inode
-    /// too, and hands back the old image.
+    /// open), which the loader does not match, and which keeps the folder (`$ORIGIN`) the same. The
+    /// loader also matches device and inode: a file mapped before under another path (moved, or
+    /// linked) is that image, under its new path; new contents written into a mapped file are refused.
     static func inspect(_ candidate: PluginCandidate) -> PluginInspection {
         let path = candidate.realPath
-        let (known, images): (PluginInspection?, Int) = state.withLock { state in
-            let opened = state.opened[path]
-            return (opened?.files.last { $0.identity == candidate.identity }?.inspection, opened?.images ?? 0)
+        let (known, opened): (PluginInspection?, Opened) = state.withLock { state in
+            let opened = state.opened[path] ?? Opened()
+            return (opened.files.last { $0.identity == candidate.identity }?.inspection, opened)
         }
         if let known { return known }
-        if images > 0, let identity = candidate.identity,
-           let loaded = state.withLock({ $0.opened[path]?.files.last?.identity }), loaded.isSameFile(as: identity) {
+        if let identity = candidate.identity, let mapped = opened.mapped, mapped.isSameFile(as: identity) {
             return PluginInspection(path: path, plugin: nil, refusal: .changedInPlace(path: path))
         }
         // dlopen runs the library's initializers: done outside the lock, then the first result wins.
-        let (result, handle) = open(candidate, spelling: spelling(of: path, image: images))
+        let (opening, handle) = open(candidate, spelling: spelling(of: path, image: opened.opens))
         return state.withLock { state in
             if let known = state.opened[path]?.files.last(where: { $0.identity == candidate.identity })?.inspection {
                 return known
             }
-            if let handle { state.handles.insert(handle) }
+            var result = opening
+            if let handle, let image = state.images[handle] {
+                // The loader matched the file itself: an image mapped before from another path.
+                result = image.plugin?.path == path ? PluginInspection(path: path, plugin: nil, refusal: .changedInPlace(path: path))
+                    : PluginInspection(path: path, plugin: image.plugin?.moved(to: candidate), refusal: image.refusal)
+            } else if let handle {
+                state.images[handle] = result
+                state.opened[path, default: Opened()].mapped = candidate.identity
+            }
             state.opened[path, default: Opened()].files.append((candidate.identity, result))
-            if handle != nil { state.opened[path, default: Opened()].images += 1 }
+            state.opened[path, default: Opened()].opens += 1
             return result
         }
     }
 
-    /// The name `dlopen` gets for the `image`th image of the real path `path`: the path itself at
-    /// first, then with the slash before the file name doubled `image` times.
-    static func spelling(of path: String, image: Int) -> String {
-        guard image > 0, let slash = path.lastIndex(of: "/") else { return path }
-        return path[..<slash] + String(repeating: "/", count: image) + path[slash...]
-    }
-
-    /// Whether the loader handed back an image opened before (then the file was not the one checked).
-    private static func isKnown(_ handle: UInt) -> Bool {
-        state.withLock { $0.handles.contains(handle) }
+    /// The name `dlopen` gets for the `count`th open of the real path `path`: the path itself at
+    /// first, then with the slash before the file name doubled `count` times.
+    static func spelling(of path: String, image count: Int) -> String {
+        guard count > 0, let slash = path.lastIndex(of: "/") else { return path }
+        return path[..<slash] + String(repeating: "/", count: count) + path[slash...]
     }
 
     /// Opens the file and reads the header its entry returns.
@@ -84,8 +95,9 @@ enum PluginLoader {
         let path = candidate.realPath
         let library = try DynamicLibrary.open(path, as: spelling, dynamic: candidate.dynamic,
                                               allowUntrustedLibraries: candidate.allowUntrusted)
-        if isKnown(library.handleID) { throw .changedInPlace(path: path) }
         opened = library.handleID
+        // An image mapped before: what it held is known, and its entry is not called again.
+        if state.withLock({ $0.images[library.handleID] != nil }) { throw .changedInPlace(path: path) }
         guard let symbol = library.symbol(PluginHeader.Layout.entrySymbol) else {
             throw .missingEntrySymbol(path: path, symbol: PluginHeader.Layout.entrySymbol)
         }
@@ -110,7 +122,7 @@ enum PluginLoader {
 
     /// Opens the file (its libraries checked first), reads its header and checks the library
     /// versions it records against the loaded copies; only then is its descriptor read.
-    /// Also returns the loader's handle of the image it mapped, if it mapped a new one.
+    /// Also returns the loader's handle of the image it opened, if `dlopen` succeeded.
     private static func open(_ candidate: PluginCandidate, spelling: String) -> (PluginInspection, UInt?) {
         let path = candidate.realPath
         let library: DynamicLibrary, header: PluginHeader
@@ -129,8 +141,9 @@ enum PluginLoader {
         let refusal = mismatches.isEmpty ? nil : PluginLoadError.incompatibleLibraries(path: path, mismatches: mismatches)
         do {
             let descriptor = try header.checkedDescriptor(path: path)
-            let plugin = LoadedPlugin(path: path, metadata: descriptor.metadata, libraries: header.libraries,
+            var plugin = LoadedPlugin(path: path, metadata: descriptor.metadata, libraries: header.libraries,
                                       linkedLibraries: needed ?? [], candidate: candidate) { descriptor.makeModule() }
+            plugin.image = library.handleID
             return (PluginInspection(path: path, plugin: plugin, refusal: refusal), handle)
         } catch {
             return (PluginInspection(path: path, plugin: nil, refusal: refusal ?? error), handle)

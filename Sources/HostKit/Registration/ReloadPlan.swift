@@ -6,9 +6,11 @@
 /// - a plugin of a served name is an **upgrade** of it, unless the served one's file is still there,
 ///   unchanged (then two files hold the plugin: the new one is refused, the served one **kept**);
 /// - a served plugin whose name no file holds any more is **withdrawn**, unless a file refused
-///   now lies at its path (then it is **kept**: that file may be its next version), or its folder is
-///   refused (untrusted now, say: not gone), or plugins that stay require its keys (**kept**,
-///   ``PluginLoadError/stillRequired(plugin:requiredBy:)``).
+///   now lies at its path or a new file refused before its name could be read lies in its folder
+///   (then it is **kept**: that file may be its next version), or its folder is refused (untrusted
+///   now, say: not gone), or plugins that stay require its keys (**kept**,
+///   ``PluginLoadError/stillRequired(plugin:requiredBy:)``);
+/// - a served plugin's image found under another path (its file moved, or linked) is the same plugin.
 struct ReloadPlan {
     private(set) var upgrades: [(old: LoadedPlugin, new: LoadedPlugin)] = []
     private(set) var additions: [LoadedPlugin] = []
@@ -16,12 +18,16 @@ struct ReloadPlan {
     private(set) var withdrawals: [LoadedPlugin] = []
     /// The `kept` and `refused` outcomes decided here.
     private(set) var decided: [ReloadReport.Entry] = []
+    /// Served plugins whose image was found at another path (the file moved, or was linked there):
+    /// unchanged, served on, known by their new path from now on.
+    private(set) var moved: [LoadedPlugin] = []
 
     /// `published`: the plugins served, in publication order. `unchanged`: the real paths of their
     /// files found unchanged. `opened`: the other files that hold a plugin (in discovery order);
-    /// `refused`: the other files, with why each was refused; `problems`: what discovery refused.
+    /// `refused`: the other files, with why each was refused, and whether the file is new (not
+    /// refused at an earlier load or reload); `problems`: what discovery refused.
     init(published: [LoadedPlugin], unchanged: Set<String>, opened: [LoadedPlugin],
-         refused: [(path: String, error: PluginLoadError)], problems: [PluginLoadError]) {
+         refused: [(path: String, error: PluginLoadError, isNew: Bool)], problems: [PluginLoadError]) {
         let byName = Dictionary(published.map { ($0.metadata.name, $0) }) { first, _ in first }
         var staying = Set(published.filter { unchanged.contains($0.path) }.map(\.metadata.name))
         var upgraded: [String: LoadedPlugin] = [:]
@@ -29,6 +35,11 @@ struct ReloadPlan {
             let name = plugin.metadata.name
             guard let served = byName[name] else {
                 additions.append(plugin)
+                continue
+            }
+            if plugin.image != nil, plugin.image == served.image {
+                // The served image itself, under another path: no version to change.
+                if staying.insert(name).inserted { moved.append(plugin) }
                 continue
             }
             if staying.contains(name) {
@@ -46,16 +57,19 @@ struct ReloadPlan {
         let servedAt = Dictionary(published.flatMap { plugin in
             [plugin.path, plugin.candidate?.path].compactMap { $0 }.map { ($0, plugin) }
         }) { first, _ in first }
-        for (path, error) in refused + problems.map({ ($0.subject, $0) }) {
+        for (path, error) in refused.map({ ($0.path, $0.error) }) + problems.map({ ($0.subject, $0) }) {
             if let served = servedAt[path], upgraded[served.metadata.name] == nil {
+                // A file given by its path and gone now is gone: withdrawn below, which says so.
+                if error == .notFound(path: path) { continue }
                 staying.insert(served.metadata.name)
                 decided.append(ReloadReport.Entry(.kept, served, error: error))
                 continue
             }
             // A folder refused (now untrusted, say), not gone: the plugins found in it stay.
+            let folder = Self.withoutTrailingSlashes(path) + "/"
             let inside = published.filter { plugin in
                 guard case .notFound = error else {
-                    return [plugin.path, plugin.candidate?.path].contains { $0?.hasPrefix(path + "/") == true }
+                    return [plugin.path, plugin.candidate?.path].contains { $0?.hasPrefix(folder) == true }
                         && upgraded[plugin.metadata.name] == nil && !staying.contains(plugin.metadata.name)
                 }
                 return false
@@ -66,14 +80,39 @@ struct ReloadPlan {
                 decided.append(ReloadReport.Entry(.kept, plugin, error: error))
             }
         }
-        // Gone: neither found nor upgraded. Kept while a plugin that stays requires one of its keys.
-        var leaving = published.filter { !staying.contains($0.metadata.name) && upgraded[$0.metadata.name] == nil }
+        // Gone: neither found nor upgraded. Kept while a new file in its folder was refused before its
+        // name could be read (it may be the next version, under a new name), and while a plugin that
+        // stays requires one of its keys.
+        var newlyRefusedIn: [String: PluginLoadError] = [:]
+        for (path, error, isNew) in refused where isNew && newlyRefusedIn[Self.folder(of: path)] == nil {
+            newlyRefusedIn[Self.folder(of: path)] = error
+        }
+        var leaving: [LoadedPlugin] = []
+        for plugin in published where !staying.contains(plugin.metadata.name) && upgraded[plugin.metadata.name] == nil {
+            if let error = newlyRefusedIn[Self.folder(of: plugin.path)] {
+                decided.append(ReloadReport.Entry(.kept, plugin, error: error))
+            } else {
+                leaving.append(plugin)
+            }
+        }
         while let index = leaving.indices.first(where: { !Self.users(of: leaving[$0], among: published, leaving: leaving).isEmpty }) {
             let plugin = leaving.remove(at: index)
             let users = Self.users(of: plugin, among: published, leaving: leaving + [plugin])
             decided.append(ReloadReport.Entry(.kept, plugin, error: .stillRequired(plugin: plugin.metadata.name, requiredBy: users)))
         }
         withdrawals = leaving
+    }
+
+    /// `path` without the slashes at its end (`/srv/plugins/` as a source names `/srv/plugins`).
+    private static func withoutTrailingSlashes(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+
+    /// The folder of the file `path`.
+    private static func folder(of path: String) -> String {
+        String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
     }
 
     /// The names of the plugins of `published`, not `leaving`, that require a key `plugin` provides.
