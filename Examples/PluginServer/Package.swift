@@ -53,7 +53,7 @@ let package = Package(
         ], swiftSettings: swift6),
         .target(name: "FixtureRouteSupport", dependencies: [pluginAPI, contracts],
                 path: "Tests/PluginFixtures/FixtureRouteSupport", swiftSettings: swift6),
-        // Starts the built server on loopback and sends it real requests with curl.
+        // Starts the built server on loopback and sends it real requests (curl, and a client of its own).
         .testTarget(name: "PluginServerTests", swiftSettings: swift6),
     ] + plugins.map(\.1)
 )
