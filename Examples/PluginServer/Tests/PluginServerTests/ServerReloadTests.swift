@@ -54,6 +54,7 @@ import Testing
         kill(server.processIdentifier, SIGTERM)
         try await waitForExit(server)
         #expect(server.terminationReason == .exit && server.terminationStatus == 0)
+        try expectNoSanitizerReport(in: log)
     }
 
     /// A plugin's file removed, then SIGHUP: its route answers 404 once the reload is done, and the
@@ -98,6 +99,7 @@ import Testing
         kill(server.processIdentifier, SIGTERM)
         try await waitForExit(server)
         #expect(server.terminationReason == .exit && server.terminationStatus == 0)
+        try expectNoSanitizerReport(in: log)
     }
 
     /// Deploys `version` over the versioned route's file, sends SIGHUP, waits for the reload's routes
@@ -117,6 +119,12 @@ import Testing
         let staged = file.path + ".\(UUID().uuidString).new"
         try FileManager.default.copyItem(atPath: builtProducts.appendingPathComponent("lib\(product).so").path, toPath: staged)
         guard rename(staged, file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
+    /// A server built with a sanitizer writes its reports to its log (and exits 66 after one).
+    private func expectNoSanitizerReport(in log: URL) throws {
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(!text.contains("Sanitizer"), "\(text.split(separator: "\n").filter { $0.contains("Sanitizer") }.prefix(3))")
     }
 
     /// The server's threads now.
