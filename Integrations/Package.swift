@@ -31,19 +31,24 @@ let package = Package(
         .target(name: "PluginHostLogging",
                 dependencies: [hostKit, pluginAPI, .product(name: "Logging", package: "swift-log")],
                 swiftSettings: swift6),
-        // A ServiceLifecycle Service that runs a PluginHost in a ServiceGroup.
+        // A ServiceLifecycle Service that runs a PluginHost in a ServiceGroup (and reloads it on SIGHUP).
         .target(name: "PluginHostLifecycle",
                 dependencies: [hostKit, "PluginHostLogging",
-                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                               .product(name: "UnixSignals", package: "swift-service-lifecycle")],
                 swiftSettings: swift6),
         .testTarget(name: "PluginHostIntegrationsTests",
                     dependencies: ["PluginHostLogging", "PluginHostLifecycle", hostKit, pluginAPI,
                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                    .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                                   .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                                    // Built beside the tests, which load them.
                                    .product(name: "ClockPlugin", package: rootIdentity),
                                    .product(name: "GreeterPlugin", package: rootIdentity),
-                                   .product(name: "NotesPlugin", package: rootIdentity)],
+                                   .product(name: "NotesPlugin", package: rootIdentity),
+                                   // Two versions of one plugin: the reload tests.
+                                   .product(name: "FixtureVersionOne", package: rootIdentity),
+                                   .product(name: "FixtureVersionTwo", package: rootIdentity)],
                     swiftSettings: swift6),
     ]
 )

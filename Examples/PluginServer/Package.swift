@@ -25,6 +25,9 @@ let plugins = [plugin("HelloRoutePlugin", also: ["HelloRoute"]), plugin("Counter
     // Misbehaving route plugins the tests load beside the good ones (inert unless PLUGIN_SERVER_FIXTURES is set).
     plugin("FixtureConflictRoutes", in: "Tests/PluginFixtures"),
     plugin("FixtureBlockingRoute", in: "Tests/PluginFixtures"),
+    // One route plugin in two versions (code in FixtureRouteSupport, linked into each): the reload tests.
+    plugin("FixtureRouteOne", in: "Tests/PluginFixtures", also: ["FixtureRouteSupport"]),
+    plugin("FixtureRouteTwo", in: "Tests/PluginFixtures", also: ["FixtureRouteSupport"]),
 ]
 
 let package = Package(
@@ -48,7 +51,9 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swift6),
-        // Starts the built server on loopback and sends it real requests with curl.
+        .target(name: "FixtureRouteSupport", dependencies: [pluginAPI, contracts],
+                path: "Tests/PluginFixtures/FixtureRouteSupport", swiftSettings: swift6),
+        // Starts the built server on loopback and sends it real requests (curl, and a client of its own).
         .testTarget(name: "PluginServerTests", swiftSettings: swift6),
     ] + plugins.map(\.1)
 )

@@ -4,6 +4,7 @@ import Logging
 import PluginHostLogging
 import ServiceLifecycle
 import Synchronization
+import UnixSignals
 
 /// Runs a ``PluginHost`` as a service of a `ServiceGroup`: when the group runs, it loads and starts
 /// the plugins (a bad plugin is logged and skipped); on graceful shutdown (SIGTERM or SIGINT through
@@ -19,24 +20,36 @@ import Synchronization
 /// ```
 ///
 /// Another service that needs the plugins' services waits for ``loaded()`` first.
+///
+/// While it runs, each of `reloadSignals` (SIGHUP unless told otherwise) reloads the plugins, as
+/// ``reload()`` does: new files are added, a file renamed over a plugin's upgrades it, a plugin whose
+/// file is gone is withdrawn (``PluginHost/reload(probe:drainTimeout:hookTimeout:)``). `onReload`
+/// hears every reload's report, so that a server can take up what changed.
 public struct PluginHostService: Service {
     /// The host whose plugins this service loads and shuts down.
     public let host: PluginHost
     private let sources: [PluginSource]
     private let probe: PluginProbe?
     private let shutdownTimeout: Duration
+    private let reloadSignals: [UnixSignal]
     private let logger: Logger
+    private let onReload: @Sendable (ReloadReport) async -> Void
     private let report: LoadSignal
 
     /// A service that loads `sources` into `host` (first in child processes, with a `probe`) and
-    /// logs to `logger`.
+    /// logs to `logger`. While it runs, each of `reloadSignals` (none if empty) reloads the plugins;
+    /// `onReload` is called with the report of every reload, whether a signal or ``reload()`` asked
+    /// for it, once the report is logged.
     public init(host: PluginHost, sources: [PluginSource], probe: PluginProbe? = nil,
-                shutdownTimeout: Duration = .seconds(5), logger: Logger) {
+                shutdownTimeout: Duration = .seconds(5), reloadSignals: [UnixSignal] = [.sighup], logger: Logger,
+                onReload: @escaping @Sendable (ReloadReport) async -> Void = { _ in }) {
         self.host = host
         self.sources = sources
         self.probe = probe
         self.shutdownTimeout = shutdownTimeout
+        self.reloadSignals = reloadSignals
         self.logger = logger
+        self.onReload = onReload
         report = LoadSignal()
     }
 
@@ -45,15 +58,39 @@ public struct PluginHostService: Service {
         await report.wait()
     }
 
+    /// Scans the sources again and brings the running plugins up to date
+    /// (``PluginHost/reload(probe:drainTimeout:hookTimeout:)``, with this service's probe), logs the
+    /// report, calls `onReload` with it and returns it. Returns once the versions replaced have
+    /// stopped. A reload while another runs waits for it.
+    @discardableResult
+    public func reload() async -> ReloadReport {
+        let host = host, probe = probe
+        // `reload` blocks its thread while hooks run and readers drain: not one of the concurrency pool's.
+        let reloadReport = await onAThreadOfItsOwn { host.reload(probe: probe) }
+        logger.log(reloadReport)
+        await onReload(reloadReport)
+        return reloadReport
+    }
+
+    /// Loads and starts the plugins, reloads them on each of `reloadSignals` until the group shuts
+    /// down gracefully, then shuts them down. The signals are trapped before the load begins: one
+    /// that comes once ``loaded()`` has returned is never missed.
     public func run() async throws {
         let host = host, sources = sources, probe = probe
+        let signals = reloadSignals.isEmpty ? nil : await UnixSignalsSequence(trapping: reloadSignals)
         // `load` and `shutdown` block their thread while hooks run: not one of the concurrency pool's.
         let loadReport = await onAThreadOfItsOwn { host.load(sources, probe: probe) }
         logger.log(loadReport)
         logger.info("plugins started", metadata: ["plugins": "\(host.startedPlugins.joined(separator: ","))"])
         report.fulfil(loadReport)
         // Until the group shuts down gracefully; a cancelled group shuts the plugins down too.
-        try? await gracefulShutdown()
+        if let signals {
+            for await _ in signals.cancelOnGracefulShutdown() {
+                await reload()
+            }
+        } else {
+            try? await gracefulShutdown()
+        }
         let timeout = shutdownTimeout
         let shutdownReport = await onAThreadOfItsOwn { host.shutdown(timeout: timeout) }
         logger.log(shutdownReport)

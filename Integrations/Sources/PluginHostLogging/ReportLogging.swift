@@ -32,4 +32,25 @@ extension Logger {
             }
         }
     }
+
+    /// Logs a reload report line by line: each plugin added, upgraded, restarted or withdrawn at
+    /// `info` (`plugin upgraded`, with `version` and `previousVersion`), each change refused at
+    /// `error` with its `reason`, the old versions' hooks as a shutdown report's, then
+    /// one line `plugins reloaded` with how many plugins serve on unchanged and how many images are mapped.
+    public func log(_ report: ReloadReport) {
+        for entry in report.entries {
+            var metadata: Logger.Metadata = ["plugin": "\(entry.plugin)", "file": "\(entry.path)"]
+            if let version = entry.version { metadata["version"] = "\(version)" }
+            if let previous = entry.previousVersion { metadata["previousVersion"] = "\(previous)" }
+            if let error = entry.error {
+                metadata["reason"] = "\(error)"
+                self.error(entry.action == .kept ? "plugin change refused" : "plugin refused", metadata: metadata)
+            } else {
+                info("plugin \(entry.action.rawValue)", metadata: metadata)
+            }
+        }
+        log(report.stopped)
+        info("plugins reloaded", metadata: ["changes": "\(report.entries.count)", "unchanged": "\(report.unchanged)",
+                                            "imagesMapped": "\(report.imagesMapped)"])
+    }
 }

@@ -1,26 +1,57 @@
+import Foundation
+import HostKit
 import Hummingbird
 import PluginAPI
 import RouteContracts
-import Synchronization
 
-/// The routes the plugins contributed, by `METHOD path`: set once the plugins are loaded, then read
-/// by every request. Each plugin's handlers run on threads of that plugin's own (``HandlerThreads``).
-final class PluginRoutes: Sendable {
-    /// A plugin's route: its handler, and the threads it runs on.
+/// The routes the plugins contributed, by `METHOD path`: installed once the plugins are loaded and
+/// again after each reload, read by every request. Each plugin's handlers run on threads of that
+/// plugin's own (``HandlerThreads``).
+final class PluginRoutes: @unchecked Sendable {
+    // @unchecked: `table` and `threads` are only touched with `lock` held; the rest is immutable.
+
+    /// A plugin's route: its handler, the locator it was taken from, and the threads it runs on.
     struct Route: Sendable {
         let handler: any RouteHandler
+        /// The slot that holds `handler`.
+        let slot: String
         /// The slot's origin: the plugin's name.
         let plugin: String
         let threads: HandlerThreads
+        /// The locator `handler` was taken from. Weak: a reload waits for the old locator's last
+        /// holder before it stops the old version, and it returns (and the table is installed again)
+        /// only after that; a table that held it would hold up every upgrade for the whole drain and
+        /// then serve a stopped version. The request holds the locator instead (``Serving``).
+        weak let locator: ServiceLocator?
     }
 
+    /// What one request is served with: the handler and the locator it was taken from, which the
+    /// request holds until it is answered, so that the version it began on is not stopped under it.
+    struct Serving: Sendable {
+        let handler: any RouteHandler
+        let plugin: String
+        let threads: HandlerThreads
+        let locator: ServiceLocator
+    }
+
+    /// The host whose current locator the routes are taken from.
+    let host: PluginHost
     /// How long a request waits for a plugin's handler before it is answered 503.
     let handlerTimeout: Duration
     /// Threads per plugin: as many of its requests may block at once before the next ones wait.
     private let threadsPerPlugin: Int
-    private let table = Mutex<[String: Route]?>(nil)
+    /// Guards `table` and `threads`. Not Synchronization's Mutex, which ThreadSanitizer does not see
+    /// through on Linux (ARCHITECTURE.md, "Locks, and why none is a Mutex").
+    private let lock = NSLock()
+    /// Held for a whole install, so that two installs cannot put an older locator's routes last.
+    private let installing = NSLock()
+    /// The routes; nil until the first install. Swapped whole, so a request sees one install's table.
+    private var table: [String: Route]?
+    /// Each plugin's threads, by plugin name, as the last install left them.
+    private var threads: [String: HandlerThreads] = [:]
 
-    init(handlerTimeout: Duration, threadsPerPlugin: Int = 4) {
+    init(host: PluginHost, handlerTimeout: Duration, threadsPerPlugin: Int = 4) {
+        self.host = host
         self.handlerTimeout = handlerTimeout
         self.threadsPerPlugin = threadsPerPlugin
     }
@@ -35,7 +66,7 @@ final class PluginRoutes: Sendable {
         let servedBy: String
     }
 
-    /// What ``install(from:serverRoutes:)`` did.
+    /// What ``install(serverRoutes:renewing:)`` did.
     struct Installation {
         /// `METHOD path` of each route installed, sorted.
         var routes: [String] = []
@@ -44,17 +75,26 @@ final class PluginRoutes: Sendable {
         var unusable: [(slot: String, plugin: String, error: any Error)] = []
     }
 
-    /// Takes every slot of the locator that holds a route handler, except a route `serverRoutes`
-    /// (`METHOD path`, the server's own) or an earlier slot has. The locator lists its slots sorted by
-    /// key, so of two plugins claiming one route, the one whose slot key sorts first keeps it, whatever
-    /// the order of the files. Paths are compared as the server's router matches them, empty segments
-    /// ignored: `GET /plugins/` is `GET /plugins`.
-    func install(from locator: ServiceLocator, serverRoutes: [String]) -> Installation {
+    /// Takes every slot of the host's current locator that holds a route handler, except a route
+    /// `serverRoutes` (`METHOD path`, the server's own) or an earlier slot has, and swaps the table in.
+    /// The locator lists its slots sorted by key, so of two plugins claiming one route, the one whose
+    /// slot key sorts first keeps it, whatever the order of the files. Paths are compared as the
+    /// server's router matches them, empty segments ignored: `GET /plugins/` is `GET /plugins`.
+    ///
+    /// A plugin keeps its threads from one install to the next, unless it is in `renewing` (it was
+    /// upgraded or restarted): then its new version gets threads of its own, and the old ones are
+    /// retired, to end once the calls begun on them are done. So a version whose handlers are stuck
+    /// leaves the threads stuck with it behind, and 100 upgrades leave no more threads than one.
+    func install(serverRoutes: [String], renewing: Set<String> = []) -> Installation {
+        installing.lock()
+        defer { installing.unlock() }
+        let locator = host.locator
         let handlerType = String(reflecting: (any RouteHandler).self)
         var servedBy: [String: String] = [:]
         for route in serverRoutes { servedBy[Self.normalized(route)] = "the server" }
         var routes: [String: Route] = [:]
-        var threads: [String: HandlerThreads] = [:]
+        var kept = lock.withLock { threads.filter { !renewing.contains($0.key) } }
+        var pluginThreads: [String: HandlerThreads] = [:]
         var installation = Installation()
         for slot in locator.slots where slot.serviceType == handlerType {
             let plugin = slot.origin ?? "(no plugin)"
@@ -71,11 +111,17 @@ final class PluginRoutes: Sendable {
                 continue
             }
             servedBy[Self.normalized(route)] = plugin
-            let pluginThreads = threads[plugin] ?? HandlerThreads(count: threadsPerPlugin, maxWaiting: 16 * threadsPerPlugin)
-            threads[plugin] = pluginThreads
-            routes[route] = Route(handler: handler, plugin: plugin, threads: pluginThreads)
+            let threads = pluginThreads[plugin] ?? kept.removeValue(forKey: plugin)
+                ?? HandlerThreads(count: threadsPerPlugin, maxWaiting: 16 * threadsPerPlugin)
+            pluginThreads[plugin] = threads
+            routes[route] = Route(handler: handler, slot: slot.key, plugin: plugin, threads: threads, locator: locator)
         }
-        table.withLock { $0 = routes }
+        let retiring = lock.withLock {
+            table = routes
+            defer { threads = pluginThreads }
+            return threads.values.filter { old in !pluginThreads.values.contains { $0 === old } }
+        }
+        retiring.forEach { $0.retire() }
         installation.routes = routes.keys.sorted()
         return installation
     }
@@ -87,9 +133,24 @@ final class PluginRoutes: Sendable {
         return "\(method) /\(segments.joined(separator: "/"))"
     }
 
-    /// The route for `method` `path`; nil before the plugins are loaded, or if none has it.
-    func route(method: String, path: String) -> Route?? {
-        table.withLock { table in table.map { $0["\(method) \(path)"] } }
+    /// What serves `method` `path`: nil before the first install, `.some(nil)` if no plugin serves it.
+    ///
+    /// The host's current locator is taken first, and the request holds it until it is answered. A
+    /// route installed from that locator is served as installed; one installed before a reload
+    /// swapped the locator (its table is installed again once the reload is done) is served with what
+    /// the current locator holds in its slot now, if that still serves this route: the new version
+    /// of an upgraded plugin, none of a withdrawn one.
+    func serving(method: String, path: String) -> Serving?? {
+        let locator = host.locator
+        let key = "\(method) \(path)"
+        guard let route = lock.withLock({ table.map { $0[key] } }) else { return nil }
+        guard let route else { return .some(nil) }
+        if route.locator === locator {
+            return Serving(handler: route.handler, plugin: route.plugin, threads: route.threads, locator: locator)
+        }
+        guard let handler = try? locator.tryService(key: ServiceLocatorEasyKey<any RouteHandler>(name: route.slot)),
+              Self.normalized("\(handler.method) \(handler.path)") == Self.normalized(key) else { return .some(nil) }
+        return Serving(handler: handler, plugin: route.plugin, threads: route.threads, locator: locator)
     }
 }
 
@@ -99,9 +160,10 @@ struct PluginRouteMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        switch routes.route(method: request.method.rawValue, path: request.uri.path) {
+        switch routes.serving(method: request.method.rawValue, path: request.uri.path) {
         case let route??:
-            switch await route.threads.call(route.handler, RouteRequest(request), timeout: routes.handlerTimeout) {
+            switch await route.threads.call(route.handler, RouteRequest(request), holding: route.locator,
+                                            timeout: routes.handlerTimeout) {
             case let .answered(response):
                 return Response(response)
             case let .failed(error):

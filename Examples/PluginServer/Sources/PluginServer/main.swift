@@ -10,6 +10,9 @@ import ServiceLifecycle
 // plugin-server [--host 127.0.0.1] [--port 8080] [--handler-timeout 5] [--plugins PATH]...
 // Loads the route plugins from PATH (a folder of *.so, or a file) at start-up, serves their routes, and
 // on SIGTERM or SIGINT finishes the requests in flight, then shuts the plugins down in reverse order.
+// On SIGHUP it reloads the plugins (new files added, a file renamed over a plugin's upgrades it, a
+// plugin whose file is gone is withdrawn) and installs their routes again; a request in flight
+// finishes on the version it began on, which stops only then.
 // Each plugin's route handlers run on a few threads of that plugin's own (HandlerThreads), so one that
 // blocks stops neither the server's routes nor the other plugins'; a request its plugin's handler has
 // not answered within --handler-timeout seconds (10 ms to a day) is answered 503.
@@ -30,8 +33,7 @@ while let word = arguments.popFirst() {
 
 let logger = Logger(label: "plugin-server")
 let host = PluginHost()
-let plugins = PluginHostService(host: host, sources: paths.map(PluginSource.path), logger: logger)
-let routes = PluginRoutes(handlerTimeout: .seconds(handlerTimeout))
+let routes = PluginRoutes(host: host, handlerTimeout: .seconds(handlerTimeout))
 
 let router = Router()
 router.add(middleware: PluginRouteMiddleware(routes: routes))
@@ -58,21 +60,33 @@ struct Introspection: Encodable {
     let slots: [[String: String]]
 }
 
+/// Fills the route table from the host's current locator, logging what was refused and what is served.
+/// The plugins in `renewing` (upgraded or restarted by a reload) get new handler threads.
+func installRoutes(renewing: Set<String> = []) {
+    let installed = routes.install(serverRoutes: serverRoutes, renewing: renewing)
+    for refusal in installed.refused {
+        logger.error("plugin route refused: served already", metadata: [
+            "route": "\(refusal.route)", "plugin": "\(refusal.plugin)", "slot": "\(refusal.slot)",
+            "servedBy": "\(refusal.servedBy)",
+        ])
+    }
+    for (slot, plugin, error) in installed.unusable {
+        logger.error("plugin route unusable", metadata: ["slot": "\(slot)", "plugin": "\(plugin)", "error": "\(error)"])
+    }
+    logger.info("serving plugin routes", metadata: ["routes": "\(installed.routes.joined(separator: ", "))"])
+}
+
+// Each reload (SIGHUP) is logged, then the routes are installed again from the new locator.
+let plugins = PluginHostService(host: host, sources: paths.map(PluginSource.path), logger: logger) { report in
+    let renewed: Set<ReloadReport.Action> = [.upgraded, .restarted]
+    installRoutes(renewing: Set(report.entries.filter { renewed.contains($0.action) }.map(\.plugin)))
+}
+
 /// Fills the route table once the plugins are loaded.
 struct RouteInstaller: Service {
     func run() async throws {
         _ = await plugins.loaded()
-        let installed = routes.install(from: host.locator, serverRoutes: serverRoutes)
-        for refusal in installed.refused {
-            logger.error("plugin route refused: served already", metadata: [
-                "route": "\(refusal.route)", "plugin": "\(refusal.plugin)", "slot": "\(refusal.slot)",
-                "servedBy": "\(refusal.servedBy)",
-            ])
-        }
-        for (slot, plugin, error) in installed.unusable {
-            logger.error("plugin route unusable", metadata: ["slot": "\(slot)", "plugin": "\(plugin)", "error": "\(error)"])
-        }
-        logger.info("serving plugin routes", metadata: ["routes": "\(installed.routes.joined(separator: ", "))"])
+        installRoutes()
         try? await gracefulShutdown()
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// Where `swift build` put the server and the plugins: beside this test bundle.
+let builtProducts: URL = {
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+    return URL(fileURLWithPath: executable).deletingLastPathComponent()
+}()
+
+/// A suite that starts the built server (`plugin-server`) on a loopback port with route plugins in a
+/// folder of its own, asks it with curl and waits for what it logs.
+protocol BuiltServer {}
+
+extension BuiltServer {
+    /// A new folder holding lib<name>.so of each of `plugins`, and the libraries they link.
+    func pluginFolder(_ plugins: [String]) throws -> URL {
+        let files = FileManager.default
+        let folder = files.temporaryDirectory.appendingPathComponent("plugin-server-\(UUID().uuidString)")
+        try files.createDirectory(at: folder, withIntermediateDirectories: false)
+        for name in plugins + ["RouteContracts", "PluginAPI"] {
+            try files.copyItem(at: builtProducts.appendingPathComponent("lib\(name).so"),
+                               to: folder.appendingPathComponent("lib\(name).so"))
+        }
+        return folder
+    }
+
+    /// Starts the server on a free loopback port with the plugins in `folder` (the fixtures active),
+    /// logging to server.log there; returns once it serves the plugins' routes.
+    func startServer(plugins folder: URL, _ options: [String] = []) async throws -> (server: Process, log: URL, base: String) {
+        let log = folder.appendingPathComponent("server.log")
+        let server = try start(builtProducts.appendingPathComponent("plugin-server").path,
+                               ["--port", "0", "--plugins", folder.path] + options, log: log,
+                               environment: ["PLUGIN_SERVER_FIXTURES": "1"])
+        do {
+            let port = try await waitForLine(in: log, startingWith: "listening on 127.0.0.1:")
+            try await waitForLine(in: log, containing: "serving plugin routes")
+            return (server, log, "http://127.0.0.1:\(port)")
+        } catch {
+            server.terminate()
+            throw error
+        }
+    }
+
+    /// GET `url` with curl: the status and the body.
+    func get(_ url: String) async throws -> (status: Int, body: String) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let curl = try start("/usr/bin/curl", ["-s", "-w", "\n%{http_code}", url], log: output)
+        try await waitForExit(curl)
+        let text = try String(contentsOf: output, encoding: .utf8)
+        let status = text.split(separator: "\n").last.flatMap { Int($0) } ?? 0
+        let body = text.hasSuffix("\n\(status)") ? String(text.dropLast("\n\(status)".count)) : text
+        return (status, body)
+    }
+
+    func start(_ executable: String, _ arguments: [String], log: URL,
+               environment: [String: String] = [:]) throws -> Process {
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: log.path])
+        }
+        let output = try FileHandle(forWritingTo: log)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        return process
+    }
+
+    func waitForExit(_ process: Process, atMost limit: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning {
+            try #require(ContinuousClock.now < deadline, "\(process.executableURL?.lastPathComponent ?? "?") did not exit")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Waits for the `occurrence`th line of `log` that starts with `prefix`; returns the rest of it.
+    @discardableResult
+    func waitForLine(in log: URL, startingWith prefix: String = "", containing text: String = "",
+                     occurrence: Int = 1, atMost limit: Duration = .seconds(30)) async throws -> String {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            let lines = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n")
+            // (`contains("")` is false: an empty `text` asks for nothing.)
+            let matching = lines.filter { $0.hasPrefix(prefix) && (text.isEmpty || $0.contains(text)) }
+            if matching.count >= occurrence {
+                return String(matching[occurrence - 1].dropFirst(prefix.count))
+            }
+            try #require(ContinuousClock.now < deadline, "no line \(occurrence) '\(prefix)…\(text)' in \(lines.suffix(5))")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
