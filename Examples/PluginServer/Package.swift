@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // An HTTP server (Hummingbird 2) whose routes come from plugins loaded from a folder at start-up, in a
 // ServiceGroup with the plugin host. A package of its own, depending on the root package and on
-// Integrations by path. Run: swift run plugin-server --plugins .build/debug (README, "In a server").
+// Integrations by path. Run: swift run plugin-server --plugins .build/debug (HostKit.docc/Hosting.md, "In a server").
 import PackageDescription
 
 /// SwiftPM names a package depended on by path after its folder.
