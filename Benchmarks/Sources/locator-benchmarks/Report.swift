@@ -111,22 +111,25 @@ struct Report {
                                  return "\(format(Array(samples.prefix(tenth)).median, 3)) / \(format(Array(samples.suffix(tenth)).median, 3))"
                              })])
 
-        let quiet = result.windows[.none] ?? []
+        let quiet = result.windows[.none] ?? [], spinning = result.windows[.spinning] ?? []
         let seconds = format(Double(size.windowNanos) / 1e9, 2)
         print("\n### Gets during upgrades (2 threads get one service through `host.locator`; \(quiet.count) rounds of \(seconds) s windows)\n")
         print("Each round runs the 2 getting threads three times: alone, beside a third thread that only spins (what any")
         print("third thread takes from them on 2 cores), and beside a third thread that upgrades back to back. \"per CPU-second\"")
         print("divides each thread's gets by its own CPU time, so the third thread taking a core does not lower it. Ratios")
-        print("are medians over the rounds of (window / the same round's window without a third thread).\n")
-        print("| third thread | gets/s (median) | min | max | ratio | gets per CPU-second (median) | ratio | upgrades per window (median) | ms per upgrade (median, p90) |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("are medians over the rounds of (window / the same round's window of the kind named).\n")
+        print("| third thread | gets/s (median) | min | max | / none | / spinning | gets per CPU-second (median) | / none | / spinning | upgrades per window (median) | ms per upgrade (median, p90) |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        /// The median over the rounds of `measure` of `windows` over that of the same round's `baseline`.
+        func ratio(_ windows: [UpgradeCases.Window], _ baseline: [UpgradeCases.Window], _ measure: (UpgradeCases.Window) -> Double) -> String {
+            format(zip(windows, baseline).map { measure($0) / measure($1) }.median, 3) + "x"
+        }
         for (third, label) in [(UpgradeCases.ThirdThread.none, "none"), (.spinning, "spinning"), (.upgrading, "upgrading back to back")] {
             let windows = result.windows[third] ?? []
-            let pairs = zip(windows, quiet)
             let wall = windows.map(\.getsPerSecond), cpu = windows.map(\.getsPerCPUSecond)
             let upgrades = windows.flatMap(\.upgrades)
             let timing = upgrades.isEmpty ? "-" : "\(format(upgrades.median, 3)), \(format(upgrades.percentile(0.9), 3))"
-            print("| \(label) | \(format(wall.median, 0)) | \(format(wall.min() ?? .nan, 0)) | \(format(wall.max() ?? .nan, 0)) | \(format(pairs.map { $0.getsPerSecond / $1.getsPerSecond }.median, 3))x | \(format(cpu.median, 0)) | \(format(pairs.map { $0.getsPerCPUSecond / $1.getsPerCPUSecond }.median, 3))x | \(format(windows.map { Double($0.upgrades.count) }.median, 0)) | \(timing) |")
+            print("| \(label) | \(format(wall.median, 0)) | \(format(wall.min() ?? .nan, 0)) | \(format(wall.max() ?? .nan, 0)) | \(ratio(windows, quiet, \.getsPerSecond)) | \(ratio(windows, spinning, \.getsPerSecond)) | \(format(cpu.median, 0)) | \(ratio(windows, quiet, \.getsPerCPUSecond)) | \(ratio(windows, spinning, \.getsPerCPUSecond)) | \(format(windows.map { Double($0.upgrades.count) }.median, 0)) | \(timing) |")
         }
         let gets = result.windows.values.joined().reduce(0) { $0 + $1.gets }
         print("\nfailed gets (nil, or not the service's value): \(result.failedGets) of \(gets)")
