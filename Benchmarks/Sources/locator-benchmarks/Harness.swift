@@ -69,6 +69,13 @@ extension Array where Element == Double {
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
+
+    /// The value that `fraction` of the samples do not exceed (nearest rank: 0.9 of 100 is the 90th).
+    func percentile(_ fraction: Double) -> Double {
+        guard !isEmpty else { return .nan }
+        let rank = Int((fraction * Double(count)).rounded(.up))
+        return sorted()[Swift.min(Swift.max(rank, 1), count) - 1]
+    }
 }
 
 /// Warms `benchCase` up, picks the iterations per repetition, then times each repetition.

@@ -6,6 +6,7 @@ struct Report {
     var threads: [ThreadResult] = []
     var registration: [RegistrationResult] = []
     var startup: StartupCases.Result?
+    var upgrade: UpgradeCases.Result?
 
     // MARK: Printing
 
@@ -16,6 +17,7 @@ struct Report {
         if !threads.isEmpty { printThreads() }
         if !registration.isEmpty { printRegistration() }
         if let startup { printStartup(startup) }
+        if let upgrade { printUpgrade(upgrade) }
         let verdicts = targets()
         if !verdicts.isEmpty {
             print("\n## Targets\n")
@@ -73,17 +75,75 @@ struct Report {
     private func printStartup(_ result: StartupCases.Result) {
         let size = result.size
         print("\n## Start-up (\(size.plugins) plugin libraries x \(size.services) services, fresh copies each time, ms, \(result.host.count) repetitions)\n")
-        print("| case | median ms | min | max | per plugin (us) | ratio to bare |")
-        print("|---|---:|---:|---:|---:|---:|")
-        let rows = [("startup/host: PluginHost().load([.directory])", result.host),
-                    ("startup/bare: dlopen(RTLD_NOW \\| RTLD_LOCAL) + dlsym", result.bare),
-                    ("startup/bare + entry(): also call the entry symbol", result.bareWithEntry)]
-        for (name, samples) in rows {
-            let perPlugin = samples.median * 1000 / Double(size.plugins)
-            print("| \(name) | \(format(samples.median, 2)) | \(format(samples.min() ?? .nan, 2)) | \(format(samples.max() ?? .nan, 2)) | \(format(perPlugin, 0)) | \(format(samples.median / result.bare.median, 2))x |")
-        }
+        printTimings([("startup/host: PluginHost().load([.directory])", result.host),
+                      ("startup/bare: dlopen(RTLD_NOW \\| RTLD_LOCAL) + dlsym", result.bare),
+                      ("startup/bare + entry(): also call the entry symbol", result.bareWithEntry)],
+                     baseline: result.bare, digits: 2,
+                     extra: [("per plugin (us)", { format($0.median * 1000 / Double(size.plugins), 0) })])
         let slots = Double(size.plugins * size.services)
         print("\nhost minus bare: \(format((result.host.median - result.bare.median) * 1_000_000 / slots, 0)) ns per slot")
+    }
+
+    /// A table of timings in ms, a row per contestant: median, min, max, the `extra` columns, and the
+    /// ratio of its median to `baseline`'s ("ratio to bare").
+    private func printTimings(_ rows: [(String, [Double])], baseline: [Double], digits: Int,
+                              extra: [(title: String, value: ([Double]) -> String)]) {
+        print("| case | median ms | min | max | \(extra.map(\.title).joined(separator: " | ")) | ratio to bare |")
+        print("|---|---:|---:|---:|\(String(repeating: "---:|", count: extra.count))---:|")
+        for (name, samples) in rows {
+            let extras = extra.map { $0.value(samples) }.joined(separator: " | ")
+            print("| \(name) | \(format(samples.median, digits)) | \(format(samples.min() ?? .nan, digits)) | \(format(samples.max() ?? .nan, digits)) | \(extras) | \(format(samples.median / baseline.median, 2))x |")
+        }
+    }
+
+    private func printUpgrade(_ result: UpgradeCases.Result) {
+        let size = result.size
+        print("\n## Upgrades in a running host (one plugin of \(size.services) services, release library of \(format(Double(result.libraryBytes) / 1024, 0)) KiB; \(result.upgrade.count) upgrades, ms per call)\n")
+        print("An upgrade renames a fresh copy of the library over the served path (not timed), then times `host.reload()`.")
+        print("The three calls take turns, in rotating order.\n")
+        printTimings([("upgrade/reload: a new file renamed over the plugin's path", result.upgrade),
+                      ("upgrade/unchanged: reload with nothing changed", result.unchanged),
+                      ("upgrade/bare: dlopen(RTLD_NOW \\| RTLD_LOCAL) + dlsym of a fresh copy", result.bare)],
+                     baseline: result.bare, digits: 3,
+                     extra: [("p90", { format($0.percentile(0.9), 3) }),
+                             ("median of the first / last tenth", { samples in
+                                 let tenth = max(1, samples.count / 10)
+                                 return "\(format(Array(samples.prefix(tenth)).median, 3)) / \(format(Array(samples.suffix(tenth)).median, 3))"
+                             })])
+
+        let quiet = result.windows[.none] ?? [], spinning = result.windows[.spinning] ?? []
+        let seconds = format(Double(size.windowNanos) / 1e9, 2)
+        print("\n### Gets during upgrades (2 threads get one service through `host.locator`; \(quiet.count) rounds of \(seconds) s windows)\n")
+        print("Each round runs the 2 getting threads three times: alone, beside a third thread that only spins (what any")
+        print("third thread takes from them on 2 cores), and beside a third thread that upgrades back to back. \"per CPU-second\"")
+        print("divides each thread's gets by its own CPU time, so the third thread taking a core does not lower it. Ratios")
+        print("are medians over the rounds of (window / the same round's window of the kind named).\n")
+        print("| third thread | gets/s (median) | min | max | / none | / spinning | gets per CPU-second (median) | / none | / spinning | upgrades per window (median) | ms per upgrade (median, p90) |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        /// The median over the rounds of `measure` of `windows` over that of the same round's `baseline`.
+        func ratio(_ windows: [UpgradeCases.Window], _ baseline: [UpgradeCases.Window], _ measure: (UpgradeCases.Window) -> Double) -> String {
+            format(zip(windows, baseline).map { measure($0) / measure($1) }.median, 3) + "x"
+        }
+        for (third, label) in [(UpgradeCases.ThirdThread.none, "none"), (.spinning, "spinning"), (.upgrading, "upgrading back to back")] {
+            let windows = result.windows[third] ?? []
+            let wall = windows.map(\.getsPerSecond), cpu = windows.map(\.getsPerCPUSecond)
+            let upgrades = windows.flatMap(\.upgrades)
+            let timing = upgrades.isEmpty ? "-" : "\(format(upgrades.median, 3)), \(format(upgrades.percentile(0.9), 3))"
+            print("| \(label) | \(format(wall.median, 0)) | \(format(wall.min() ?? .nan, 0)) | \(format(wall.max() ?? .nan, 0)) | \(ratio(windows, quiet, \.getsPerSecond)) | \(ratio(windows, spinning, \.getsPerSecond)) | \(format(cpu.median, 0)) | \(ratio(windows, quiet, \.getsPerCPUSecond)) | \(ratio(windows, spinning, \.getsPerCPUSecond)) | \(format(windows.map { Double($0.upgrades.count) }.median, 0)) | \(timing) |")
+        }
+        let gets = result.windows.values.joined().reduce(0) { $0 + $1.gets }
+        print("\nfailed gets (nil, or not the service's value): \(result.failedGets) of \(gets)")
+
+        print("\n### Memory per image mapped (VmRSS and RssAnon from /proc/self/status, KiB; heap: mallinfo2 in-use bytes)\n")
+        print("| what | images | VmRSS per image | RssAnon per image | heap bytes per image |")
+        print("|---|---:|---:|---:|---:|")
+        for (name, memory, images) in [("upgrade/reload, the timed calls", result.upgradeMemory, result.upgrade.count),
+                                       ("upgrade/bare, the timed calls", result.bareMemory, result.bare.count),
+                                       ("the get windows from start to end (their upgrades)", result.windowMemory, result.windowImages)] {
+            let count = Double(max(images, 1))
+            print("| \(name) | \(images) | \(format(Double(memory.resident) / count, 1)) | \(format(Double(memory.anonymous) / count, 1)) | \(format(Double(memory.heap) / count, 0)) |")
+        }
+        print("\nplugin images the host has mapped at the end (every case of this run): \(result.imagesMapped)")
     }
 
     // MARK: Targets

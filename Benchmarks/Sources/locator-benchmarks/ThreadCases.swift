@@ -24,7 +24,7 @@ private final class Gate: Sendable {
 
 /// CPU time this thread has used, in nanoseconds: unlike wall time, it does not grow while another
 /// process has the core.
-private func threadCPUTime() -> UInt64 {
+func threadCPUTime() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
     return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)

@@ -1,14 +1,15 @@
 import Glibc
 
-/// locator-benchmarks [--quick] [--filter NAME] [--plugins N] [--services N] [--repetitions N] [--iterations N]
+/// locator-benchmarks [--quick] [--filter NAME] [--plugins N] [--services N] [--upgrades N] [--repetitions N] [--iterations N]
 let usage = """
-    usage: locator-benchmarks [--quick] [--filter NAME] [--plugins N] [--services N]
+    usage: locator-benchmarks [--quick] [--filter NAME] [--plugins N] [--services N] [--upgrades N]
                               [--repetitions N] [--iterations N]
-      --quick           few iterations and a small start-up (5 x 20): a smoke test for CI
+      --quick           few iterations, a small start-up (5 x 20) and few upgrades: a smoke test for CI
       --filter NAME     only the cases whose name contains NAME (any case: floor, locator/readOnly/atOne,
-                        threads, registration, startup, ...)
+                        threads, registration, startup, upgrade, ...)
       --plugins N       start-up: number of plugin libraries (default 50, quick 5)
-      --services N      start-up: services per plugin (default 200, quick 20)
+      --services N      services per plugin: start-up (default 200, quick 20) and upgrade (default 20)
+      --upgrades N      upgrade: upgrades timed (default 100, quick 5)
       --repetitions N   repetitions of every case (default 11 for gets, 7 elsewhere; quick 5; at least 5)
       --iterations N    fixed iterations per repetition instead of timed ones (for valgrind)
       --slots N         registration: only this many slots (default: 1000, 10000 and 100000)
@@ -20,6 +21,7 @@ struct Options {
     var filter = CaseFilter(pattern: nil)
     var plugins: Int?
     var services: Int?
+    var upgrades: Int?
     var repetitions: Int?
     var iterations: Int?
     var slots: Int?
@@ -46,6 +48,7 @@ struct Options {
                 options.filter = CaseFilter(pattern: pattern)
             case "--plugins": options.plugins = number(after: argument)
             case "--services": options.services = number(after: argument)
+            case "--upgrades": options.upgrades = number(after: argument)
             case "--repetitions": options.repetitions = max(5, number(after: argument))
             case "--iterations": options.iterations = number(after: argument)
             case "--slots": options.slots = number(after: argument)
@@ -98,4 +101,17 @@ if filter.admits(StartupCases.name) {
     report.startup = result
 }
 
+if filter.admits(UpgradeCases.name) {
+    // Quick: a few upgrades and one short round of get windows, so that CI runs every step.
+    let size = UpgradeCases.Size(services: options.services ?? 20, upgrades: options.upgrades ?? (quick ? 5 : 100),
+                                 windowNanos: quick ? 100_000_000 : 1_000_000_000, windowRounds: quick ? 1 : 5)
+    let result = UpgradeCases.run(size)
+    progress("upgrade: \(format(result.upgrade.median, 2)) ms per upgrade, bare \(format(result.bare.median, 2)) ms; failed gets: \(result.failedGets)")
+    report.upgrade = result
+}
+
 report.printAll(quick: quick)
+// After the report, so that it shows the count: a get that fails during an upgrade is a bug, not noise.
+if let upgrade = report.upgrade, upgrade.failedGets > 0 {
+    fail("upgrade: \(upgrade.failedGets) gets failed while plugins were upgraded (see the report)")
+}
