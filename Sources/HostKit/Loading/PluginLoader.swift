@@ -47,7 +47,7 @@ enum PluginLoader {
     ///
     /// A path opened before, whose file discovery now reads with another identity, was replaced: the
     /// dynamic loader would hand back the image it mapped from that path (it matches the name first),
-    /// so the new file is opened under another spelling of its path (a slash doubled: one more per
+    /// so the new file is opened under another spelling of its path (``spelling(of:image:)``: one per
     /// open), which the loader does not match, and which keeps the folder (`$ORIGIN`) the same. The
     /// loader also matches device and inode: a file mapped before under another path (moved, or
     /// linked) is that image, under its new path; new contents written into a mapped file are refused.
@@ -83,10 +83,14 @@ enum PluginLoader {
     }
 
     /// The name `dlopen` gets for the `count`th open of the real path `path`: the path itself at
-    /// first, then with the slash before the file name doubled `count` times.
+    /// first, then with `count` written in binary between the folder and the file name, a 1 as `./`
+    /// and a 0 as `/` (`dir/./name`, `dir/.//name`, `dir/././name`, ...): one name per count, each the
+    /// same file in the same folder, and only about two bytes longer per doubling of the count (one
+    /// more slash per open reached the system's path limit after some 4,000 upgrades of one path).
     static func spelling(of path: String, image count: Int) -> String {
         guard count > 0, let slash = path.lastIndex(of: "/") else { return path }
-        return path[..<slash] + String(repeating: "/", count: count) + path[slash...]
+        let bits = String(count, radix: 2).map { $0 == "1" ? "./" : "/" }.joined()
+        return path[...slash] + bits + path[path.index(after: slash)...]
     }
 
     /// Opens the file and reads the header its entry returns.
