@@ -70,6 +70,7 @@ let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") } + [
     plugin("FixtureVersionFour", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureVersionFive", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureVersionUser", in: "Tests/PluginFixtures", contracts: false, also: ["FixtureLifecycleSupport"]),
+    plugin("FixtureVersionUserTwo", in: "Tests/PluginFixtures", contracts: false),
     // Casts what its registrar and its start hook lend it to a ServiceLocator, and says what it got.
     plugin("FixtureDowncast", in: "Tests/PluginFixtures", contracts: false),
     // A C library whose `swift_plugin_entry` is a data object: calling it would crash the host.

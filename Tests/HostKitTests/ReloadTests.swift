@@ -114,6 +114,22 @@ struct PluginFolder {
         #expect(plugins.host.startedPlugins == ["fixture-versioned", "fixture-versioned-user"])
     }
 
+    /// The provider's file sorts first: its step meets the user plugin's new version, not the old one.
+    @Test func aProviderAndAPluginThatRequiresItUpgradeTogetherWhateverTheOrderOfTheirFiles() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder(["liba.so": "FixtureVersionOne", "libz.so": "FixtureVersionUser"], script: script)
+        try plugins.install("FixtureVersionThree", as: "liba.so")
+        try plugins.install("FixtureVersionUserTwo", as: "libz.so")
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.summary) == [
+            "upgraded fixture-versioned 1.0.0 -> 3.0.0 (\(plugins.folder.file("liba.so")))",
+            "upgraded fixture-versioned-user 1.0.0 -> 2.0.0 (\(plugins.folder.file("libz.so")))",
+        ], "\(report.text)")
+        #expect(try plugins.host.locator.tryService(key: versionedUserKey) == "user two")
+        #expect(plugins.host.locator.getService(key: versionedKey) == nil)
+        #expect(script.events == ["start versioned 1", "start user", "shutdown user", "shutdown versioned 1"])
+    }
+
     @Test func aNewVersionWithoutAKeyAnotherPluginRequiresIsRefused() throws {
         let script = LifecycleScript()
         let plugins = try PluginFolder([versioned: "FixtureVersionOne", user: "FixtureVersionUser"], script: script)

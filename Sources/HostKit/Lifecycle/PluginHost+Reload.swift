@@ -12,7 +12,8 @@ extension PluginHost {
     ///   version's keys (a key it adds must be free), started, and swapped in; then the old version
     ///   is stopped. The plugins that require it, directly or through others, are registered again
     ///   from their own files and started with it, so that no service of theirs keeps an object of
-    ///   the old version (``ReloadReport/Action/restarted``).
+    ///   the old version (``ReloadReport/Action/restarted``); one with a new version of its own in
+    ///   this reload is upgraded in the same step.
     /// - A plugin whose **file is gone** is withdrawn: its services removed, then stopped. One that
     ///   plugins staying still require is kept, named in the report.
     ///
@@ -95,9 +96,15 @@ extension PluginHost {
         if !plan.withdrawals.isEmpty {
             withdraw(plan.withdrawals, limits: limits, into: &report)
         }
-        for (old, new) in plan.upgrades {
-            upgrade(old, to: new, with: pipeline, probe: probe, registeredInProbe: load.registeredInProbe,
-                    limits: limits, into: &report)
+        // Providers first, so that a plugin and one that requires it, both with a new version, go in
+        // one step (the provider's), whatever the order of their files.
+        let position = Dictionary(published.enumerated().map { ($1.metadata.name, $0) }) { first, _ in first }
+        let upgrades = plan.upgrades.sorted { position[$0.old.metadata.name, default: 0] < position[$1.old.metadata.name, default: 0] }
+        let pending = Dictionary(upgrades.map { ($0.old.metadata.name, $0.new) }) { first, _ in first }
+        var settled: Set<String> = []
+        for (old, new) in upgrades where !settled.contains(old.metadata.name) {
+            settled.formUnion(upgrade(old, to: new, pending: pending, with: pipeline, probe: probe,
+                                      registeredInProbe: load.registeredInProbe, limits: limits, into: &report))
         }
         if !plan.additions.isEmpty {
             var added = Load(registeredInProbe: load.registeredInProbe)
@@ -137,13 +144,20 @@ extension PluginHost {
     }
 
     /// One upgrade step: `new` in the place of `old`, with the plugins that require `old` registered
-    /// again; all or nothing.
-    private func upgrade(_ old: LoadedPlugin, to new: LoadedPlugin, with pipeline: LoadPipeline, probe: PluginProbe?,
-                         registeredInProbe: Set<String>, limits: Limits, into report: inout ReloadReport) {
+    /// again (in their `pending` new version, if they have one); all or nothing. Returns the names
+    /// whose upgrade this step settled: `old`'s, and, if it succeeded, the dependents it upgraded too.
+    @discardableResult
+    private func upgrade(_ old: LoadedPlugin, to new: LoadedPlugin, pending: [String: LoadedPlugin],
+                         with pipeline: LoadPipeline, probe: PluginProbe?, registeredInProbe: Set<String>,
+                         limits: Limits, into report: inout ReloadReport) -> Set<String> {
         let published = state.withLock(\.published)
-        let dependents = Self.dependents(of: old, among: published)
+        let oldDependents = Self.dependents(of: old, among: published)
+        let dependents = oldDependents.map { pending[$0.metadata.name] ?? $0 }
         let replaced = Set([old.metadata.name] + dependents.map(\.metadata.name))
-        func keep(_ error: PluginLoadError) { report.entries.append(ReloadReport.Entry(.kept, old, error: error)) }
+        func keep(_ error: PluginLoadError) -> Set<String> {
+            report.entries.append(ReloadReport.Entry(.kept, old, error: error))
+            return [old.metadata.name]
+        }
         if let reason = LoadPlan.malformation(of: new.metadata) {
             return keep(.malformedMetadata(path: new.path, reason: reason))
         }
@@ -159,8 +173,8 @@ extension PluginHost {
         next.withdraw(old.metadata.providedStoreKeys)
         var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
         let staying = published.filter { !replaced.contains($0.metadata.name) }
-        for plugin in [new] + dependents {
-            if plugin.path != new.path { next.withdraw(plugin.metadata.providedStoreKeys) }
+        for (plugin, previous) in zip([new] + dependents, [old] + oldDependents) {
+            if plugin.path != new.path { next.withdraw(previous.metadata.providedStoreKeys) }
             let error = Self.unmet(plugin, in: next, upgrading: old, to: new, dependents: dependents)
                 ?? probe.flatMap { probe in
                     registeredInProbe.contains(plugin.path) ? nil
@@ -193,9 +207,13 @@ extension PluginHost {
             return Self.removeStarted(replaced, from: &state)
         }
         report.entries.append(ReloadReport.Entry(.upgraded, new, previous: old))
-        report.entries += dependents.map { ReloadReport.Entry(.restarted, $0) }
+        for (plugin, previous) in zip(dependents, oldDependents) {
+            report.entries.append(plugin.path == previous.path && plugin.image == previous.image
+                                  ? ReloadReport.Entry(.restarted, plugin) : ReloadReport.Entry(.upgraded, plugin, previous: previous))
+        }
         report.stopped.entries += retire(retiring, replaced: &previous, limits: limits).entries
         retiring = []
+        return replaced
     }
 
     /// The plugins of `published` (in its order, providers first) that require a key of `plugin`, or
