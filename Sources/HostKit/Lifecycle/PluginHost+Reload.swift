@@ -189,15 +189,15 @@ extension PluginHost {
                 let unstarted = registered.map {
                     StartedPlugin(name: $0.plugin.metadata.name, module: $0.module, keys: $0.plugin.metadata.providedStoreKeys)
                 }
-                report.stopped.entries += Self.stop(unstarted, in: next, timeout: limits.hook, runningHooks: false,
-                                                    keeping: locator).entries
+                report.stopped.entries += Self.notSwappedIn(Self.stop(unstarted, in: next, timeout: limits.hook,
+                                                                      runningHooks: false, keeping: locator))
                 return keep(error)
             }
         }
         next.setReadOnly(denyClone: false)
         let (started, dropped) = start(registered, in: next, services: services)
         if let failure = dropped.first {
-            report.stopped.entries += Self.stop(started, in: next, timeout: limits.hook, keeping: locator).entries
+            report.stopped.entries += Self.notSwappedIn(Self.stop(started, in: next, timeout: limits.hook, keeping: locator))
             return keep(failure.error)
         }
         var (previous, retiring): (ServiceLocator?, [StartedPlugin]) = swap(to: next, builtBy: source) { state in
@@ -255,6 +255,15 @@ extension PluginHost {
             return .missingRequirement(plugin: meta.name, key: key, reason: reason)
         }
         return nil
+    }
+
+    /// The entries of `report`, each plugin named as an instance of a step that was not swapped in:
+    /// beside a `kept` entry for the same name, a bare `stopped name` would read as the served one.
+    private static func notSwappedIn(_ report: ShutdownReport) -> [ShutdownReport.Entry] {
+        report.entries.map {
+            ShutdownReport.Entry(plugin: "\($0.plugin) (new instance, not swapped in)", service: $0.service,
+                                 outcome: $0.outcome, duration: $0.duration)
+        }
     }
 
     /// Takes the started plugins of `names` out of the bookkeeping; returns them, in start order.
