@@ -169,7 +169,8 @@ struct PluginFolder {
         try plugins.install("FixtureVersionTwo", as: versioned)
         let clock = ContinuousClock()
         let begin = clock.now
-        let reloaded = Task { await onAThreadOfItsOwn { host.reload(drainTimeout: .seconds(600)) } }
+        // Started at once on a thread of its own: a task would wait for the pool, which other tests may hold.
+        let reloaded = StartedThread { host.reload(drainTimeout: .seconds(600)) }
         #expect(try await poll(atMost: .seconds(20)) { script.events.contains("start versioned 2") })
         let shutdown = await onAThreadOfItsOwn { host.shutdown() }
         let report = await reloaded.value
@@ -351,7 +352,8 @@ struct PluginFolder {
         // A request that began before the upgrade holds the services it began with.
         var request: ServiceLocator? = host.locator
         try plugins.install("FixtureVersionTwo", as: versioned)
-        let reloaded = Task { await onAThreadOfItsOwn { host.reload(drainTimeout: .seconds(60)) } }
+        // Started at once on a thread of its own: a task would wait for the pool, which other tests may hold.
+        let reloaded = StartedThread { host.reload(drainTimeout: .seconds(60)) }
         #expect(try await poll(atMost: .seconds(20)) { script.events.contains("start versioned 2") })
         try await Task.sleep(for: .milliseconds(300))
         #expect(!script.events.contains("shutdown versioned 1"))

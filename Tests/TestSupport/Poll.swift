@@ -18,3 +18,35 @@ public func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) 
         Thread { continuation.resume(returning: body()) }.start()
     }
 }
+
+/// Work started on a thread of its own at once (not when a task of the busy cooperative pool gets to
+/// it), whose result a test awaits later.
+public final class StartedThread<T: Sendable>: @unchecked Sendable {
+    // @unchecked: `result` is only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var result: T?
+
+    public init(_ body: @escaping @Sendable () -> T) {
+        Thread { [self] in
+            let value = body()
+            condition.withLock {
+                result = value
+                condition.broadcast()
+            }
+        }.start()
+    }
+
+    /// The result, once the work is done.
+    public var value: T {
+        get async {
+            await onAThreadOfItsOwn { [self] in
+                condition.withLock {
+                    while true {
+                        if let result { return result }
+                        condition.wait()
+                    }
+                }
+            }
+        }
+    }
+}
