@@ -69,6 +69,23 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(host.locator.isReadOnly)
     }
 
+    /// `load(_:probe:start: false)` registers and publishes the plugins, runs no start hook, and the
+    /// shutdown after it runs no hook either; a later load starts its own plugins as always.
+    @Test func aLoadWithoutStartRunsNoHookAndItsShutdownNone() throws {
+        let script = LifecycleScript()
+        let host = try script.host()
+        let report = host.load(lifecycleFixtures("ba"), start: false)
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.loaded.count == 2)
+        #expect(host.locator.getService(key: ServiceLocatorEasyKey<String>(name: "fixture.lifecycle.b")) == "b")
+        #expect(host.startedPlugins.isEmpty)
+        #expect(host.shutdown().entries.isEmpty)
+        #expect(script.events.isEmpty, "\(script.events)")
+        #expect(host.load(lifecycleFixtures("c")).problems.isEmpty)
+        #expect(host.startedPlugins == [c])
+        #expect(script.events == ["start c"])
+    }
+
     @Test func shutdownRunsInReverseStartOrderAndReportsEachPlugin() throws {
         let script = LifecycleScript()
         let host = try script.host()

@@ -89,11 +89,23 @@ public final class PluginHost: Sendable {
     /// this call blocks its thread until they are done.
     @discardableResult
     public func load(_ sources: [PluginSource], probe: PluginProbe? = nil) -> LoadReport {
-        loading.withLock { _ in loadSerially(sources, probe: probe) }
+        load(sources, probe: probe, start: true)
     }
 
-    /// The phases of `LoadPipeline`, one after another, then the start hooks and the swap.
-    private func loadSerially(_ sources: [PluginSource], probe: PluginProbe?) -> LoadReport {
+    /// ``load(_:probe:)``, with a choice: with `start` false, the plugins are found, opened, checked
+    /// and registered, and the new locator is published, but no `Module.start(services:)` runs, so
+    /// loading has no effect a plugin's hooks would have (a file written, a port taken). Those
+    /// plugins are not in ``startedPlugins``, and ``shutdown(timeout:)`` runs no hook of theirs. For
+    /// a look at what would load (a listing, a check), not for serving: a service whose plugin
+    /// prepares it in `start` may not work.
+    @discardableResult
+    public func load(_ sources: [PluginSource], probe: PluginProbe? = nil, start: Bool) -> LoadReport {
+        loading.withLock { _ in loadSerially(sources, probe: probe, start: start) }
+    }
+
+    /// The phases of `LoadPipeline`, one after another, then the start hooks (unless `start` is
+    /// false) and the swap.
+    private func loadSerially(_ sources: [PluginSource], probe: PluginProbe?, start: Bool) -> LoadReport {
         state.withLock { state in
             for source in sources where !state.sources.contains(source) { state.sources.append(source) }
             state.isShutDown = false
@@ -103,7 +115,7 @@ public final class PluginHost: Sendable {
         var load = Load()
         let opened = open(candidates, with: pipeline, probe: probe, into: &load)
         markLibraries(of: opened, among: candidates, in: &load.outcome)
-        publish(opened, with: pipeline, probe: probe, load: &load)
+        publish(opened, with: pipeline, probe: probe, start: start, load: &load)
         var report = LoadReport()
         report.entries = candidates.compactMap { load.outcome[$0.realPath] }
             + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
@@ -111,9 +123,10 @@ public final class PluginHost: Sendable {
     }
 
     /// Phases 3 to 5 for the plugins `opened` (in discovery order), then the swap: plans them beside
-    /// the published services, registers them into a clone of the current locator, starts them, and
-    /// publishes the clone. Each plugin's outcome goes into `load`.
-    func publish(_ opened: [LoadedPlugin], with pipeline: LoadPipeline, probe: PluginProbe?, load: inout Load) {
+    /// the published services, registers them into a clone of the current locator, starts them
+    /// (unless `start` is false), and publishes the clone. Each plugin's outcome goes into `load`.
+    func publish(_ opened: [LoadedPlugin], with pipeline: LoadPipeline, probe: PluginProbe?, start: Bool = true,
+                 load: inout Load) {
         let next: ServiceLocator
         do {
             next = try locator.clone()
@@ -135,7 +148,7 @@ public final class PluginHost: Sendable {
         }
         let registered = register(plan.order, with: pipeline, probe: probe, into: next, services: services, load: &load)
         next.setReadOnly(denyClone: false)
-        let (started, dropped) = start(registered, in: next, services: services)
+        let (started, dropped) = start ? self.start(registered, in: next, services: services) : ([], [])
         for (plugin, error) in dropped {
             load.outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
         }
