@@ -24,11 +24,26 @@ struct Arguments {
     var probeTimeout: Duration = .seconds(10)
     var startTimeout: Duration = .seconds(30)
     var shutdownTimeout: Duration = .seconds(5)
+    /// `list --start`, `check --start`: run the start and shutdown hooks, which those commands
+    /// otherwise do not.
+    var start = false
+    /// `serve --strict`: refuse to serve a load with problems.
+    var strict = false
     var help = false
+    /// The command `host help COMMAND` (or `host COMMAND --help`) asks about; nil for the general help.
+    var helpCommand: Command?
     var version = false
 
+    /// A command line the host cannot run: what is wrong, in one line, and the command whose help
+    /// tells how it goes (nil: the general help).
     struct UsageError: Error, CustomStringConvertible {
         let description: String
+        var command: Command?
+
+        /// The line that follows the error: where to read how it goes.
+        var hint: String {
+            "see 'host help\(command.map { " \($0 == .probe ? Command.inspect.rawValue : $0.rawValue)" } ?? "")' for how it goes"
+        }
     }
 
     init(_ words: [String]) throws(UsageError) {
@@ -37,8 +52,11 @@ struct Arguments {
             // `host help [COMMAND]`, as people type it.
             help = true
             rest = rest.dropFirst()
-            if let name = rest.popFirst(), Command(rawValue: name) == nil || name == Command.probe.rawValue {
-                throw UsageError(description: "no command '\(name)' to help with")
+            if let name = rest.popFirst() {
+                guard let command = Command(rawValue: name), command != .probe else {
+                    throw UsageError(description: "no command '\(name)' to help with")
+                }
+                helpCommand = command
             }
             guard rest.isEmpty else { throw UsageError(description: "help takes one COMMAND at most") }
             return
@@ -46,8 +64,40 @@ struct Arguments {
         if let first = rest.first, let command = Command(rawValue: first) {
             self.command = command
             rest = rest.dropFirst()
+        } else if let first = rest.first, !first.hasPrefix("-") {
+            throw UsageError(description: "unknown command '\(first)'")
         }
+        do throws(UsageError) {
+            try parse(&rest)
+        } catch {
+            // Every error of a command's line points to that command's help.
+            throw UsageError(description: error.description, command: explicitCommand(words))
+        }
+    }
+
+    /// The command the words name, if they name one (`host --plugins x` runs `run` without naming it).
+    private func explicitCommand(_ words: [String]) -> Command? {
+        words.first.flatMap(Command.init(rawValue:))
+    }
+
+    /// Which commands take `option` (one only some commands take), if `option` is such an option.
+    private static func commands(taking option: String) -> [Command]? {
+        switch option {
+        case "--param": [.resolve]
+        case "--json": [.run, .list, .check, .inspect, .resolve, .probe]
+        case "--start": [.list, .check]
+        case "--strict": [.serve]
+        default: nil
+        }
+    }
+
+    /// The options and operand after the command.
+    private mutating func parse(_ rest: inout ArraySlice<String>) throws(UsageError) {
         while let word = rest.popFirst() {
+            if let takers = Self.commands(taking: word), !takers.contains(command) {
+                throw UsageError(description: "\(word) is not an option of \(command.rawValue)"
+                    + " (only \(takers.filter { $0 != .probe }.map(\.rawValue).joined(separator: ", ")) take it)")
+            }
             if let option = Self.flag(word) {
                 discovery[keyPath: option] = true
                 continue
@@ -61,10 +111,11 @@ struct Arguments {
                 also.append(path)
             case "--json": json = true
             case "--param":
-                guard command == .resolve, let value = rest.popFirst() else {
-                    throw UsageError(description: "--param needs a VALUE, and only resolve takes one")
-                }
+                guard let value = rest.popFirst() else { throw UsageError(description: "--param needs a VALUE") }
+                guard param == nil else { throw UsageError(description: "--param is given twice: the slot takes one VALUE") }
                 param = value
+            case "--start": start = true
+            case "--strict": strict = true
             case "--isolated": isolated = true
             case "--probe-timeout": probeTimeout = try Self.seconds(word, rest.popFirst())
             case "--start-timeout": startTimeout = try Self.seconds(word, rest.popFirst())
@@ -79,9 +130,7 @@ struct Arguments {
                 operand = word
             }
         }
-        if json && command == .serve {
-            throw UsageError(description: "serve prints no JSON: --json is for run, list, check, inspect and resolve")
-        }
+        if help { helpCommand = command == .run ? nil : command }
         if !help && !version && command.takesOperand && operand == nil {
             throw UsageError(description: "\(command.rawValue) needs \(command == .resolve ? "a KEY" : "a FILE")")
         }
@@ -123,38 +172,6 @@ struct Arguments {
         }
         return .milliseconds(Int((seconds * 1000).rounded()))
     }
-
-    static let usage = """
-        usage: host [run] [--plugins PATH]... [--json]   load plugins, list slots, get each plain service
-               host list [--plugins PATH]... [--json]    load plugins and list every slot
-               host check [--plugins PATH]... [--json]   report every problem; exit 1 if any
-               host inspect FILE [--json] [--isolated]   read one plugin's descriptor, register nothing
-               host resolve KEY [--param VALUE] [--plugins PATH]... [--json]
-                                                         load plugins and get the service for KEY (awaited
-                                                         if async; VALUE: its String, integer, floating
-                                                         point or Bool parameters)
-               host serve [--plugins PATH]...            load and start plugins, run until SIGINT/SIGTERM;
-                                                         each SIGHUP reloads them (new, changed and
-                                                         removed plugin files)
-               host help [COMMAND] | --help | --version
-
-        PATH is a plugin file or a directory of *.so files; repeat --plugins for more. Without it, the
-        host reads SWIFT_PLUGIN_PATH (colon-separated), else loads every lib*Plugin.so beside it (after
-        `swift build`, the sample plugins). --also PATH loads PATH besides those: your plugin next
-        to the samples is `host run --also path/to/libMine.so`.
-        --allow-untrusted     also load files others than you or root could have changed
-        --allow-other-compiler  also load plugins another Swift toolchain built (it may crash the host)
-        --isolated            open and register each plugin in a child process first (after the
-                              plugins it requires); one that crashes, hangs or exits there is
-                              reported and not loaded. Start and shutdown hooks run in the host only
-        --probe-timeout SECS  how long a child may take (default 10)
-        --start-timeout SECS  how long each plugin's start hook may take (default 30)
-        --shutdown-timeout SECS  how long each plugin's shutdown hook may take (default 5)
-        A timeout is a number of seconds from 0.01 to 86400.
-        Every command that loads plugins starts them and, before it exits, shuts them down in
-        reverse order.
-        Exit status: 0 success, 1 problems, 2 usage.
-        """
 }
 
 extension Arguments.Command {

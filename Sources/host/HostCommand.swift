@@ -40,9 +40,20 @@ struct HostCommand {
             Self.printReload(report, signal: signal)
         } : nil
         defer { withExtendedLifetime((watch, reloads)) {} }
-        let report = host.load(sources, probe: probe())
+        let report = host.load(sources, probe: probe(), start: startsPlugins)
         for problem in report.problems { Output.problem(problem) }
-        let status = await use(host, report, signals: signals)
+        let nothingFound = Self.foundNothing(report)
+        if nothingFound {
+            Output.problem("no plugin found in \(sources.map(Self.describe).joined(separator: ", "))")
+        }
+        if serving && arguments.strict && report.hasProblems {
+            // Before a single request: the plugins that started are shut down, nothing is served.
+            Output.problem("not serving: the load had \(report.problems.count) problem(s), and --strict refuses that")
+            return refuseToServe(host)
+        }
+        let used = await use(host, report, signals: signals)
+        // Found nothing: a failure for every command but `serve`, which serves on, waiting for a SIGHUP.
+        let status = nothingFound && !serving ? 1 : used
         // Normal exit: the plugins' shutdown hooks run, in reverse start order.
         let shutdown = host.shutdown(timeout: arguments.shutdownTimeout)
         for entry in shutdown.problems { Output.problem(entry.summary) }
@@ -50,6 +61,37 @@ struct HostCommand {
             Output.lines([""] + shutdown.lines)
         }
         return shutdown.problems.isEmpty ? status : 1
+    }
+
+    /// Whether this command runs the plugins' start (and shutdown) hooks: `list` and `check` only
+    /// with `--start`, so that looking has no side effects.
+    private var startsPlugins: Bool {
+        arguments.command == .list || arguments.command == .check ? arguments.start : true
+    }
+
+    /// Whether the load found nothing to load: no plugin nor library, and no problem but paths that
+    /// are not there (an empty folder, a missing one).
+    private static func foundNothing(_ report: LoadReport) -> Bool {
+        report.loaded.isEmpty && report.libraries.isEmpty && report.problems.allSatisfy {
+            if case .notFound = $0 { true } else { false }
+        }
+    }
+
+    /// A source as the operator gave it.
+    private static func describe(_ source: PluginSource) -> String {
+        switch source {
+        case let .file(path), let .directory(path): path
+        case let .searchPath(value): "SWIFT_PLUGIN_PATH '\(value)'"
+        }
+    }
+
+    /// `serve --strict` after a load with problems: the plugins that started are shut down, and
+    /// the exit status is 1.
+    private func refuseToServe(_ host: PluginHost) -> Int32 {
+        let shutdown = host.shutdown(timeout: arguments.shutdownTimeout)
+        Output.lines(shutdown.lines)
+        for entry in shutdown.problems { Output.problem(entry.summary) }
+        return 1
     }
 
     /// Does what the command asks with the loaded plugins; returns the exit status.
@@ -60,7 +102,7 @@ struct HostCommand {
             // Problems went to stderr above; stdout gets what loaded and a count.
             if arguments.json {
                 Output.json(report.json)
-            } else {
+            } else if !Self.foundNothing(report) {
                 Output.lines((report.loaded + report.libraries).map(\.summary)
                     + ["\(report.loaded.count) loaded, \(report.problems.count) problem(s)"])
             }
@@ -79,8 +121,9 @@ struct HostCommand {
                 if !(await getEachService(host.locator)) { return 1 }
             }
         case .serve:
-            // A plugin whose shutdown failed on the signal makes the exit status 1, as after `run`.
-            if await !serve(host, report, signals: signals) { return 1 }
+            // The exit status says how the stop went: the load's problems were said long before
+            // (and `--strict` refuses them). A plugin whose shutdown failed makes it 1.
+            return await serve(host, report, signals: signals) ? 0 : 1
         case .inspect, .probe: break
         }
         return report.hasProblems ? 1 : 0

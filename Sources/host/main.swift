@@ -13,12 +13,13 @@ do throws(Arguments.UsageError) {
     }
     arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
 } catch {
+    // What is wrong and where to read more, not the whole usage: the error would scroll away.
     Output.problem(error.description)
-    Output.standardError(Arguments.usage)
+    Output.problem(error.hint)
     exit(2)
 }
 if arguments.help {
-    Output.lines(Arguments.usage.components(separatedBy: "\n"))
+    Output.lines((arguments.helpCommand.map(Usage.of) ?? Usage.general).components(separatedBy: "\n"))
     exit(0)
 }
 if arguments.version {

@@ -1,0 +1,98 @@
+/// The host's help: the general usage (`host help`, `host --help`) and each command's own
+/// (`host help COMMAND`, `host COMMAND --help`).
+enum Usage {
+    /// `host help`: every command in a line or a few, and the options they share.
+    static let general = """
+        usage: host [run] [--plugins PATH]... [--json]   load and start plugins, list slots, get each plain service
+               host list [--plugins PATH]... [--json] [--start]
+                                                         load plugins and list every slot (no start hook runs)
+               host check [--plugins PATH]... [--json] [--start]
+                                                         report every problem; exit 1 if any, or if no plugin
+                                                         is found (no start hook runs)
+               host inspect FILE [--json] [--isolated]   read one plugin's descriptor, register nothing
+               host resolve KEY [--param VALUE] [--plugins PATH]... [--json]
+                                                         load plugins and get the service for KEY (awaited
+                                                         if async; VALUE: its String, integer, floating
+                                                         point or Bool parameters)
+               host serve [--plugins PATH]... [--strict] load and start plugins, run until SIGINT/SIGTERM;
+                                                         each SIGHUP reloads them (new, changed and
+                                                         removed plugin files)
+               host help [COMMAND] | --help | --version
+
+        \(loading)
+        `list` and `check` load and register plugins but run no start or shutdown hook, unless
+        --start is given. `run`, `resolve` and `serve` start the plugins and, before they exit, shut
+        them down in reverse order.
+        Exit status: 0 success, 1 problems (or no plugin found), 2 usage.
+        `host help COMMAND` describes one command.
+        """
+
+    /// The options of every command that loads plugins.
+    private static let loading = """
+        PATH is a plugin file or a directory of *.so files; repeat --plugins for more. Without it, the
+        host reads SWIFT_PLUGIN_PATH (colon-separated), else loads every lib*Plugin.so beside it (after
+        `swift build`, the sample plugins). --also PATH loads PATH besides those: your plugin next
+        to the samples is `host run --also path/to/libMine.so`.
+        --allow-untrusted     also load files others than you or root could have changed
+        --allow-other-compiler  also load plugins another Swift toolchain built (it may crash the host)
+        --isolated            open and register each plugin in a child process first (after the
+                              plugins it requires); one that crashes, hangs or exits there is
+                              reported and not loaded. Start and shutdown hooks run in the host only
+        --probe-timeout SECS  how long a child may take (default 10)
+        --start-timeout SECS  how long each plugin's start hook may take (default 30)
+        --shutdown-timeout SECS  how long each plugin's shutdown hook may take (default 5)
+        A timeout is a number of seconds from 0.01 to 86400.
+        """
+
+    /// `host help COMMAND`: what the command does, its own options, then the shared ones.
+    static func of(_ command: Arguments.Command) -> String {
+        let (synopsis, text): (String, String) = switch command {
+        case .run: ("host [run] [--plugins PATH]... [--also PATH]... [--json]", """
+            Loads and starts the plugins, lists what loaded and every slot, and gets each service that
+            needs neither parameters nor await; then shuts the plugins down in reverse start order.
+            --json   print the load report as JSON, with the slots and the start order
+            Exit status: 0 success, 1 a problem (a plugin refused, a get or a shutdown that failed,
+            no plugin found), 2 usage.
+            """)
+        case .list: ("host list [--plugins PATH]... [--also PATH]... [--json] [--start]", """
+            Loads and registers the plugins and lists every slot: key, type, mode, plugin. No plugin's
+            start or shutdown hook runs: listing has no side effects.
+            --json   print the slots as JSON
+            --start  start the plugins too (and shut them down before exiting), as `run` does
+            Exit status: 0 success, 1 a problem (or no plugin found), 2 usage.
+            """)
+        case .check: ("host check [--plugins PATH]... [--also PATH]... [--json] [--start]", """
+            Loads and registers the plugins and reports every problem, one line each on stderr; stdout
+            gets what loaded and a count. No plugin's start or shutdown hook runs, unless --start.
+            --json   print the load report as JSON
+            --start  start the plugins too (a start or shutdown that fails is a problem), then shut
+                     them down
+            Exit status: 0 every plugin loads, 1 a problem or no plugin found at all (an empty or
+            missing folder), 2 usage.
+            """)
+        case .inspect, .probe: ("host inspect FILE [--json] [--isolated] [--allow-untrusted] [--allow-other-compiler]", """
+            Reads one plugin file's descriptor (name, version, keys, the libraries it was built
+            against) and says whether this host would load it; registers nothing, starts nothing.
+            --json      print the descriptor as JSON
+            --isolated  open the file in a child process first (--probe-timeout SECS bounds it)
+            Exit status: 0 the host would load it, 1 it would not (or it is no plugin), 2 usage.
+            """)
+        case .resolve: ("host resolve KEY [--param VALUE] [--plugins PATH]... [--also PATH]... [--json]", """
+            Loads and starts the plugins and gets the service for KEY, awaited if it is async, then
+            shuts the plugins down.
+            --param VALUE  the slot's parameters: a String, integer, floating point or Bool (once)
+            --json         print the service (or the error) as a JSON object
+            Exit status: 0 success, 1 no such service, a failed get or a load with problems, 2 usage.
+            """)
+        case .serve: ("host serve [--plugins PATH]... [--also PATH]... [--strict]", """
+            Loads and starts the plugins and runs until SIGINT or SIGTERM, then shuts them down in
+            reverse order; each SIGHUP reloads them (new, changed and removed plugin files).
+            --strict  refuse to serve a load with problems: shut down what started and exit 1
+            Exit status: how the stop went: 0 every plugin shut down, 1 a shutdown failed (or --strict
+            refused the load), 2 usage.
+            """)
+        }
+        let options = command == .inspect || command == .probe ? "" : "\n\n" + loading
+        return "usage: \(synopsis)\n\n\(text)\(options)"
+    }
+}

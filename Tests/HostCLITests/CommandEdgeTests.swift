@@ -1,0 +1,91 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What an operator meets at the edges of the `host` command: listing and checking without side
+/// effects, usage errors that say what is wrong, nothing found, how `serve` ends.
+extension HostCommandTests {
+    /// `list` and `check` load and register but run no start or shutdown hook: the notes sample
+    /// writes no journal. `check --start` (and `list --start`) run them, as `run` does.
+    @Test func listAndCheckRunNoHooksUnlessStartIsGiven() async throws {
+        let folder = try TemporaryFolder()
+        let journal = folder.file("journal.log")
+        let read = { (try? String(contentsOfFile: journal, encoding: .utf8)) }
+        for command in [["list"], ["check"], ["list", "--json"], ["check", "--json"]] {
+            let run = try await host(command + ["--plugins", plugin("NotesPlugin")], environment: ["SAMPLE_JOURNAL": journal])
+            #expect(run.status == 0, "\(command): \(run.errors)")
+            #expect(!run.output.contains("stopped notes"), "\(command): \(run.output)")
+            #expect(read() == nil, "\(command): \(read() ?? "")")
+        }
+        for command in ["check", "list"] {
+            let started = try await host([command, "--start", "--plugins", plugin("NotesPlugin")],
+                                         environment: ["SAMPLE_JOURNAL": journal])
+            #expect(started.status == 0, "\(command): \(started.errors)")
+            #expect(read()?.hasPrefix("notes started") == true && read()?.hasSuffix("notes stopped\n") == true, "\(command): \(read() ?? "")")
+            try? FileManager.default.removeItem(atPath: journal)
+        }
+        let wrong = try await host(["run", "--start"])
+        #expect(wrong.status == 2)
+        #expect(wrong.errors.contains("--start is not an option of run"), "\(wrong.errors)")
+        let help = try await host(["help", "check"])
+        #expect(help.output.contains("--start"), "\(help.output)")
+    }
+
+    /// `host help COMMAND` is that command's help; a usage error is one line saying what is wrong and
+    /// a hint, not the whole usage.
+    @Test func usageErrorsSayWhatIsWrongInOneLineWithAHint() async throws {
+        let help = try await host(["help", "resolve"])
+        #expect(help.status == 0)
+        #expect(help.output.hasPrefix("usage: host resolve KEY"), "\(help.output)")
+        #expect(!help.output.contains("host serve"), "\(help.output)")
+        #expect(try await host(["resolve", "--help"]).output == help.output)
+
+        let cases: [([String], String, String)] = [
+            (["bogus"], "host: unknown command 'bogus'", "host help"),
+            (["list", "--param", "x"], "host: --param is not an option of list", "host help list"),
+            (["list", "extra"], "host: unexpected argument 'extra'", "host help list"),
+            (["--probe-timeout", "nan"], "host: --probe-timeout needs a number of seconds", "host help"),
+            (["resolve", "k", "--param", "a", "--param", "b"], "host: --param is given twice", "host help resolve"),
+        ]
+        for (arguments, problem, hint) in cases {
+            let run = try await host(arguments)
+            #expect(run.status == 2, "\(arguments)")
+            #expect(run.errorLines.count == 2, "\(arguments): \(run.errors)")
+            #expect(run.errorLines.first?.hasPrefix(problem) == true, "\(arguments): \(run.errors)")
+            #expect(run.errorLines.last?.contains("'\(hint)'") == true, "\(arguments): \(run.errors)")
+            #expect(!run.errors.contains("usage: host"), "\(arguments): \(run.errors)")
+        }
+    }
+
+    /// A folder with no plugin, a folder that is not there: said so, and `check` exits 1, instead of
+    /// `0 loaded, 0 problem(s)` and exit 0.
+    @Test func nothingFoundIsSaidAndFailsTheCheck() async throws {
+        let folder = try TemporaryFolder()
+        _ = try folder.write("README", Array("no plugin here".utf8))
+        for path in [folder.path, folder.file("missing")] {
+            let check = try await host(["check", "--plugins", path])
+            #expect(check.status == 1, "\(path): \(check.output)")
+            #expect(check.errors.contains("no plugin found"), "\(path): \(check.errors)")
+            #expect(!check.output.contains("0 loaded, 0 problem(s)"), "\(path): \(check.output)")
+            let list = try await host(["list", "--plugins", path])
+            #expect(list.errors.contains("no plugin found"), "\(path): \(list.errors)")
+        }
+        let help = try await host(["help", "check"])
+        #expect(help.output.contains("no plugin"), "\(help.output)")
+    }
+
+    /// `serve` that stops cleanly exits 0, whatever problems its load had long before; `--strict`
+    /// refuses to serve a load with problems (exit 1, never serving).
+    @Test func serveExitsByHowItStoppedAndStrictRefusesAProblemLoad() async throws {
+        let plugins = ["--plugins", plugin("ClockPlugin"), "--plugins", plugin("FixtureNullEntry")]
+        let child = try await serveUntilSignalled(["serve"] + plugins, environment: [:], serving: "serving 1 plugin(s)",
+                                                  signal: SIGTERM)
+        #expect(child.process.terminationStatus == 0, "\(child.errors)")
+        #expect(child.errors.contains("the plugin entry returned nothing"), "\(child.errors)")
+        let strict = try await host(["serve", "--strict"] + plugins)
+        #expect(strict.status == 1, "\(strict.output)")
+        #expect(!strict.output.contains("serving"), "\(strict.output)")
+        #expect(strict.errors.contains("--strict"), "\(strict.errors)")
+        #expect(strict.output.contains("stopped clock"), "\(strict.output)")
+    }
+}
