@@ -41,9 +41,12 @@ enum Output {
         problem(flag.map { "\(line); \($0) loads it anyway" } ?? line)
     }
 
-    /// Text of the host's own (the usage) on stderr. A stderr that has gone (a closed pipe) loses the
-    /// text, never the host.
+    /// Text of the host's own on stderr, after what stdout holds so far. A stderr that has gone (a
+    /// closed pipe) loses the text, never the host.
     static func standardError(_ text: String) {
+        // What stdout holds goes first: to a pipe or a file it is buffered, and both may be one file
+        // (`2>&1`), where a line on stderr must not come above the stdout line that announces it.
+        fflush(nil)
         try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
     }
 

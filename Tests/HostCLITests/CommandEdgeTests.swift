@@ -89,3 +89,48 @@ extension HostCommandTests {
         #expect(strict.output.contains("stopped clock"), "\(strict.output)")
     }
 }
+
+/// `host inspect` of files that are not what it expects.
+extension HostCommandTests {
+    /// A system library (another compiler's, with no entry symbol) is said to be no plugin, not a
+    /// plugin of another compiler.
+    @Test func inspectOfASystemLibrarySaysItIsNoPlugin() async throws {
+        let candidates = ["/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libz.so.1",
+                          "/lib/aarch64-linux-gnu/libz.so.1", "/usr/lib64/libz.so.1", "/lib/x86_64-linux-gnu/libm.so.6"]
+        let library = try #require(candidates.first { FileManager.default.fileExists(atPath: $0) }, "no system library")
+        let run = try await host(["inspect", library])
+        #expect(run.status == 1)
+        #expect(run.errors.contains("not a plugin, no entry symbol 'swift_plugin_entry'"), "\(run.errors)")
+        #expect(!run.errors.contains("another compiler"), "\(run.errors)")
+        // A plugin of another compiler still says so (its entry symbol is there).
+        let folder = try TemporaryFolder()
+        let path = try folder.copy("ClockPlugin", as: "libClockPlugin.so")
+        let mark = Array("clang version 21.0.0".utf8)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        if let at = bytes.indices.first(where: { bytes[$0...].starts(with: mark) }) {
+            bytes[at + 6] = UInt8(ascii: "X")  // "clang Xersion": no compiler named
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let other = try await host(["inspect", path])
+            #expect(other.errors.contains("another compiler"), "\(other.errors)")
+        }
+    }
+
+    /// With stdout and stderr one file (`2>&1`), the refusal comes after the line that announces it.
+    @Test func aRefusalComesAfterTheLineThatAnnouncesItInOneStream() async throws {
+        let folder = try TemporaryFolder()
+        let both = try folder.write("both", [])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "\(BuiltPlugins.directory)/host")
+        process.arguments = ["inspect", plugin("FixtureWrongABI")]
+        let handle = try #require(FileHandle(forWritingAtPath: both))
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        _ = try await poll(atMost: .seconds(60)) { !process.isRunning }
+        process.waitUntilExit()
+        let text = try String(contentsOfFile: both, encoding: .utf8)
+        let announce = try #require(text.range(of: "this host would refuse it"), "\(text)")
+        let refusal = try #require(text.range(of: "(another major version)"), "\(text)")
+        #expect(announce.lowerBound < refusal.lowerBound, "\(text)")
+    }
+}

@@ -79,8 +79,9 @@ import Testing
         }
         if let systemLibrary {
             let name = URL(fileURLWithPath: systemLibrary).resolvingSymlinksInPath().lastPathComponent
-            // Not built by a Swift toolchain: refused before `dlopen` runs any of its code.
-            expectCase(name) { if case .compilerMismatch = $0 { true } else { false } }
+            // Not built by a Swift toolchain and with no entry symbol: refused before `dlopen` runs any
+            // of its code, as what it is, no plugin (not as a plugin of another compiler).
+            expectCase(name) { if case .missingEntrySymbol = $0 { true } else { false } }
         }
     }
 

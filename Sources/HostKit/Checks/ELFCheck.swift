@@ -190,6 +190,26 @@ enum ELFCheck {
         return segment.offset + (address - segment.address)
     }
 
+    /// Whether the dynamic string table (`.dynstr`) of the ELF file at `path` holds `symbol` as a whole
+    /// string: `false` if it does not, so that no symbol of the file's, defined or needed, has that
+    /// name; `nil` if the file, its sections or that table cannot be read (then nothing is known).
+    /// For a file refused before `dlopen`: a library with no entry symbol is no plugin at all, and
+    /// saying so beats naming its compiler.
+    static func namesDynamicSymbol(_ path: String, _ symbol: String) -> Bool? {
+        guard let descriptor = try? Posix.open(path, O_RDONLY) else { return nil }
+        defer { Posix.close(descriptor) }
+        guard let size = try? Posix.fstat(descriptor).st_size else { return nil }
+        let header = read(descriptor, offset: 0, count: headerSize)
+        guard header.count == headerSize, let sections = Sections(descriptor, fileSize: Int(size), header: header),
+              let index = sections.index(named: ".dynstr"), let table = sections.contents(index, limit: 1 << 26)
+        else { return nil }
+        let wanted = Array(symbol.utf8) + [0]
+        // Each string starts at 0 or after a NUL; a longer name that ends in `symbol` is not it.
+        return table.indices.contains { start in
+            (start == 0 || table[start - 1] == 0) && table[start...].starts(with: wanted)
+        }
+    }
+
     /// The strings of the `.comment` section of the open ELF file: `nil` if its sections cannot be
     /// read, `[]` if it has no such section.
     private static func commentStrings(_ descriptor: Int32, fileSize: Int, header: [UInt8]) -> [String]? {

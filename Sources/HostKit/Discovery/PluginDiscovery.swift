@@ -67,7 +67,13 @@ public struct PluginDiscovery: Sendable {
         } catch {
             return .failure(error)
         }
-        if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real, file) { return .failure(mismatch) }
+        if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real, file) {
+            // Another compiler's file that names no entry symbol is no plugin (a system library, say):
+            // that is what is wrong with it, as the loader would find after `dlopen`.
+            let entry = PluginHeader.Layout.entrySymbol
+            let isPlugin = ELFCheck.namesDynamicSymbol(real, entry) != false
+            return .failure(isPlugin ? mismatch : .missingEntrySymbol(path: real, symbol: entry))
+        }
         return .success(PluginCandidate(path: path, realPath: real, allowUntrusted: allowUntrusted, dynamic: file.dynamic,
                                         identity: status.identity))
     }
