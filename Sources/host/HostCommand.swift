@@ -218,7 +218,8 @@ struct HostCommand {
             } else if let paramsType = info?.paramsType, !paramsType.hasPrefix("Swift.Optional<") {
                 Output.problem("resolve '\(key)': the slot takes parameters (\(paramsType)): pass --param VALUE")
                 return false
-            } else if arguments.param != nil {
+            } else if arguments.param != nil, info != nil {
+                // (No slot at all: the get below says there is no service for the key.)
                 Output.problem("resolve '\(key)': the slot takes no parameters, and --param was given")
                 return false
             } else {

@@ -134,3 +134,14 @@ extension HostCommandTests {
         #expect(announce.lowerBound < refusal.lowerBound, "\(text)")
     }
 }
+
+/// `host resolve` of a key no slot has.
+extension HostCommandTests {
+    /// With `--param`, a key no slot has is said to have no service, not to take no parameters.
+    @Test func resolveOfAMissingKeyWithAParamSaysThereIsNoService() async throws {
+        let run = try await host(["resolve", "nosuch.key", "--param", "x", "--plugins", plugin("NotesPlugin")])
+        #expect(run.status == 1)
+        #expect(run.errors.contains("no service for key 'nosuch.key'"), "\(run.errors)")
+        #expect(!run.errors.contains("takes no parameters"), "\(run.errors)")
+    }
+}
