@@ -50,7 +50,7 @@ enum Usage {
         case .run: ("host [run] [--plugins PATH]... [--also PATH]... [--json]", """
             Loads and starts the plugins, lists what loaded and every slot, and gets each service that
             needs neither parameters nor await; then shuts the plugins down in reverse start order.
-            --json   print the load report as JSON, with the slots and the start order
+            --json   print the load report as JSON
             Exit status: 0 success, 1 a problem (a plugin refused, a get or a shutdown that failed,
             no plugin found), 2 usage.
             """)
