@@ -95,8 +95,9 @@ struct Arguments {
     private mutating func parse(_ rest: inout ArraySlice<String>) throws(UsageError) {
         while let word = rest.popFirst() {
             if let takers = Self.commands(taking: word), !takers.contains(command) {
+                let names = takers.filter { $0 != .probe }.map(\.rawValue)
                 throw UsageError(description: "\(word) is not an option of \(command.rawValue)"
-                    + " (only \(takers.filter { $0 != .probe }.map(\.rawValue).joined(separator: ", ")) take it)")
+                    + " (only \(names.joined(separator: ", ")) \(names.count == 1 ? "takes" : "take") it)")
             }
             if let option = Self.flag(word) {
                 discovery[keyPath: option] = true
