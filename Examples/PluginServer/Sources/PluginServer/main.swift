@@ -7,7 +7,7 @@ import PluginHostLifecycle
 import RouteContracts
 import ServiceLifecycle
 
-// plugin-server [--host 127.0.0.1] [--port 8080] [--handler-timeout 5] [--plugins PATH]...
+// plugin-server [--host 127.0.0.1] [--port 8080] [--handler-timeout 5] [--plugins PATH]... (--help: ServerOptions)
 // Loads the route plugins from PATH (a folder of *.so, or a file) at start-up, serves their routes, and
 // on SIGTERM or SIGINT finishes the requests in flight, then shuts the plugins down in reverse order.
 // On SIGHUP it reloads the plugins (new files added, a file renamed over a plugin's upgrades it, a
@@ -16,24 +16,22 @@ import ServiceLifecycle
 // Each plugin's route handlers run on a few threads of that plugin's own (HandlerThreads), so one that
 // blocks stops neither the server's routes nor the other plugins'; a request its plugin's handler has
 // not answered within --handler-timeout seconds (10 ms to a day) is answered 503.
-var address = "127.0.0.1", port = 8080, paths: [String] = [], handlerTimeout = 5.0
-var arguments = CommandLine.arguments.dropFirst()
-while let word = arguments.popFirst() {
-    switch (word, arguments.popFirst()) {
-    case let ("--host", value?): address = value
-    case let ("--port", value?) where Int(value) != nil: port = Int(value) ?? port
-    case let ("--plugins", value?): paths.append(value)
-    case let ("--handler-timeout", value?) where Double(value).map((0.01...86_400).contains) == true:
-        handlerTimeout = Double(value) ?? handlerTimeout
-    default:
-        FileHandle.standardError.write(Data("usage: plugin-server [--host ADDRESS] [--port N] [--handler-timeout SECONDS] [--plugins PATH]...\n".utf8))
-        exit(2)
-    }
+let options: ServerOptions
+switch ServerOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+case let .run(parsed):
+    options = parsed
+case .help:
+    FileHandle.standardOutput.write(Data(ServerOptions.usage.utf8))
+    exit(0)
+case let .wrong(problem):
+    FileHandle.standardError.write(Data("plugin-server: \(problem)\nsee plugin-server --help\n".utf8))
+    exit(2)
 }
+let paths = options.paths
 
 let logger = Logger(label: "plugin-server")
 let host = PluginHost()
-let routes = PluginRoutes(host: host, handlerTimeout: .seconds(handlerTimeout))
+let routes = PluginRoutes(host: host, handlerTimeout: .seconds(options.handlerTimeout))
 
 let router = Router()
 router.add(middleware: PluginRouteMiddleware(routes: routes))
@@ -91,10 +89,10 @@ struct RouteInstaller: Service {
     }
 }
 
-let listeningAddress = address
+let listeningAddress = options.address
 let app = Application(
     router: router,
-    configuration: .init(address: .hostname(address, port: port)),
+    configuration: .init(address: .hostname(options.address, port: options.port)),
     // Shut down in reverse order: the server first (requests in flight finish), then the plugins.
     services: [plugins, RouteInstaller()],
     onServerRunning: { channel in

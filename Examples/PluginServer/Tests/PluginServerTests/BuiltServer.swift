@@ -53,6 +53,26 @@ extension BuiltServer {
         return (status, body)
     }
 
+    /// Runs `executable` with `arguments` to its end: its exit status, what it wrote to stdout and
+    /// what to stderr.
+    func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let files = FileManager.default
+        let (out, err) = (files.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString).out"),
+                          files.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString).err"))
+        defer { for file in [out, err] { try? files.removeItem(at: file) } }
+        for file in [out, err] where !files.createFile(atPath: file.path, contents: nil) {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        try await waitForExit(process)
+        return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+    }
+
     func start(_ executable: String, _ arguments: [String], log: URL,
                environment: [String: String] = [:]) throws -> Process {
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
