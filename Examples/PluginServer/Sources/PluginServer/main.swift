@@ -33,7 +33,8 @@ let logger = Logger(label: "plugin-server")
 let host = PluginHost()
 let routes = PluginRoutes(host: host, handlerTimeout: .seconds(options.handlerTimeout))
 
-let router = Router()
+// HEAD is served wherever GET is, without the body (plugin routes too: PluginRouteMiddleware).
+let router = Router(options: .autoGenerateHeadEndpoints)
 router.add(middleware: PluginRouteMiddleware(routes: routes))
 // The same handler compiled into the server, to measure what a plugin route costs beside it.
 let compiledHello = HelloRoute(path: "/compiled/hello")

@@ -53,6 +53,37 @@ extension BuiltServer {
         return (status, body)
     }
 
+    /// Stops `server` with SIGTERM and expects it to exit 0.
+    func stopWithSigterm(_ server: Process) async throws {
+        kill(server.processIdentifier, SIGTERM)
+        try await waitForExit(server)
+        #expect(server.terminationReason == .exit && server.terminationStatus == 0)
+    }
+
+    /// `method` `url` with curl, with `headers` (`Name: value`) and `body`: the status, the response's
+    /// headers (names lowercased) and its body (for HEAD, what curl wrote there: the head again).
+    func request(_ method: String, _ url: String, headers: [String] = [],
+                 body: String? = nil) async throws -> (status: Int, headers: [String: String], body: String) {
+        let files = FileManager.default
+        let name = "curl-\(UUID().uuidString)"
+        let (head, output, status) = (files.temporaryDirectory.appendingPathComponent("\(name).head"),
+                                      files.temporaryDirectory.appendingPathComponent("\(name).body"),
+                                      files.temporaryDirectory.appendingPathComponent("\(name).status"))
+        defer { for file in [head, output, status] { try? files.removeItem(at: file) } }
+        let how = method == "HEAD" ? ["--head"] : ["-X", method]
+        let curl = try start("/usr/bin/curl", ["-s", "-D", head.path, "-o", output.path, "-w", "%{http_code}"] + how
+                                 + headers.flatMap { ["-H", $0] } + (body.map { ["--data-binary", $0] } ?? []) + [url],
+                             log: status)
+        try await waitForExit(curl)
+        var fields: [String: String] = [:]
+        for line in try String(contentsOf: head, encoding: .utf8).components(separatedBy: "\r\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        return (Int(try String(contentsOf: status, encoding: .utf8)) ?? 0, fields, text)
+    }
+
     /// Runs `executable` with `arguments` to its end: its exit status, what it wrote to stdout and
     /// what to stderr.
     func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {

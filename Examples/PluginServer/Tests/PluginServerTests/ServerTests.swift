@@ -111,4 +111,28 @@ import Testing
         try await waitForExit(server)
         #expect(server.terminationReason == .exit && server.terminationStatus == 0)
     }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPathServedWithOtherMethodsOnlyAnswers405WithAllowAndAnUnknownPath404() async throws {
+        let folder = try pluginFolder(["HelloRoutePlugin", "CounterPlugin", "VisitsRoutePlugin"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, _, base) = try await startServer(plugins: folder)
+        defer { if server.isRunning { server.terminate() } }
+
+        // A plugin's route, the server's own, and the server's with an empty segment.
+        for (method, path) in [("POST", "/hello"), ("DELETE", "/visits"), ("POST", "/plugins"), ("PUT", "/compiled/hello"), ("POST", "/plugins/")] {
+            let answer = try await request(method, "\(base)\(path)", body: "x")
+            #expect(answer.status == 405, "\(method) \(path): \(answer)")
+            #expect(answer.headers["allow"] == "GET, HEAD", "\(method) \(path): \(answer.headers)")
+        }
+        #expect(try await request("POST", "\(base)/nothing", body: "x").status == 404)
+        #expect(try await request("GET", "\(base)/nothing").status == 404)
+        #expect(try await request("GET", "\(base)/hello?name=Ada").body == "Hello, Ada!\n")
+        // HEAD is served as GET is (without the body), for a plugin's route as for the server's.
+        for path in ["/hello", "/plugins"] {
+            let head = try await request("HEAD", "\(base)\(path)")
+            #expect(head.status == 200 && head.headers["content-type"] != nil, "HEAD \(path): \(head)")
+        }
+        try await stopWithSigterm(server)
+    }
 }
