@@ -41,12 +41,15 @@ let compiledHello = HelloRoute(path: "/compiled/hello")
 router.get("/compiled/hello") { request, _ in
     try await Response(compiledHello.handle(RouteRequest(request)))
 }
-// What is loaded: the plugins and every slot, as JSON.
+// The version and file of each plugin, as the load and reload reports tell.
+let pluginFiles = PluginFiles()
+// What is loaded: the plugins (names, then each with its version and file) and every slot, as JSON.
 router.get("/plugins") { _, _ in
     let slots = host.locator.slots.map { ["key": $0.key, "type": $0.serviceType, "plugin": $0.origin ?? ""] }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    let json = try encoder.encode(Introspection(plugins: host.startedPlugins, slots: slots))
+    let started = host.startedPlugins
+    let json = try encoder.encode(Introspection(plugins: started, pluginFiles: pluginFiles.describe(started), slots: slots))
     return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
 }
 
@@ -55,7 +58,10 @@ router.get("/plugins") { _, _ in
 let serverRoutes = router.routes.map { "\($0.method) \($0.path)" }
 
 struct Introspection: Encodable {
+    /// The started plugins' names.
     let plugins: [String]
+    /// The same plugins, each with its version and file.
+    let pluginFiles: [PluginFiles.File]
     let slots: [[String: String]]
 }
 
@@ -77,14 +83,23 @@ func installRoutes(renewing: Set<String> = []) {
 
 // Each reload (SIGHUP) is logged, then the routes are installed again from the new locator.
 let plugins = PluginHostService(host: host, sources: paths.map(PluginSource.path), logger: logger) { report in
+    pluginFiles.record(report)
     let renewed: Set<ReloadReport.Action> = [.upgraded, .restarted]
     installRoutes(renewing: Set(report.entries.filter { renewed.contains($0.action) }.map(\.plugin)))
 }
 
-/// Fills the route table once the plugins are loaded.
+/// Fills the route table once the plugins are loaded. With no plugin found (no --plugins, an empty or
+/// missing folder) it warns first, naming where it looked; the server serves its own routes.
 struct RouteInstaller: Service {
     func run() async throws {
-        _ = await plugins.loaded()
+        let report = await plugins.loaded()
+        pluginFiles.record(report)
+        if report.loaded.isEmpty {
+            let lookedIn = paths.isEmpty ? "nowhere (no --plugins given)" : paths.map { "'\($0)'" }.joined(separator: ", ")
+            logger.warning("no plugin found: serving the server's own routes only", metadata: [
+                "lookedIn": "\(TerminalText.escaped(lookedIn))",
+            ])
+        }
         installRoutes()
         try? await gracefulShutdown()
     }

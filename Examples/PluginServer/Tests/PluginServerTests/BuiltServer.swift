@@ -27,9 +27,15 @@ extension BuiltServer {
     /// Starts the server on a free loopback port with the plugins in `folder` (the fixtures active),
     /// logging to server.log there; returns once it serves the plugins' routes.
     func startServer(plugins folder: URL, _ options: [String] = []) async throws -> (server: Process, log: URL, base: String) {
+        try await startServer(["--plugins", folder.path] + options, logIn: folder)
+    }
+
+    /// Starts the server on a free loopback port with `arguments` (the fixtures active), logging to
+    /// server.log in `folder`; returns once it serves the plugins' routes.
+    func startServer(_ arguments: [String], logIn folder: URL) async throws -> (server: Process, log: URL, base: String) {
         let log = folder.appendingPathComponent("server.log")
         let server = try start(builtProducts.appendingPathComponent("plugin-server").path,
-                               ["--port", "0", "--plugins", folder.path] + options, log: log,
+                               ["--port", "0"] + arguments, log: log,
                                environment: ["PLUGIN_SERVER_FIXTURES": "1"])
         do {
             let port = try await waitForLine(in: log, startingWith: "listening on 127.0.0.1:")

@@ -135,4 +135,60 @@ import Testing
         }
         try await stopWithSigterm(server)
     }
+
+    @Test(.timeLimit(.minutes(2)))
+    func pluginsListsEachStartedPluginWithItsVersionAndFileAlsoAfterAReload() async throws {
+        let folder = try pluginFolder(["HelloRoutePlugin", "FixtureRouteOne"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, log, base) = try await startServer(plugins: folder)
+        defer { if server.isRunning { server.terminate() } }
+        let real = folder.resolvingSymlinksInPath().path
+
+        func listed() async throws -> (names: [String]?, files: [[String: String]]?, body: String) {
+            let body = try await get("\(base)/plugins").body
+            let object = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+            return (object?["plugins"] as? [String], object?["pluginFiles"] as? [[String: String]], body)
+        }
+        var (names, files, body) = try await listed()
+        #expect(names == ["fixture-versioned-route", "hello-route"], "the names as before: \(body)")
+        #expect(files == [
+            ["name": "fixture-versioned-route", "version": "1.0.0", "path": "\(real)/libFixtureRouteOne.so"],
+            ["name": "hello-route", "version": "1.0.0", "path": "\(real)/libHelloRoutePlugin.so"],
+        ], "\(body)")
+
+        // An upgrade and a withdrawal, then SIGHUP.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("libHelloRoutePlugin.so"))
+        try FileManager.default.copyItem(at: builtProducts.appendingPathComponent("libFixtureRouteTwo.so"),
+                                         to: folder.appendingPathComponent("libFixtureRouteTwo.so.new"))
+        guard rename(folder.appendingPathComponent("libFixtureRouteTwo.so.new").path,
+                     folder.appendingPathComponent("libFixtureRouteOne.so").path) == 0 else { throw POSIXError(.EIO) }
+        kill(server.processIdentifier, SIGHUP)
+        try await waitForLine(in: log, containing: "serving plugin routes", occurrence: 2)
+        (names, files, body) = try await listed()
+        #expect(names == ["fixture-versioned-route"], "\(body)")
+        #expect(files == [["name": "fixture-versioned-route", "version": "2.0.0", "path": "\(real)/libFixtureRouteOne.so"]], "\(body)")
+        try await stopWithSigterm(server)
+    }
+
+    /// No `--plugins`, an empty folder, a folder that is not there.
+    @Test(.timeLimit(.minutes(2)), arguments: ["none", "empty", "missing"])
+    func withNoPluginFoundTheServerWarnsWhereItLookedAndServesItsOwnRoutes(_ case: String) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plugins = `case` == "empty" ? folder.appendingPathComponent("plugins") : folder.appendingPathComponent("nothing-here")
+        if `case` == "empty" { try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: false) }
+        let (server, log, base) = try await startServer(`case` == "none" ? [] : ["--plugins", plugins.path], logIn: folder)
+        defer { if server.isRunning { server.terminate() } }
+
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        let lookedIn = `case` == "none" ? "nowhere (no --plugins given)" : "'\(plugins.path)'"
+        #expect(lines.contains { $0.contains(" warning ") && $0.hasSuffix("no plugin found: serving the server's own routes only")
+                                 && $0.contains("lookedIn=\(lookedIn)") }, "\(lines)")
+        #expect(try await get("\(base)/compiled/hello?name=Bo") == (200, "Hello, Bo!\n"))
+        #expect(try await get("\(base)/hello").status == 404)
+        let object = try JSONSerialization.jsonObject(with: Data(try await get("\(base)/plugins").body.utf8)) as? [String: Any]
+        #expect(object?["plugins"] as? [String] == [])
+        try await stopWithSigterm(server)
+    }
 }
