@@ -47,6 +47,9 @@ final class PluginRoutes: @unchecked Sendable {
     private let installing = NSLock()
     /// The routes; nil until the first install. Swapped whole, so a request sees one install's table.
     private var table: [String: Route]?
+    /// The methods each path is served with, by the server or a plugin, as the last install left
+    /// them; by path with its empty segments dropped. `HEAD` wherever `GET` is.
+    private var methodsByPath: [String: Set<String>] = [:]
     /// Each plugin's threads, by plugin name, as the last install left them.
     private var threads: [String: HandlerThreads] = [:]
 
@@ -116,8 +119,15 @@ final class PluginRoutes: @unchecked Sendable {
             pluginThreads[plugin] = threads
             routes[route] = Route(handler: handler, slot: slot.key, plugin: plugin, threads: threads, locator: locator)
         }
+        var methods: [String: Set<String>] = [:]
+        for route in servedBy.keys {
+            let method = String(route.prefix { $0 != " " })
+            let path = String(route.dropFirst(method.count + 1))
+            methods[path, default: []].formUnion(method == "GET" ? ["GET", "HEAD"] : [method])
+        }
         let retiring = lock.withLock {
             table = routes
+            methodsByPath = methods
             defer { threads = pluginThreads }
             return threads.values.filter { old in !pluginThreads.values.contains { $0 === old } }
         }
@@ -131,6 +141,13 @@ final class PluginRoutes: @unchecked Sendable {
         let method = route.prefix { $0 != " " }
         let segments = route.dropFirst(method.count + 1).split(separator: "/")
         return "\(method) /\(segments.joined(separator: "/"))"
+    }
+
+    /// The methods `path` is served with, sorted (`HEAD` wherever `GET` is); empty for a path nobody
+    /// serves.
+    func methods(serving path: String) -> [String] {
+        let path = Self.normalized("GET \(path)").dropFirst("GET ".count)
+        return lock.withLock { methodsByPath[String(path)] ?? [] }.sorted()
     }
 
     /// What serves `method` `path`: nil before the first install, `.some(nil)` if no plugin serves it.
@@ -154,18 +171,26 @@ final class PluginRoutes: @unchecked Sendable {
     }
 }
 
-/// Answers a request with the plugins' route for it, if there is one; else passes it on.
+/// Answers a request with the plugins' route for it, if there is one (a HEAD request with its GET route,
+/// without the body); a path the server or a plugin serves with other methods only with 405 and an
+/// `Allow` header naming them; else passes it on.
 struct PluginRouteMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: PluginRoutes
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        switch routes.serving(method: request.method.rawValue, path: request.uri.path) {
+        let method = request.method.rawValue
+        var found = routes.serving(method: method, path: request.uri.path)
+        // HEAD is GET without the body, as the router does for the server's own routes.
+        if method == "HEAD", case .some(nil) = found {
+            found = routes.serving(method: "GET", path: request.uri.path)
+        }
+        switch found {
         case let route??:
             switch await route.threads.call(route.handler, RouteRequest(request), holding: route.locator,
                                             timeout: routes.handlerTimeout) {
             case let .answered(response):
-                return Response(response)
+                return method == "HEAD" ? Response(response).createHeadResponse() : Response(response)
             case let .failed(error):
                 throw error
             case .timedOut:
@@ -180,6 +205,12 @@ struct PluginRouteMiddleware<Context: RequestContext>: RouterMiddleware {
                 return Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "plugin route busy\n")))
             }
         case .some(nil):
+            // A path served with other methods only: 405, and the methods it is served with.
+            let allowed = routes.methods(serving: request.uri.path)
+            guard allowed.isEmpty || allowed.contains(method) else {
+                return Response(status: .methodNotAllowed, headers: [.allow: allowed.joined(separator: ", ")],
+                                body: .init(byteBuffer: ByteBuffer(string: "method not allowed\n")))
+            }
             return try await next(request, context)
         case nil:
             return Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "plugins loading\n")))

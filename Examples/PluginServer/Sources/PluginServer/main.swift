@@ -7,7 +7,7 @@ import PluginHostLifecycle
 import RouteContracts
 import ServiceLifecycle
 
-// plugin-server [--host 127.0.0.1] [--port 8080] [--handler-timeout 5] [--plugins PATH]...
+// plugin-server [--host 127.0.0.1] [--port 8080] [--handler-timeout 5] [--plugins PATH]... (--help: ServerOptions)
 // Loads the route plugins from PATH (a folder of *.so, or a file) at start-up, serves their routes, and
 // on SIGTERM or SIGINT finishes the requests in flight, then shuts the plugins down in reverse order.
 // On SIGHUP it reloads the plugins (new files added, a file renamed over a plugin's upgrades it, a
@@ -16,38 +16,40 @@ import ServiceLifecycle
 // Each plugin's route handlers run on a few threads of that plugin's own (HandlerThreads), so one that
 // blocks stops neither the server's routes nor the other plugins'; a request its plugin's handler has
 // not answered within --handler-timeout seconds (10 ms to a day) is answered 503.
-var address = "127.0.0.1", port = 8080, paths: [String] = [], handlerTimeout = 5.0
-var arguments = CommandLine.arguments.dropFirst()
-while let word = arguments.popFirst() {
-    switch (word, arguments.popFirst()) {
-    case let ("--host", value?): address = value
-    case let ("--port", value?) where Int(value) != nil: port = Int(value) ?? port
-    case let ("--plugins", value?): paths.append(value)
-    case let ("--handler-timeout", value?) where Double(value).map((0.01...86_400).contains) == true:
-        handlerTimeout = Double(value) ?? handlerTimeout
-    default:
-        FileHandle.standardError.write(Data("usage: plugin-server [--host ADDRESS] [--port N] [--handler-timeout SECONDS] [--plugins PATH]...\n".utf8))
-        exit(2)
-    }
+let options: ServerOptions
+switch ServerOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+case let .run(parsed):
+    options = parsed
+case .help:
+    FileHandle.standardOutput.write(Data(ServerOptions.usage.utf8))
+    exit(0)
+case let .wrong(problem):
+    FileHandle.standardError.write(Data("plugin-server: \(problem)\nsee plugin-server --help\n".utf8))
+    exit(2)
 }
+let paths = options.paths
 
 let logger = Logger(label: "plugin-server")
 let host = PluginHost()
-let routes = PluginRoutes(host: host, handlerTimeout: .seconds(handlerTimeout))
+let routes = PluginRoutes(host: host, handlerTimeout: .seconds(options.handlerTimeout))
 
-let router = Router()
+// HEAD is served wherever GET is, without the body (plugin routes too: PluginRouteMiddleware).
+let router = Router(options: .autoGenerateHeadEndpoints)
 router.add(middleware: PluginRouteMiddleware(routes: routes))
 // The same handler compiled into the server, to measure what a plugin route costs beside it.
 let compiledHello = HelloRoute(path: "/compiled/hello")
 router.get("/compiled/hello") { request, _ in
     try await Response(compiledHello.handle(RouteRequest(request)))
 }
-// What is loaded: the plugins and every slot, as JSON.
+// The version and file of each plugin, as the load and reload reports tell.
+let pluginFiles = PluginFiles()
+// What is loaded: the plugins (names, then each with its version and file) and every slot, as JSON.
 router.get("/plugins") { _, _ in
     let slots = host.locator.slots.map { ["key": $0.key, "type": $0.serviceType, "plugin": $0.origin ?? ""] }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    let json = try encoder.encode(Introspection(plugins: host.startedPlugins, slots: slots))
+    let started = host.startedPlugins
+    let json = try encoder.encode(Introspection(plugins: started, pluginFiles: pluginFiles.describe(started), slots: slots))
     return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
 }
 
@@ -56,7 +58,10 @@ router.get("/plugins") { _, _ in
 let serverRoutes = router.routes.map { "\($0.method) \($0.path)" }
 
 struct Introspection: Encodable {
+    /// The started plugins' names.
     let plugins: [String]
+    /// The same plugins, each with its version and file.
+    let pluginFiles: [PluginFiles.File]
     let slots: [[String: String]]
 }
 
@@ -78,23 +83,32 @@ func installRoutes(renewing: Set<String> = []) {
 
 // Each reload (SIGHUP) is logged, then the routes are installed again from the new locator.
 let plugins = PluginHostService(host: host, sources: paths.map(PluginSource.path), logger: logger) { report in
+    pluginFiles.record(report)
     let renewed: Set<ReloadReport.Action> = [.upgraded, .restarted]
     installRoutes(renewing: Set(report.entries.filter { renewed.contains($0.action) }.map(\.plugin)))
 }
 
-/// Fills the route table once the plugins are loaded.
+/// Fills the route table once the plugins are loaded. With no plugin found (no --plugins, an empty or
+/// missing folder) it warns first, naming where it looked; the server serves its own routes.
 struct RouteInstaller: Service {
     func run() async throws {
-        _ = await plugins.loaded()
+        let report = await plugins.loaded()
+        pluginFiles.record(report)
+        if report.loaded.isEmpty {
+            let lookedIn = paths.isEmpty ? "nowhere (no --plugins given)" : paths.map { "'\($0)'" }.joined(separator: ", ")
+            logger.warning("no plugin found: serving the server's own routes only", metadata: [
+                "lookedIn": "\(TerminalText.escaped(lookedIn))",
+            ])
+        }
         installRoutes()
         try? await gracefulShutdown()
     }
 }
 
-let listeningAddress = address
+let listeningAddress = options.address
 let app = Application(
     router: router,
-    configuration: .init(address: .hostname(address, port: port)),
+    configuration: .init(address: .hostname(options.address, port: options.port)),
     // Shut down in reverse order: the server first (requests in flight finish), then the plugins.
     services: [plugins, RouteInstaller()],
     onServerRunning: { channel in

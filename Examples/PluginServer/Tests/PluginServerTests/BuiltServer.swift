@@ -27,9 +27,15 @@ extension BuiltServer {
     /// Starts the server on a free loopback port with the plugins in `folder` (the fixtures active),
     /// logging to server.log there; returns once it serves the plugins' routes.
     func startServer(plugins folder: URL, _ options: [String] = []) async throws -> (server: Process, log: URL, base: String) {
+        try await startServer(["--plugins", folder.path] + options, logIn: folder)
+    }
+
+    /// Starts the server on a free loopback port with `arguments` (the fixtures active), logging to
+    /// server.log in `folder`; returns once it serves the plugins' routes.
+    func startServer(_ arguments: [String], logIn folder: URL) async throws -> (server: Process, log: URL, base: String) {
         let log = folder.appendingPathComponent("server.log")
         let server = try start(builtProducts.appendingPathComponent("plugin-server").path,
-                               ["--port", "0", "--plugins", folder.path] + options, log: log,
+                               ["--port", "0"] + arguments, log: log,
                                environment: ["PLUGIN_SERVER_FIXTURES": "1"])
         do {
             let port = try await waitForLine(in: log, startingWith: "listening on 127.0.0.1:")
@@ -51,6 +57,57 @@ extension BuiltServer {
         let status = text.split(separator: "\n").last.flatMap { Int($0) } ?? 0
         let body = text.hasSuffix("\n\(status)") ? String(text.dropLast("\n\(status)".count)) : text
         return (status, body)
+    }
+
+    /// Stops `server` with SIGTERM and expects it to exit 0.
+    func stopWithSigterm(_ server: Process) async throws {
+        kill(server.processIdentifier, SIGTERM)
+        try await waitForExit(server)
+        #expect(server.terminationReason == .exit && server.terminationStatus == 0)
+    }
+
+    /// `method` `url` with curl, with `headers` (`Name: value`) and `body`: the status, the response's
+    /// headers (names lowercased) and its body (for HEAD, what curl wrote there: the head again).
+    func request(_ method: String, _ url: String, headers: [String] = [],
+                 body: String? = nil) async throws -> (status: Int, headers: [String: String], body: String) {
+        let files = FileManager.default
+        let name = "curl-\(UUID().uuidString)"
+        let (head, output, status) = (files.temporaryDirectory.appendingPathComponent("\(name).head"),
+                                      files.temporaryDirectory.appendingPathComponent("\(name).body"),
+                                      files.temporaryDirectory.appendingPathComponent("\(name).status"))
+        defer { for file in [head, output, status] { try? files.removeItem(at: file) } }
+        let how = method == "HEAD" ? ["--head"] : ["-X", method]
+        let curl = try start("/usr/bin/curl", ["-s", "-D", head.path, "-o", output.path, "-w", "%{http_code}"] + how
+                                 + headers.flatMap { ["-H", $0] } + (body.map { ["--data-binary", $0] } ?? []) + [url],
+                             log: status)
+        try await waitForExit(curl)
+        var fields: [String: String] = [:]
+        for line in try String(contentsOf: head, encoding: .utf8).components(separatedBy: "\r\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        return (Int(try String(contentsOf: status, encoding: .utf8)) ?? 0, fields, text)
+    }
+
+    /// Runs `executable` with `arguments` to its end: its exit status, what it wrote to stdout and
+    /// what to stderr.
+    func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let files = FileManager.default
+        let (out, err) = (files.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString).out"),
+                          files.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString).err"))
+        defer { for file in [out, err] { try? files.removeItem(at: file) } }
+        for file in [out, err] where !files.createFile(atPath: file.path, contents: nil) {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        try await waitForExit(process)
+        return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
     }
 
     func start(_ executable: String, _ arguments: [String], log: URL,

@@ -111,4 +111,84 @@ import Testing
         try await waitForExit(server)
         #expect(server.terminationReason == .exit && server.terminationStatus == 0)
     }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPathServedWithOtherMethodsOnlyAnswers405WithAllowAndAnUnknownPath404() async throws {
+        let folder = try pluginFolder(["HelloRoutePlugin", "CounterPlugin", "VisitsRoutePlugin"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, _, base) = try await startServer(plugins: folder)
+        defer { if server.isRunning { server.terminate() } }
+
+        // A plugin's route, the server's own, and the server's with an empty segment.
+        for (method, path) in [("POST", "/hello"), ("DELETE", "/visits"), ("POST", "/plugins"), ("PUT", "/compiled/hello"), ("POST", "/plugins/")] {
+            let answer = try await request(method, "\(base)\(path)", body: "x")
+            #expect(answer.status == 405, "\(method) \(path): \(answer)")
+            #expect(answer.headers["allow"] == "GET, HEAD", "\(method) \(path): \(answer.headers)")
+        }
+        #expect(try await request("POST", "\(base)/nothing", body: "x").status == 404)
+        #expect(try await request("GET", "\(base)/nothing").status == 404)
+        #expect(try await request("GET", "\(base)/hello?name=Ada").body == "Hello, Ada!\n")
+        // HEAD is served as GET is (without the body), for a plugin's route as for the server's.
+        for path in ["/hello", "/plugins"] {
+            let head = try await request("HEAD", "\(base)\(path)")
+            #expect(head.status == 200 && head.headers["content-type"] != nil, "HEAD \(path): \(head)")
+        }
+        try await stopWithSigterm(server)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func pluginsListsEachStartedPluginWithItsVersionAndFileAlsoAfterAReload() async throws {
+        let folder = try pluginFolder(["HelloRoutePlugin", "FixtureRouteOne"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, log, base) = try await startServer(plugins: folder)
+        defer { if server.isRunning { server.terminate() } }
+        let real = folder.resolvingSymlinksInPath().path
+
+        func listed() async throws -> (names: [String]?, files: [[String: String]]?, body: String) {
+            let body = try await get("\(base)/plugins").body
+            let object = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+            return (object?["plugins"] as? [String], object?["pluginFiles"] as? [[String: String]], body)
+        }
+        var (names, files, body) = try await listed()
+        #expect(names == ["fixture-versioned-route", "hello-route"], "the names as before: \(body)")
+        #expect(files == [
+            ["name": "fixture-versioned-route", "version": "1.0.0", "path": "\(real)/libFixtureRouteOne.so"],
+            ["name": "hello-route", "version": "1.0.0", "path": "\(real)/libHelloRoutePlugin.so"],
+        ], "\(body)")
+
+        // An upgrade and a withdrawal, then SIGHUP.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("libHelloRoutePlugin.so"))
+        try FileManager.default.copyItem(at: builtProducts.appendingPathComponent("libFixtureRouteTwo.so"),
+                                         to: folder.appendingPathComponent("libFixtureRouteTwo.so.new"))
+        guard rename(folder.appendingPathComponent("libFixtureRouteTwo.so.new").path,
+                     folder.appendingPathComponent("libFixtureRouteOne.so").path) == 0 else { throw POSIXError(.EIO) }
+        kill(server.processIdentifier, SIGHUP)
+        try await waitForLine(in: log, containing: "serving plugin routes", occurrence: 2)
+        (names, files, body) = try await listed()
+        #expect(names == ["fixture-versioned-route"], "\(body)")
+        #expect(files == [["name": "fixture-versioned-route", "version": "2.0.0", "path": "\(real)/libFixtureRouteOne.so"]], "\(body)")
+        try await stopWithSigterm(server)
+    }
+
+    /// No `--plugins`, an empty folder, a folder that is not there.
+    @Test(.timeLimit(.minutes(2)), arguments: ["none", "empty", "missing"])
+    func withNoPluginFoundTheServerWarnsWhereItLookedAndServesItsOwnRoutes(_ case: String) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plugins = `case` == "empty" ? folder.appendingPathComponent("plugins") : folder.appendingPathComponent("nothing-here")
+        if `case` == "empty" { try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: false) }
+        let (server, log, base) = try await startServer(`case` == "none" ? [] : ["--plugins", plugins.path], logIn: folder)
+        defer { if server.isRunning { server.terminate() } }
+
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        let lookedIn = `case` == "none" ? "nowhere (no --plugins given)" : "'\(plugins.path)'"
+        #expect(lines.contains { $0.contains(" warning ") && $0.hasSuffix("no plugin found: serving the server's own routes only")
+                                 && $0.contains("lookedIn=\(lookedIn)") }, "\(lines)")
+        #expect(try await get("\(base)/compiled/hello?name=Bo") == (200, "Hello, Bo!\n"))
+        #expect(try await get("\(base)/hello").status == 404)
+        let object = try JSONSerialization.jsonObject(with: Data(try await get("\(base)/plugins").body.utf8)) as? [String: Any]
+        #expect(object?["plugins"] as? [String] == [])
+        try await stopWithSigterm(server)
+    }
 }

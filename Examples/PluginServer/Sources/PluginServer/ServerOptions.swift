@@ -1,0 +1,67 @@
+import HostKit
+
+/// What plugin-server's command line asks for.
+struct ServerOptions {
+    var address = "127.0.0.1"
+    var port = 8080
+    /// The `--plugins` paths, in order.
+    var paths: [String] = []
+    /// Seconds a plugin's handler has to answer a request.
+    var handlerTimeout = 5.0
+
+    /// What a command line comes to.
+    enum Parsed {
+        case run(ServerOptions)
+        /// `--help` or `-h`: print ``usage`` and exit 0.
+        case help
+        /// One line saying what is wrong (untrusted text escaped): print it and exit 2.
+        case wrong(String)
+    }
+
+    /// The full usage, every option on a line of its own, for `--help`.
+    static let usage = """
+        usage: plugin-server [--host ADDRESS] [--port N] [--handler-timeout SECONDS] [--plugins PATH]...
+
+        Serves over HTTP the routes of the route plugins found in each PATH, beside its own GET /plugins
+        (the plugins and slots, as JSON) and GET /compiled/hello. SIGHUP reloads the plugins; SIGTERM or
+        SIGINT lets the requests in flight finish, then stops the plugins in reverse order.
+
+        options:
+          --host ADDRESS             listen on ADDRESS (default 127.0.0.1)
+          --port N                   listen on TCP port N, 0 to 65535, 0 for any free one (default 8080)
+          --plugins PATH             load the plugins in PATH, a folder of lib*.so or one file; repeat for more (none: a warning, the server's own routes only)
+          --handler-timeout SECONDS  answer 503 to a request a plugin's handler has not answered within SECONDS, 0.01 to 86400 (default 5)
+          -h, --help                 print this help and exit
+
+        """
+
+    /// Reads `arguments` (without the program's name).
+    static func parse(_ arguments: [String]) -> Parsed {
+        var options = ServerOptions()
+        var rest = arguments[...]
+        while let word = rest.popFirst() {
+            if word == "--help" || word == "-h" { return .help }
+            guard ["--host", "--port", "--plugins", "--handler-timeout"].contains(word) else {
+                return .wrong("unknown option '\(TerminalText.escaped(word))'")
+            }
+            guard let value = rest.popFirst() else { return .wrong("\(word) needs a value") }
+            switch word {
+            case "--host":
+                options.address = value
+            case "--port":
+                guard let port = Int(value), (0...65_535).contains(port) else {
+                    return .wrong("--port wants a port number from 0 to 65535, not '\(TerminalText.escaped(value))'")
+                }
+                options.port = port
+            case "--plugins":
+                options.paths.append(value)
+            default:
+                guard let seconds = Double(value), (0.01...86_400).contains(seconds) else {
+                    return .wrong("--handler-timeout wants seconds from 0.01 to 86400, not '\(TerminalText.escaped(value))'")
+                }
+                options.handlerTimeout = seconds
+            }
+        }
+        return .run(options)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+/// The built server's command line: `--help` and a bad option, before anything is served.
+@Suite struct CommandLineTests: BuiltServer {
+    let server = builtProducts.appendingPathComponent("plugin-server").path
+
+    @Test(arguments: ["--help", "-h"])
+    func helpPrintsEveryOptionOnALineOfItsOwnToStdoutAndExits0(_ flag: String) async throws {
+        let (status, stdout, stderr) = try await run(server, [flag])
+        #expect(status == 0)
+        #expect(stderr.isEmpty, "\(stderr)")
+        let lines = stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("usage: plugin-server ") == true, "\(stdout)")
+        for option in ["--host ADDRESS", "--port N", "--plugins PATH", "--handler-timeout SECONDS", "-h, --help"] {
+            let described = lines.filter { $0.hasPrefix("  \(option) ") }
+            #expect(described.count == 1 && described.first.map { $0.split(separator: " ").count > option.split(separator: " ").count + 2 } == true,
+                    "\(option): one line saying what it does: \(stdout)")
+        }
+    }
+
+    @Test(arguments: [
+        (["--frobnicate"], "unknown option '--frobnicate'"),
+        (["--port"], "--port needs a value"),
+        (["--port", "eighty"], "--port wants a port number from 0 to 65535, not 'eighty'"),
+        (["--port", "70000"], "--port wants a port number from 0 to 65535, not '70000'"),
+        (["--handler-timeout", "0"], "--handler-timeout wants seconds from 0.01 to 86400, not '0'"),
+        (["--plugins", "/tmp", "--bad\u{1B}[2J"], "unknown option '--bad\\u{1B}[2J'"),
+    ])
+    func aBadOptionSaysWhatIsWrongOnOneLineAndExits2(_ arguments: [String], _ problem: String) async throws {
+        let (status, stdout, stderr) = try await run(server, arguments)
+        #expect(status == 2)
+        #expect(stdout.isEmpty, "\(stdout)")
+        #expect(stderr == "plugin-server: \(problem)\nsee plugin-server --help\n", "\(stderr)")
+    }
+}
