@@ -113,13 +113,16 @@ struct HostCommand {
             let resolved = await resolve(arguments.operand ?? "", in: host.locator)
             return resolved && !report.hasProblems ? 0 : 1
         case .run:
+            let (services, succeeded) = await getEachService(host.locator)
             if arguments.json {
-                Output.json(report.json)
+                Output.json(encodeJSON(RunJSON(plugins: report.jsonPlugins, slots: slots(host.locator),
+                                               started: host.startedPlugins, services: services)))
             } else {
                 Output.lines((report.loaded + report.libraries).map(\.summary) + [""] + slotTable(host.locator))
                 Output.lines(["", "started:    \(host.startedPlugins.joined(separator: ", "))", ""])
-                if !(await getEachService(host.locator)) { return 1 }
+                Output.lines(Output.table(["KEY", "SERVICE"], services.map { [$0.key, $0.service ?? $0.notGotten ?? ""] }))
             }
+            if !succeeded { return 1 }
         case .serve:
             // The exit status says how the stop went: the load's problems were said long before
             // (and `--strict` refuses them). A plugin whose shutdown failed makes it 1.
@@ -205,63 +208,66 @@ struct HostCommand {
     /// Gets the service for `key`, made from `--param` if the slot takes parameters and awaited if it
     /// is async, and prints it; returns false if it could not (the reason goes to stderr).
     private func resolve(_ key: String, in locator: ServiceLocator) async -> Bool {
+        let info = locator.slotInfo(forKey: key)
+        /// Says why there is no service: on stderr, and with `--json` as an object on stdout too.
+        func failed(_ reason: String) -> Bool {
+            Output.problem("resolve '\(key)': \(reason)")
+            if arguments.json { Output.json(encodeJSON(ResolveFailure(key: key, param: arguments.param, error: reason))) }
+            return false
+        }
+        let service: Any
         do {
-            let info = locator.slotInfo(forKey: key)
-            let service: Any
             if let paramsType = info?.paramsType, let text = arguments.param {
                 guard let params = ParameterText.value(text, as: paramsType) else {
-                    Output.problem("resolve '\(key)': cannot make \(paramsType) from '\(text)' "
-                                   + "(the host makes String, integer, floating point and Bool parameters)")
-                    return false
+                    return failed("cannot make \(paramsType) from '\(text)' "
+                                  + "(the host makes String, integer, floating point and Bool parameters)")
                 }
                 service = try await locator.anyService(storeKey: key, params: params)
             } else if let paramsType = info?.paramsType, !paramsType.hasPrefix("Swift.Optional<") {
-                Output.problem("resolve '\(key)': the slot takes parameters (\(paramsType)): pass --param VALUE")
-                return false
+                return failed("the slot takes parameters (\(paramsType)): pass --param VALUE")
             } else if arguments.param != nil, info != nil {
                 // (No slot at all: the get below says there is no service for the key.)
-                Output.problem("resolve '\(key)': the slot takes no parameters, and --param was given")
-                return false
+                return failed("the slot takes no parameters, and --param was given")
             } else {
                 service = try await locator.anyService(storeKey: key)
             }
-            if arguments.json {
-                Output.json(encodeJSON(Resolved(key: key, type: info?.serviceType, params: info?.paramsType,
-                                                plugin: info?.origin, service: String(describing: service))))
-            } else {
-                if let info { Output.line(info.description) }
-                Output.line(String(describing: service))
-            }
-            return true
         } catch {
-            Output.problem("resolve '\(key)': \(error)")
-            return false
+            return failed("\(error)")
         }
+        if arguments.json {
+            Output.json(encodeJSON(Resolved(key: key, type: info?.serviceType, params: info?.paramsType,
+                                            param: arguments.param, mode: info?.mode.rawValue, async: info?.isAsync ?? false,
+                                            plugin: info?.origin, service: String(describing: service))))
+        } else {
+            if let info { Output.line(info.description) }
+            Output.line(String(describing: service))
+        }
+        return true
     }
 
     /// Gets the service of every slot that needs neither `await` nor parameters, knowing nothing of
-    /// its type, and prints what it got; the others are listed as not gotten. Returns false if a get
-    /// failed (the reason goes to stderr).
-    private func getEachService(_ locator: ServiceLocator) async -> Bool {
+    /// its type; the others are listed as not gotten, with why. Also returns false if a get failed
+    /// (the reason goes to stderr).
+    private func getEachService(_ locator: ServiceLocator) async -> (services: [Gotten], succeeded: Bool) {
         var succeeded = true
-        var rows: [[String]] = []
+        var rows: [Gotten] = []
         for slot in locator.slots {
             if slot.isAsync {
-                rows.append([slot.key, "not gotten: async"])
+                rows.append(Gotten(key: slot.key, service: nil, notGotten: "not gotten: async"))
             } else if let params = slot.paramsType {
-                rows.append([slot.key, "not gotten: needs (\(params))"])
+                rows.append(Gotten(key: slot.key, service: nil, notGotten: "not gotten: needs (\(params))"))
             } else {
                 do {
-                    rows.append([slot.key, String(describing: try await locator.anyService(storeKey: slot.key))])
+                    let service = String(describing: try await locator.anyService(storeKey: slot.key))
+                    rows.append(Gotten(key: slot.key, service: service, notGotten: nil))
                 } catch {
                     Output.problem("\(error)")
                     succeeded = false
-                    rows.append([slot.key, "failed"])
+                    rows.append(Gotten(key: slot.key, service: nil, notGotten: "failed"))
                 }
             }
         }
-        Output.lines(Output.table(["KEY", "SERVICE"], rows))
-        return succeeded
+        return (rows, succeeded)
     }
 
     private func slotTable(_ locator: ServiceLocator) -> [String] {
@@ -272,41 +278,74 @@ struct HostCommand {
     }
 
     private func slotsJSON(_ locator: ServiceLocator) -> String {
-        encodeJSON(["slots": locator.slots.map { slot in
+        encodeJSON(["slots": slots(locator)])
+    }
+
+    private func slots(_ locator: ServiceLocator) -> [Slot] {
+        locator.slots.map { slot in
             Slot(key: slot.key, type: slot.serviceType, params: slot.paramsType, mode: slot.mode.rawValue,
                  async: slot.isAsync, plugin: slot.origin)
-        }])
+        }
     }
 
     /// A slot in `list --json`: absent fields are null, a flag is a JSON boolean.
-    private struct Slot: Encodable {
+    private struct Slot: JSONRecord {
         let key: String
         let type: String
         let params: String?
         let mode: String
         let async: Bool
         let plugin: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(key, forKey: .key)
-            try container.encode(type, forKey: .type)
-            try container.encode(params, forKey: .params)
-            try container.encode(mode, forKey: .mode)
-            try container.encode(async, forKey: .async)
-            try container.encode(plugin, forKey: .plugin)
+        var fields: [(name: String, value: (any Encodable)?)] {
+            [("key", key), ("type", type), ("params", params), ("mode", mode), ("async", async), ("plugin", plugin)]
         }
-
-        private enum CodingKeys: String, CodingKey { case key, type, params, mode, async, plugin }
     }
 
-    /// What `resolve --json` prints.
-    private struct Resolved: Encodable {
+    /// One slot's service as `run` got it: its description, or why it was not gotten (null otherwise).
+    private struct Gotten: JSONRecord {
+        let key: String
+        let service: String?
+        let notGotten: String?
+        var fields: [(name: String, value: (any Encodable)?)] {
+            [("key", key), ("service", service), ("notGotten", notGotten)]
+        }
+    }
+
+    /// What `run --json` prints: the load's files (as `check --json`), the slots (as `list --json`),
+    /// the plugins started in start order, and each service `run` got.
+    private struct RunJSON: Encodable {
+        let plugins: [LoadReport.JSONPlugin]
+        let slots: [Slot]
+        let started: [String]
+        let services: [Gotten]
+    }
+
+    /// What `resolve --json` prints: every field, null where there is nothing to say.
+    private struct Resolved: JSONRecord {
         let key: String
         let type: String?
+        /// The type of the slot's parameters.
         let params: String?
+        /// The `--param` given.
+        let param: String?
+        let mode: String?
+        let async: Bool
         let plugin: String?
         let service: String
+        var fields: [(name: String, value: (any Encodable)?)] {
+            [("key", key), ("type", type), ("params", params), ("param", param), ("mode", mode), ("async", async),
+             ("plugin", plugin), ("service", service)]
+        }
+    }
+
+    /// What `resolve --json` prints when there is no service: the key, the `--param` given, and why.
+    private struct ResolveFailure: JSONRecord {
+        let key: String
+        let param: String?
+        let error: String
+        var fields: [(name: String, value: (any Encodable)?)] {
+            [("key", key), ("param", param), ("error", error)]
+        }
     }
 
     /// What `inspect --json` prints.

@@ -50,7 +50,7 @@ enum Usage {
         case .run: ("host [run] [--plugins PATH]... [--also PATH]... [--json]", """
             Loads and starts the plugins, lists what loaded and every slot, and gets each service that
             needs neither parameters nor await; then shuts the plugins down in reverse start order.
-            --json   print the load report as JSON
+            --json   print the load report, the slots, the start order and each service as JSON
             Exit status: 0 success, 1 a problem (a plugin refused, a get or a shutdown that failed,
             no plugin found), 2 usage.
             """)
@@ -64,7 +64,7 @@ enum Usage {
         case .check: ("host check [--plugins PATH]... [--also PATH]... [--json] [--start]", """
             Loads and registers the plugins and reports every problem, one line each on stderr; stdout
             gets what loaded and a count. No plugin's start or shutdown hook runs, unless --start.
-            --json   print the load report as JSON
+            --json   print the load report, the slots, the start order and each service as JSON
             --start  start the plugins too (a start or shutdown that fails is a problem), then shut
                      them down
             Exit status: 0 every plugin loads, 1 a problem or no plugin found at all (an empty or

@@ -144,4 +144,37 @@ extension HostCommandTests {
         #expect(run.errors.contains("no service for key 'nosuch.key'"), "\(run.errors)")
         #expect(!run.errors.contains("takes no parameters"), "\(run.errors)")
     }
+
+    /// `resolve --json` is JSON on stdout either way: on success every field (null where there is
+    /// nothing to say: the slot's mode, whether it is async, the `--param` given), on an error an
+    /// object with the key and the reason (also said on stderr, as without `--json`).
+    @Test func resolveJSONSaysEverythingOnSuccessAndGivesAnErrorObject() async throws {
+        let notes = ["--plugins", plugin("NotesPlugin")]
+        let found = try await host(["resolve", "sample.request-id", "--json"] + notes)
+        #expect(found.status == 0, "\(found.errors)")
+        let object = try JSONSerialization.jsonObject(with: Data(found.output.utf8)) as? [String: Any]
+        #expect(object?["mode"] as? String != nil && object?["async"] as? Bool == false, "\(found.output)")
+        #expect(object?.keys.contains("param") == true && object?["param"] is NSNull, "\(found.output)")
+        let missing = try await host(["resolve", "nosuch.key", "--json"] + notes)
+        #expect(missing.status == 1)
+        let error = try JSONSerialization.jsonObject(with: Data(missing.output.utf8)) as? [String: Any]
+        #expect(error?["key"] as? String == "nosuch.key", "\(missing.output)")
+        #expect((error?["error"] as? String)?.contains("no service for key 'nosuch.key'") == true, "\(missing.output)")
+        #expect(missing.errors.contains("no service for key 'nosuch.key'"), "\(missing.errors)")
+    }
+
+    /// `run --json` prints what `run` prints without it: the load, the slots, the start order and
+    /// each service it got (or why not).
+    @Test func runJSONHasTheSlotsTheStartOrderAndEachService() async throws {
+        let run = try await host(["run", "--json", "--plugins", plugin("ClockPlugin"), "--plugins", plugin("GreeterPlugin")])
+        #expect(run.status == 0, "\(run.errors)")
+        let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+        #expect((object?["plugins"] as? [[String: Any]])?.compactMap { $0["name"] as? String }.sorted() == ["clock", "greeter"])
+        #expect(object?["started"] as? [String] == ["clock", "greeter"], "\(run.output)")
+        let slots = (object?["slots"] as? [[String: Any]])?.compactMap { $0["key"] as? String } ?? []
+        #expect(slots.contains("sample.clock") && slots.contains("sample.greeter"), "\(run.output)")
+        let services = object?["services"] as? [[String: Any]] ?? []
+        #expect(services.count == slots.count)
+        #expect(services.contains { $0["key"] as? String == "sample.clock" && $0["service"] is String }, "\(run.output)")
+    }
 }

@@ -51,21 +51,27 @@ public struct LoadReport: Sendable {
     /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "status", "error"}]}`;
     /// `status` is `loaded`, `library` (a library the load's plugins link) or `failed`.
     public var json: String {
-        struct Plugin: Encodable {
-            let path: String
-            let name: String?
-            let version: String?
-            let provides: [String]?
-            let requires: [String]?
-            let status: String
-            let error: String?
+        encodeJSON(["plugins": jsonPlugins])
+    }
+
+    /// One file of ``json``'s `plugins`.
+    package struct JSONPlugin: Encodable {
+        let path: String
+        let name: String?
+        let version: String?
+        let provides: [String]?
+        let requires: [String]?
+        let status: String
+        let error: String?
+    }
+
+    /// ``json``'s `plugins`, for a program that prints them inside JSON of its own (`host run --json`).
+    package var jsonPlugins: [JSONPlugin] {
+        entries.map {
+            JSONPlugin(path: $0.path, name: $0.metadata?.name, version: $0.metadata?.version,
+                       provides: $0.metadata?.providedStoreKeys, requires: $0.metadata?.requiredStoreKeys,
+                       status: $0.isLoaded ? "loaded" : $0.isLibrary ? "library" : "failed", error: $0.error?.description)
         }
-        let plugins = entries.map {
-            Plugin(path: $0.path, name: $0.metadata?.name, version: $0.metadata?.version,
-                   provides: $0.metadata?.providedStoreKeys, requires: $0.metadata?.requiredStoreKeys,
-                   status: $0.isLoaded ? "loaded" : $0.isLibrary ? "library" : "failed", error: $0.error?.description)
-        }
-        return encodeJSON(["plugins": plugins])
     }
 }
 
