@@ -12,4 +12,10 @@ struct PluginCandidate: Sendable, Hashable, Codable {
     var dynamic: ELFCheck.DynamicSection?
     /// The file and contents discovery checked: a reload tells a changed file from an unchanged one by it.
     var identity: FileIdentity?
+
+    /// The file names it is known by (of the path given and of the real path): what a plugin that
+    /// links it as a library names in its `DT_NEEDED`.
+    var fileNames: [String] {
+        [path, realPath].map { String($0.split(separator: "/").last ?? "") }
+    }
 }

@@ -56,21 +56,7 @@ extension PluginHost {
         }
         let pipeline = LoadPipeline(discovery: discovery)
         let (candidates, problems) = pipeline.discover(sources)
-        // A file is opened again only if it is not a served plugin's file as it was loaded (two plugins
-        // may have come from one path), nor a library a served plugin links: the loader keeps the copy
-        // it mapped, and a file put over it would only be mapped beside it.
-        var servedFiles: [String: Set<FileIdentity>] = [:]
-        for plugin in published {
-            if let identity = plugin.candidate?.identity { servedFiles[plugin.path, default: []].insert(identity) }
-        }
-        let linked = Set(published.flatMap(\.linkedLibraries))
-        let unchanged = Set(candidates.filter { candidate in
-            candidate.identity.map { servedFiles[candidate.realPath]?.contains($0) == true } ?? false
-        }.map(\.realPath))
-        let fresh = candidates.filter { candidate in
-            !unchanged.contains(candidate.realPath)
-                && ![candidate.realPath, candidate.path].contains { linked.contains(String($0.split(separator: "/").last ?? "")) }
-        }
+        let (unchanged, fresh) = Self.sort(candidates, servedBy: published)
         let seenBefore = Set(fresh.filter(PluginLoader.hasOpened).map(\.realPath))
         var load = Load()
         let opened = open(fresh, with: pipeline, probe: probe, into: &load)
@@ -118,6 +104,23 @@ extension PluginHost {
         report.unchanged = published.count { !touched.contains($0.metadata.name) }
         report.imagesMapped = PluginLoader.imageCount
         return report
+    }
+
+    /// The real paths of `candidates` that are a served plugin's file as it was loaded (two plugins may
+    /// have come from one path), and the candidates to open: neither those nor a library a served
+    /// plugin links (the loader keeps the copy it mapped; a file put over it would be mapped beside it).
+    private static func sort(_ candidates: [PluginCandidate], servedBy published: [LoadedPlugin])
+        -> (unchanged: Set<String>, fresh: [PluginCandidate]) {
+        var servedFiles: [String: Set<FileIdentity>] = [:]
+        for plugin in published {
+            if let identity = plugin.candidate?.identity { servedFiles[plugin.path, default: []].insert(identity) }
+        }
+        let linked = Set(published.flatMap(\.linkedLibraries))
+        let unchanged = Set(candidates.filter { candidate in
+            candidate.identity.map { servedFiles[candidate.realPath]?.contains($0) == true } ?? false
+        }.map(\.realPath))
+        let fresh = candidates.filter { !unchanged.contains($0.realPath) && !$0.fileNames.contains(where: linked.contains) }
+        return (unchanged, fresh)
     }
 
     /// Removes the services of `plugins` (in publication order) in one swap, then stops them.

@@ -243,8 +243,7 @@ public final class PluginHost: Sendable {
         guard !linkers.isEmpty else { return }
         for candidate in candidates {
             guard case .missingEntrySymbol? = outcome[candidate.realPath]?.error else { continue }
-            let names = [candidate.path, candidate.realPath].map { String($0.split(separator: "/").last ?? "") }
-            guard let users = names.lazy.compactMap({ linkers[$0] }).first else { continue }
+            guard let users = candidate.fileNames.lazy.compactMap({ linkers[$0] }).first else { continue }
             outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil, linkedBy: users)
         }
     }

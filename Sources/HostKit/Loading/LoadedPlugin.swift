@@ -3,7 +3,7 @@ import PluginAPI
 /// A plugin file whose header checked out: its path, metadata and versions.
 public struct LoadedPlugin: Sendable {
     /// The real path of the file.
-    public let path: String
+    public internal(set) var path: String
     /// The plugin's metadata, read from its descriptor after its header and library versions checked out.
     public let metadata: PluginMetadata
     /// Makes the plugin's module (the descriptor's `makeModule`).
@@ -32,9 +32,9 @@ public struct LoadedPlugin: Sendable {
 extension LoadedPlugin {
     /// The same image, found at `candidate`'s path (moved or linked there since it was opened).
     func moved(to candidate: PluginCandidate) -> LoadedPlugin {
-        var plugin = LoadedPlugin(path: candidate.realPath, metadata: metadata, libraries: libraries,
-                                  linkedLibraries: linkedLibraries, candidate: candidate, makeModule: makeModule)
-        plugin.image = image
+        var plugin = self
+        plugin.path = candidate.realPath
+        plugin.candidate = candidate
         return plugin
     }
 }
