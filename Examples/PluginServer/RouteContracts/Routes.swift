@@ -8,12 +8,29 @@ public struct RouteRequest: Sendable {
     public var path: String
     /// The query's parameters (the last value of a repeated one).
     public var query: [String: String]
+    /// The header fields (since 1.1).
+    public var headers: RouteHeaders
+    /// The body's bytes, empty if there was none (since 1.1). The server reads at most its upload
+    /// limit and answers a longer body 413 itself.
+    public var body: [UInt8]
 
-    /// A request for `method` and `path` with `query`.
+    /// A request for `method` and `path` with `query`, no header and no body.
     public init(method: String, path: String, query: [String: String] = [:]) {
+        self.init(method: method, path: path, query: query, headers: RouteHeaders(), body: [])
+    }
+
+    /// A request for `method` and `path` with `query`, `headers` and `body` (since 1.1).
+    public init(method: String, path: String, query: [String: String] = [:], headers: RouteHeaders, body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The body as UTF-8 text, or nil if its bytes are not valid UTF-8 (since 1.1).
+    public var bodyText: String? {
+        String(validating: body, as: UTF8.self)
     }
 }
 

@@ -2,14 +2,16 @@ import HelloRoute
 import PluginAPI
 import RouteContracts
 
-/// Contributes `GET /hello`.
+/// Contributes `GET /hello` and `POST /echo`.
 struct HelloRoutePlugin: Plugin {
     static let route = RouteKeys.route("hello")
-    static let metadata = PluginMetadata(name: "hello-route", version: "1.0.0", provides: [route])
+    static let echo = RouteKeys.route("echo")
+    static let metadata = PluginMetadata(name: "hello-route", version: "1.1.0", provides: [route, echo])
     static let contractLibraries: [LibraryVersion] = [.routeContracts]
 
     func registerServices(in registrar: ModuleRegistrar) throws {
         try registrar.addService(key: Self.route, service: HelloRoute())
+        try registrar.addService(key: Self.echo, service: EchoRoute())
     }
 }
 

@@ -173,7 +173,7 @@ final class PluginRoutes: @unchecked Sendable {
 
 /// Answers a request with the plugins' route for it, if there is one (a HEAD request with its GET route,
 /// without the body); a path the server or a plugin serves with other methods only with 405 and an
-/// `Allow` header naming them; else passes it on.
+/// `Allow` header naming them (an OPTIONS request with 204 and that header); else passes it on.
 struct PluginRouteMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: PluginRoutes
 
@@ -187,7 +187,9 @@ struct PluginRouteMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         switch found {
         case let route??:
-            switch await route.threads.call(route.handler, RouteRequest(request), holding: route.locator,
+            // The body is read here, at most the context's upload limit (a longer one is answered 413).
+            let pluginRequest = try await RouteRequest(request, bodyLimit: context.maxUploadSize)
+            switch await route.threads.call(route.handler, pluginRequest, holding: route.locator,
                                             timeout: routes.handlerTimeout) {
             case let .answered(response):
                 return method == "HEAD" ? Response(response).createHeadResponse() : Response(response)
@@ -205,8 +207,13 @@ struct PluginRouteMiddleware<Context: RequestContext>: RouterMiddleware {
                 return Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "plugin route busy\n")))
             }
         case .some(nil):
-            // A path served with other methods only: 405, and the methods it is served with.
-            let allowed = routes.methods(serving: request.uri.path)
+            // A path served with other methods only: 405, and the methods it is served with (OPTIONS
+            // among them: it is answered with that list).
+            let served = routes.methods(serving: request.uri.path)
+            let allowed = served.isEmpty ? [] : served + ["OPTIONS"]
+            if method == "OPTIONS", !allowed.isEmpty {
+                return Response(status: .noContent, headers: [.allow: allowed.joined(separator: ", ")])
+            }
             guard allowed.isEmpty || allowed.contains(method) else {
                 return Response(status: .methodNotAllowed, headers: [.allow: allowed.joined(separator: ", ")],
                                 body: .init(byteBuffer: ByteBuffer(string: "method not allowed\n")))
@@ -219,11 +226,15 @@ struct PluginRouteMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 extension RouteRequest {
-    /// The plain-value request a route plugin sees.
-    init(_ request: Request) {
+    /// The plain-value request a route plugin sees, with the body read up to `bodyLimit` bytes (more
+    /// throws the error Hummingbird answers 413).
+    init(_ request: Request, bodyLimit: Int) async throws {
         var query: [String: String] = [:]
         for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
-        self.init(method: request.method.rawValue, path: request.uri.path, query: query)
+        let headers = RouteHeaders(request.headers.map { (name: $0.name.rawName, value: $0.value) })
+        let body = try await request.body.collect(upTo: bodyLimit)
+        self.init(method: request.method.rawValue, path: request.uri.path, query: query, headers: headers,
+                  body: Array(buffer: body))
     }
 }
 

@@ -38,8 +38,8 @@ let router = Router(options: .autoGenerateHeadEndpoints)
 router.add(middleware: PluginRouteMiddleware(routes: routes))
 // The same handler compiled into the server, to measure what a plugin route costs beside it.
 let compiledHello = HelloRoute(path: "/compiled/hello")
-router.get("/compiled/hello") { request, _ in
-    try await Response(compiledHello.handle(RouteRequest(request)))
+router.get("/compiled/hello") { request, context in
+    try await Response(compiledHello.handle(RouteRequest(request, bodyLimit: context.maxUploadSize)))
 }
 // The version and file of each plugin, as the load and reload reports tell.
 let pluginFiles = PluginFiles()

@@ -22,7 +22,7 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(introspection.body.utf8)) as? [String: Any]
         #expect(object?["plugins"] as? [String] == ["counter", "hello-route", "visits-route"], "\(introspection.body)")
         let slots = (object?["slots"] as? [[String: String]] ?? []).map { $0["key"] ?? "" }
-        #expect(slots == ["example.counter", "route.hello", "route.visits"])
+        #expect(slots == ["example.counter", "route.echo", "route.hello", "route.visits"])
         let started = try String(contentsOf: log, encoding: .utf8)
         #expect(started.contains("libBroken.so") && started.contains("plugin refused"), "the bad file is logged and skipped")
 
@@ -67,7 +67,7 @@ import Testing
                     && line.contains(" servedBy=\(owner) ")
             }, "\(route) of fixture-conflict-routes refused, served by \(owner): \(lines)")
         }
-        #expect(lines.contains { $0.hasSuffix("serving plugin routes") && $0.contains("routes=GET /fixture/free, GET /hello ") })
+        #expect(lines.contains { $0.hasSuffix("serving plugin routes") && $0.contains("routes=GET /fixture/free, GET /hello, POST /echo ") })
         kill(server.processIdentifier, SIGTERM)
         try await waitForExit(server)
         #expect(server.terminationReason == .exit && server.terminationStatus == 0)
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2)))
-    func aPathServedWithOtherMethodsOnlyAnswers405WithAllowAndAnUnknownPath404() async throws {
+    func aPathServedWithOtherMethodsOnlyAnswers405WithAllowOptionsWithItAndAnUnknownPath404() async throws {
         let folder = try pluginFolder(["HelloRoutePlugin", "CounterPlugin", "VisitsRoutePlugin"])
         defer { try? FileManager.default.removeItem(at: folder) }
         let (server, _, base) = try await startServer(plugins: folder)
@@ -123,8 +123,11 @@ import Testing
         for (method, path) in [("POST", "/hello"), ("DELETE", "/visits"), ("POST", "/plugins"), ("PUT", "/compiled/hello"), ("POST", "/plugins/")] {
             let answer = try await request(method, "\(base)\(path)", body: "x")
             #expect(answer.status == 405, "\(method) \(path): \(answer)")
-            #expect(answer.headers["allow"] == "GET, HEAD", "\(method) \(path): \(answer.headers)")
+            #expect(answer.headers["allow"] == "GET, HEAD, OPTIONS", "\(method) \(path): \(answer.headers)")
+            let options = try await request("OPTIONS", "\(base)\(path)")
+            #expect(options.status == 204 && options.headers["allow"] == "GET, HEAD, OPTIONS", "OPTIONS \(path): \(options)")
         }
+        #expect(try await request("OPTIONS", "\(base)/echo").headers["allow"] == "POST, OPTIONS")
         #expect(try await request("POST", "\(base)/nothing", body: "x").status == 404)
         #expect(try await request("GET", "\(base)/nothing").status == 404)
         #expect(try await request("GET", "\(base)/hello?name=Ada").body == "Hello, Ada!\n")
@@ -133,6 +136,32 @@ import Testing
             let head = try await request("HEAD", "\(base)\(path)")
             #expect(head.status == 200 && head.headers["content-type"] != nil, "HEAD \(path): \(head)")
         }
+        try await stopWithSigterm(server)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPluginRouteReadsTheRequestsHeadersAndBodyAndABodyOverTheLimitIsAnswered413() async throws {
+        let folder = try pluginFolder(["HelloRoutePlugin"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, _, base) = try await startServer(plugins: folder)
+        defer { if server.isRunning { server.terminate() } }
+
+        let echo = try await request("POST", "\(base)/echo", headers: ["Content-Type: text/csv"], body: "a,b\nc,é")
+        #expect(echo.status == 200 && echo.body == "a,b\nc,é", "\(echo)")
+        #expect(echo.headers["content-type"] == "text/csv", "the route read the request's Content-Type: \(echo.headers)")
+        // A field given twice, in other cases than the route asks for, comes twice and in order.
+        let traced = try await request("POST", "\(base)/echo?header=X-Trace", headers: ["x-trace: one", "X-TRACE: two"], body: "")
+        #expect(traced.status == 200 && traced.body == "one\ntwo\n", "\(traced)")
+
+        // Bytes that are not UTF-8 reach the plugin as bytes (it refuses them as text); a body over the
+        // server's upload limit (2 MiB) is answered 413 before the plugin is called.
+        let binary = folder.appendingPathComponent("binary"), large = folder.appendingPathComponent("large")
+        try Data([0x61, 0xFF, 0xFE]).write(to: binary)
+        try Data(repeating: 0x61, count: 3 << 20).write(to: large)
+        let refused = try await request("POST", "\(base)/echo", body: "@\(binary.path)")
+        #expect(refused.status == 415 && refused.body == "the body is not UTF-8 text\n", "\(refused)")
+        #expect(try await request("POST", "\(base)/echo", body: "@\(large.path)").status == 413)
+        #expect(try await get("\(base)/hello?name=Ada") == (200, "Hello, Ada!\n"), "the server still answers")
         try await stopWithSigterm(server)
     }
 
@@ -153,7 +182,7 @@ import Testing
         #expect(names == ["fixture-versioned-route", "hello-route"], "the names as before: \(body)")
         #expect(files == [
             ["name": "fixture-versioned-route", "version": "1.0.0", "path": "\(real)/libFixtureRouteOne.so"],
-            ["name": "hello-route", "version": "1.0.0", "path": "\(real)/libHelloRoutePlugin.so"],
+            ["name": "hello-route", "version": "1.1.0", "path": "\(real)/libHelloRoutePlugin.so"],
         ], "\(body)")
 
         // An upgrade and a withdrawal, then SIGHUP.
