@@ -23,6 +23,8 @@ let package = Package(
     ],
     dependencies: [
         .package(path: ".."),
+        // The root package's test fixtures, a package of their own (two versions of one plugin).
+        .package(path: "../Tests/PluginFixtures"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
@@ -47,8 +49,8 @@ let package = Package(
                                    .product(name: "GreeterPlugin", package: rootIdentity),
                                    .product(name: "NotesPlugin", package: rootIdentity),
                                    // Two versions of one plugin: the reload tests.
-                                   .product(name: "FixtureVersionOne", package: rootIdentity),
-                                   .product(name: "FixtureVersionTwo", package: rootIdentity)],
+                                   .product(name: "FixtureVersionOne", package: "PluginFixtures"),
+                                   .product(name: "FixtureVersionTwo", package: "PluginFixtures")],
                     swiftSettings: swift6),
     ]
 )

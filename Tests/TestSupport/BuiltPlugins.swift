@@ -1,8 +1,8 @@
 import Foundation
 import HostKit
 
-/// What `swift build` / `swift test` put beside the test bundle: the plugin libraries and the
-/// executables.
+/// What `swift build` / `swift test` put beside the test bundle (the sample plugins and the
+/// executables), and where the fixture plugins were built.
 public enum BuiltPlugins {
     /// The build folder: the test bundle runs from `.build/<triple>/<config>/`.
     public static let directory: String = {
@@ -10,9 +10,14 @@ public enum BuiltPlugins {
         return URL(fileURLWithPath: executable).deletingLastPathComponent().path
     }()
 
-    /// The library of the product `product`.
+    /// The folder of the fixture plugins (the package Tests/PluginFixtures), which the build tool
+    /// plugin BuildFixtures builds apart from this package.
+    public static let fixtures = builtFixturesFolder
+
+    /// The library of the product `product`: a fixture's (named "Fixture...") from ``fixtures``, any
+    /// other from ``directory``.
     public static func path(_ product: String) -> String {
-        "\(directory)/lib\(product).so"
+        "\(product.hasPrefix("Fixture") ? fixtures : directory)/lib\(product).so"
     }
 
     /// Every sample plugin, found as the `host` finds them by default (the list is in Package.swift).
