@@ -30,7 +30,7 @@ import PackagePlugin
         // (to find the linker) and SwiftPM a HOME (for its caches).
         let environment = ProcessInfo.processInfo.environment
         return [.buildCommand(
-            displayName: "Building the fixture plugins (Tests/PluginFixtures) into .build-fixtures",
+            displayName: "Building the fixture plugins into .build-fixtures",
             executable: URL(fileURLWithPath: "/bin/sh"),
             arguments: ["-c", script, "build-fixtures", swift.path, fixtures.path, scratch.path, source, generated.path],
             environment: [
