@@ -1,0 +1,123 @@
+import Foundation
+import Glibc
+
+/// `host new plugin NAME` and `host new contracts NAME`: writes a package that builds as it is, and
+/// whose library the host loads, into a new or empty folder; never over a file.
+struct NewCommand {
+    let arguments: NewArguments
+
+    /// Writes the package and says what it wrote and what to run next; returns the exit status: 2 for
+    /// what the command line can fix (a folder that is not empty, no host package), 1 if a write failed.
+    func run() -> Int32 {
+        let names = ScaffoldNames(arguments.name, kind: arguments.kind)
+        let folder = arguments.folder ?? names.library
+        let hostPackage: String
+        let contracts: ContractsPackage?
+        do throws(Arguments.UsageError) {
+            try Self.requireEmpty(folder)
+            hostPackage = try self.hostPackage()
+            contracts = try arguments.contracts.map(ContractsPackage.init)
+        } catch {
+            Output.problem(error.description)
+            Output.problem(error.hint)
+            return 2
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            Output.problem("cannot make the folder \(folder): \(error.localizedDescription)")
+            return 1
+        }
+        guard let realFolder = PackagePaths.real(folder) else {
+            Output.problem("cannot find the folder \(folder) just made")
+            return 1
+        }
+        let host = PackagePaths.relative(hostPackage, from: realFolder)
+        let files = switch arguments.kind {
+        case .contracts: ContractsScaffold.files(names, hostPackage: host)
+        case .plugin: PluginScaffold.files(names, hostPackage: host, contracts: contracts.map {
+            PluginScaffold.Contracts(names: $0.names, path: PackagePaths.relative($0.folder, from: realFolder))
+        })
+        }
+        for file in files {
+            if let failure = Self.write(file, in: realFolder) {
+                Output.problem("cannot write \(folder)/\(file.path): \(failure)")
+                return 1
+            }
+            Output.line("wrote \(folder)/\(file.path)")
+        }
+        Output.lines(["", "next:"] + nextCommands(names, folder: folder, contracts: contracts?.names).map { "  " + $0 })
+        return 0
+    }
+
+    /// The folder must not exist, or be an empty folder: `host new` writes no file over another.
+    private static func requireEmpty(_ folder: String) throws(Arguments.UsageError) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { return }
+        guard isFolder.boolValue else {
+            throw Arguments.UsageError(description: "\(folder) is a file, not a folder: choose another --in FOLDER", command: .new)
+        }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [""]
+        guard entries.isEmpty else {
+            throw Arguments.UsageError(description: "the folder \(folder) is not empty: host new writes into a new or empty"
+                                       + " folder only, never over a file; choose another --in FOLDER", command: .new)
+        }
+    }
+
+    /// `--host-package`, else the package this `host` was built from: its real path.
+    private func hostPackage() throws(Arguments.UsageError) -> String {
+        if let given = arguments.hostPackage {
+            guard let real = PackagePaths.real(given), PackagePaths.isHostPackage(real) else {
+                throw Arguments.UsageError(description: "--host-package \(given): no SwiftPluginHost package there (a"
+                                           + " Package.swift with Package(name: \"SwiftPluginHost\", ...))", command: .new)
+            }
+            return real
+        }
+        guard let found = PackagePaths.runningHostPackage() else {
+            throw Arguments.UsageError(description: "cannot find the SwiftPluginHost package this host was built from"
+                                       + " (above \(PackagePaths.hostCommand)): pass --host-package PATH, your clone of it",
+                                       command: .new)
+        }
+        return found
+    }
+
+    /// What to run after: build the package, then load what it built (a contracts package: write a
+    /// plugin for it).
+    private func nextCommands(_ names: ScaffoldNames, folder: String, contracts: ScaffoldNames?) -> [String] {
+        let host = PackagePaths.shellWord(PackagePaths.hostCommand)
+        let build = "cd \(PackagePaths.shellWord(folder)) && swift build"
+        switch arguments.kind {
+        case .contracts:
+            return [build, "\(host) new plugin NAME --contracts \(PackagePaths.shellWord(folder))"
+                    + "   (a plugin that provides \(names.serviceProtocol))",
+                    "ci/check-abi   (in \(names.library), before each release)"]
+        case .plugin:
+            let library = ".build/debug/lib\(names.library).so"
+            let key = contracts?.serviceKey ?? names.greetingKey
+            return [build, "\(host) check --plugins \(library)", "\(host) resolve \(key) --plugins \(library)"]
+        }
+    }
+
+    /// Writes `file` in `folder`, creating it (never opening one that exists); returns why it could
+    /// not, or nil.
+    private static func write(_ file: ScaffoldFile, in folder: String) -> String? {
+        let path = folder + "/" + file.path
+        do {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+        } catch {
+            return error.localizedDescription
+        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, file.executable ? 0o755 : 0o644)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        let bytes = Array(file.text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { return String(cString: strerror(errno)) }
+            written += count
+        }
+        return nil
+    }
+}
