@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// `host new plugin NAME` and `host new contracts NAME`: writes a package that builds as it is, and
 /// whose library the host loads, into a new or empty folder; never over a file.
@@ -98,25 +97,16 @@ struct NewCommand {
         }
     }
 
-    /// Writes `file` in `folder`, creating it (never opening one that exists); returns why it could
+    /// Writes `file` in `folder`, creating it, never over a file that exists; returns why it could
     /// not, or nil.
     private static func write(_ file: ScaffoldFile, in folder: String) -> String? {
-        let path = folder + "/" + file.path
+        let path = URL(fileURLWithPath: folder + "/" + file.path)
         do {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(file.text.utf8).write(to: path, options: .withoutOverwriting)
+            if file.executable { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path.path) }
         } catch {
             return error.localizedDescription
-        }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, file.executable ? 0o755 : 0o644)
-        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
-        defer { close(descriptor) }
-        let bytes = Array(file.text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { return String(cString: strerror(errno)) }
-            written += count
         }
         return nil
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// The folders `host new` reads and writes: the SwiftPluginHost package a new package depends on,
 /// and how the new package's manifest names another folder.
@@ -30,9 +29,8 @@ enum PackagePaths {
 
     /// `path` made absolute, every symbolic link resolved; nil if it is not there.
     static func real(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
 
     /// How a manifest in `folder` names `target` (both real paths): relative when the two share a
