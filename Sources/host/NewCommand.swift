@@ -9,12 +9,14 @@ struct NewCommand {
     /// what the command line can fix (a folder that is not empty, no host package), 1 if a write failed.
     func run() -> Int32 {
         let names = ScaffoldNames(arguments.name, kind: arguments.kind)
-        let folder = arguments.folder ?? names.library
+        // As printed before each file's path: without the slash a folder may be given with.
+        let folder = arguments.folder.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? names.library
         let hostPackage: String
         let contracts: ContractsPackage?
         do throws(Arguments.UsageError) {
             try Self.requireEmpty(folder)
             hostPackage = try self.hostPackage()
+            try Self.requireOwnIdentity(folder, hostPackage: hostPackage)
             contracts = try arguments.contracts.map(ContractsPackage.init)
         } catch {
             Output.problem(error.description)
@@ -61,6 +63,18 @@ struct NewCommand {
             throw Arguments.UsageError(description: "the folder \(folder) is not empty: host new writes into a new or empty"
                                        + " folder only, never over a file; choose another --in FOLDER", command: .new)
         }
+    }
+
+    /// SwiftPM knows a package by its folder's name, whatever its manifest says: a new package in a
+    /// folder named as the host package's, or as a package inside it, would not build.
+    private static func requireOwnIdentity(_ folder: String, hostPackage: String) throws(Arguments.UsageError) {
+        // The packages the host package depends on (its Package.swift): PluginAPI and SampleContracts.
+        let taken = [URL(fileURLWithPath: hostPackage).lastPathComponent, "PluginAPI", "SampleContracts"]
+        let name = URL(fileURLWithPath: folder).lastPathComponent
+        guard let clash = taken.first(where: { $0.lowercased() == name.lowercased() }) else { return }
+        throw Arguments.UsageError(description: "the folder \(folder) is named as the package \(clash) of the host package, and"
+                                   + " SwiftPM knows a package by its folder's name; choose another NAME or --in FOLDER",
+                                   command: .new)
     }
 
     /// `--host-package`, else the package this `host` was built from: its real path.

@@ -43,13 +43,19 @@ import Testing
         #expect(try await HostCommandTests().host(["help"]).output.contains("host new contracts NAME"))
     }
 
-    /// A folder that holds anything, or a file in its place, is refused by name and left as it was;
-    /// an empty folder is written into.
+    /// A folder that holds anything, or a file in its place, is refused by name and left as it was, and
+    /// so is a folder named as a package the host package depends on; an empty folder is written into.
     @Test func aFolderThatIsNotEmptyIsRefusedAndLeftAsItWas() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("Taken"), withIntermediateDirectories: false)
         let mine = try folder.write("Taken/Package.swift", Array("// mine\n".utf8))
         let file = try folder.write("AFile", Array("a file".utf8))
+        // A folder named as a package the host package depends on: SwiftPM would take one for the other.
+        let sample = try await HostCommandTests().host(["new", "contracts", "Sample", "--in", folder.file("SampleContracts")])
+        #expect(sample.status == 2)
+        #expect(sample.errorLines.first?.hasPrefix("host: the folder \(folder.file("SampleContracts")) is named as the package"
+                                                   + " SampleContracts") == true, "\(sample.errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("SampleContracts")))
         for (target, problem) in [(folder.file("Taken"), "host: the folder \(folder.file("Taken")) is not empty"),
                                   (file, "host: \(file) is a file, not a folder")] {
             for kind in ["plugin", "contracts"] {
