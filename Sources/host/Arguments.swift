@@ -3,7 +3,7 @@ import HostKit
 /// The parsed command line.
 struct Arguments {
     enum Command: String {
-        case run, list, inspect, check, resolve, serve
+        case run, list, inspect, check, resolve, serve, new
         /// Hidden: the child of `--isolated`, which loads one plugin and exits.
         case probe = "__probe"
     }
@@ -33,6 +33,8 @@ struct Arguments {
     /// The command `host help COMMAND` (or `host COMMAND --help`) asks about; nil for the general help.
     var helpCommand: Command?
     var version = false
+    /// What `new` writes, and where.
+    var new: NewArguments?
 
     /// A command line the host cannot run: what is wrong, in one line, and the command whose help
     /// tells how it goes (nil: the general help).
@@ -68,7 +70,13 @@ struct Arguments {
             throw UsageError(description: "unknown command '\(first)'")
         }
         do throws(UsageError) {
-            try parse(&rest)
+            if command != .new {
+                try parse(&rest)
+            } else if rest.contains(where: { $0 == "--help" || $0 == "-h" }) {
+                (help, helpCommand) = (true, .new)
+            } else {
+                new = try NewArguments(rest)
+            }
         } catch {
             // Every error of a command's line points to that command's help.
             throw UsageError(description: error.description, command: explicitCommand(words))
@@ -87,6 +95,7 @@ struct Arguments {
         case "--json": [.run, .list, .check, .inspect, .resolve, .probe]
         case "--start": [.list, .check]
         case "--strict": [.serve]
+        case "--in", "--host-package", "--contracts": [.new]
         default: nil
         }
     }

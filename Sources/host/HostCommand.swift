@@ -13,6 +13,7 @@ struct HostCommand {
         switch arguments.command {
         case .inspect: return inspect(arguments.operand ?? "")
         case .probe: return PluginProbe.probe(arguments.operand ?? "", discovery: discovery)
+        case .new: return arguments.new.map { NewCommand(arguments: $0).run() } ?? 2
         case .run, .list, .check, .resolve, .serve: break
         }
         let sources = sources()
@@ -127,7 +128,7 @@ struct HostCommand {
             // The exit status says how the stop went: the load's problems were said long before
             // (and `--strict` refuses them). A plugin whose shutdown failed makes it 1.
             return await serve(host, report, signals: signals) ? 0 : 1
-        case .inspect, .probe: break
+        case .inspect, .probe, .new: break
         }
         return report.hasProblems ? 1 : 0
     }

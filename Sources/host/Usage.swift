@@ -17,6 +17,10 @@ enum Usage {
                host serve [--plugins PATH]... [--strict] load and start plugins, run until SIGINT/SIGTERM;
                                                          each SIGHUP reloads them (new, changed and
                                                          removed plugin files)
+               host new plugin NAME [--contracts PATH] [--in FOLDER] [--host-package PATH]
+               host new contracts NAME [--in FOLDER] [--host-package PATH]
+                                                         write a plugin or a contract library package
+                                                         that builds and loads as it is
                host help [COMMAND] | --help | --version
 
         \(loading)
@@ -91,8 +95,31 @@ enum Usage {
             Exit status: how the stop went: 0 every plugin shut down, 1 a shutdown failed (or --strict
             refused the load), 2 usage.
             """)
+        case .new: ("""
+            host new plugin NAME [--contracts PATH] [--in FOLDER] [--host-package PATH]
+                   host new contracts NAME [--in FOLDER] [--host-package PATH]
+            """, """
+            Writes a package that builds and loads as it is into a new or empty folder (never over a
+            file), and prints the commands to build it and load it.
+            `new plugin`: one plugin, a dynamic library whose plugin provides a String under a key of
+            its own (NAME.greeting, lowercased), or with --contracts the service of that library's
+            protocol. `new contracts`: a contract library, a dynamic library built for library
+            evolution with a protocol, its key, its LibraryVersion 1.0.0, and ci/check-abi (swift
+            build, then swift package check-abi) to run before each release.
+            NAME is a Swift identifier (ASCII letters, digits and _). The package, its folder, its
+            target and its library are NAME followed by Plugin (or Contracts), unless NAME ends so
+            already: `host new plugin Forecast` writes ForecastPlugin/, built as libForecastPlugin.so.
+            --contracts PATH     a package `host new contracts` wrote: the plugin depends on it and
+                                 provides its service
+            --in FOLDER          where to write the package (default: its name, in this folder)
+            --host-package PATH  the SwiftPluginHost package to depend on (default: the one this
+                                 host was built from). Manifests name it, and --contracts, relative
+                                 to the new package when they share a folder below /
+            Exit status: 0 written, 1 a write failed, 2 usage (a bad NAME, a folder that is not
+            empty, no SwiftPluginHost package at --host-package or above this host).
+            """)
         }
-        let options = command == .inspect || command == .probe ? "" : "\n\n" + loading
+        let options = [.inspect, .probe, .new].contains(command) ? "" : "\n\n" + loading
         return "usage: \(synopsis)\n\n\(text)\(options)"
     }
 }

@@ -1,0 +1,97 @@
+/// The files of a plugin package, as `host new plugin NAME` writes them: one plugin, as the template's
+/// (Templates/PluginTemplate), made from NAME. With a contracts package, the plugin provides the
+/// service of its protocol; without, a service of its own key.
+enum PluginScaffold {
+    /// The contract library a plugin provides the service of, and its path as the manifest says it.
+    struct Contracts {
+        let names: ScaffoldNames
+        let path: String
+    }
+
+    /// The package's files. `hostPackage` is the path of the SwiftPluginHost package as the manifest
+    /// says it (relative to the new package when it can be).
+    static func files(_ names: ScaffoldNames, hostPackage: String, contracts: Contracts?) -> [ScaffoldFile] {
+        [
+            ScaffoldFile(path: "Package.swift", text: manifest(names, hostPackage: hostPackage, contracts: contracts)),
+            ScaffoldFile(path: "Sources/\(names.library)/\(names.library).swift",
+                         text: contracts.map { source(names, providing: $0.names) } ?? source(names)),
+            ScaffoldFile.gitignore,
+        ]
+    }
+
+    private static func manifest(_ names: ScaffoldNames, hostPackage: String, contracts: Contracts?) -> String {
+        PackageManifest(
+            library: names.library,
+            about: [
+                "\(names.library): a plugin for the SwiftPluginHost `host` (written by `host new plugin`).",
+                "`swift build` writes .build/debug/lib\(names.library).so, the file the host loads.",
+            ],
+            productReason: ["A dynamic library: the file the host opens."],
+            hostPackage: hostPackage,
+            others: contracts.map { [PackageManifest.Dependency(
+                name: $0.names.library, path: $0.path,
+                reason: "The contract library whose service the plugin provides: shared, as lib\($0.names.library).so.")]
+            } ?? []
+        ).text
+    }
+
+    /// A plugin that provides a service of its own key: a String, a type the host and every plugin know.
+    private static func source(_ names: ScaffoldNames) -> String {
+        """
+        import PluginAPI
+
+        /// Provides a greeting under a key of its own. Replace them with your services; a protocol other
+        /// plugins use belongs in a contract library (`host new contracts NAME`, then `host new plugin
+        /// NAME --contracts PATH`).
+        struct \(names.library): Plugin {
+            /// The greeting's key: its name, and the type of its service.
+            static let greeting = ServiceLocatorEasyKey<String>(name: "\(names.greetingKey)")
+            static let metadata = PluginMetadata(name: "\(names.lowercased)", version: "1.0.0", provides: [greeting])
+
+            func registerServices(in registrar: ModuleRegistrar) throws {
+                // Made on the first get, once.
+                try registrar.addLazyService(key: Self.greeting) { "Hello from the \(names.lowercased) plugin" }
+            }
+        }
+
+        /// What the host calls when it opens the library: the plugin's header.
+        @c(swift_plugin_entry)
+        public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(\(names.library).self) }
+
+        """
+    }
+
+    /// A plugin that provides the service of a contract library's protocol.
+    private static func source(_ names: ScaffoldNames, providing contracts: ScaffoldNames) -> String {
+        let service = names.base + contracts.serviceProtocol
+        return """
+        import PluginAPI
+        import \(contracts.library)
+
+        /// Provides the \(contracts.library)' service, `\(contracts.keys).service`.
+        struct \(names.library): Plugin {
+            static let metadata = PluginMetadata(name: "\(names.lowercased)", version: "1.0.0",
+                                                 provides: [\(contracts.keys).service])
+            // The contract libraries it uses: their versions are compiled into the plugin and checked at load.
+            static let contractLibraries: [LibraryVersion] = [.\(contracts.versionProperty)]
+
+            func registerServices(in registrar: ModuleRegistrar) throws {
+                try registrar.addService(key: \(contracts.keys).service, service: \(service)())
+            }
+        }
+
+        /// This plugin's \(contracts.serviceProtocol).
+        struct \(service): \(contracts.serviceProtocol), CustomStringConvertible {
+            func summary() -> String { "\(contracts.base) from the \(names.lowercased) plugin" }
+
+            /// What `host resolve \(contracts.serviceKey)` prints.
+            var description: String { summary() }
+        }
+
+        /// What the host calls when it opens the library: the plugin's header.
+        @c(swift_plugin_entry)
+        public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(\(names.library).self) }
+
+        """
+    }
+}
