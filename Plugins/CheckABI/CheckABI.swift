@@ -25,6 +25,7 @@ import PackagePlugin
         }
 
         var worst: Int32 = 0
+        var checked = 0
         for library in libraries {
             let result = try packageManager.build(library.build, parameters: .init(configuration: .debug, logging: .concise))
             guard result.succeeded else {
@@ -48,6 +49,12 @@ import PackagePlugin
             }
             if update { gateArguments.append("--update") }
             worst = max(worst, try Self.run(gate, gateArguments, in: package.directoryURL))
+            checked += 1
+        }
+        // A plugins-only package has nothing to check: saying "ok" there would hide a wrong folder.
+        guard checked > 0 else {
+            throw CheckABIError.usage("package \(package.displayName) has no contract library (a dynamic library built with "
+                + "-enable-library-evolution); run check-abi in the contract library's package, or name it with --target NAME")
         }
         if worst != 0 {
             throw CheckABIError.gateFailed(worst)
