@@ -35,6 +35,9 @@ let package = Package(
         .library(name: "PluginAPI", targets: ["PluginAPIExport"]),
         // The same for the sample contracts (SampleKeys, Clock, Greeter...): re-exports the nested product.
         .library(name: "SampleContracts", targets: ["SampleContractsExport"]),
+        // `swift package check-abi` in a package that depends on this one: its contract libraries' ABI
+        // against their last release, and the version rule (README, "Before you release a contract library").
+        .plugin(name: "CheckABI", targets: ["CheckABI"]),
     ] + plugins.map(\.0),
     dependencies: [
         .package(path: "Sources/PluginAPI"),
@@ -48,6 +51,14 @@ let package = Package(
         .target(name: "SampleContractsExport", dependencies: [contracts], swiftSettings: swift6),
         // A general host: it knows no sample contract.
         .executableTarget(name: "host", dependencies: ["HostKit", pluginAPI], swiftSettings: swift6),
+        // A contract library's ABI against its last release, and the version rule; check-abi and .ci/api-check run it.
+        .executableTarget(name: "abi-gate", swiftSettings: swift6),
+        .plugin(name: "CheckABI",
+                // No declared permission: SwiftPM would then refuse every plain check without
+                // --allow-writing-to-package-directory, which only --update needs.
+                capability: .command(intent: .custom(verb: "check-abi", description:
+                    "Compares each contract library's ABI with its last release: a break needs a new major version, an addition a new minor one")),
+                dependencies: ["abi-gate"]),
         // The sample plugins at work: loads them and uses each service through its contract.
         .executableTarget(name: "sample-tour", dependencies: ["HostKit", pluginAPI, contracts],
                           path: "Sources/SamplePlugins/SampleTour", swiftSettings: swift6),

@@ -15,17 +15,17 @@ import Testing
         try files.createDirectory(at: package.appendingPathComponent("WeatherContracts"), withIntermediateDirectories: true)
         defer { try? files.removeItem(at: work) }
 
-        // Only the sources and the manifests: a `.build` left in the template must not come along.
+        // The sources, the manifests, WeatherContracts' baseline and CI script: a `.build` or a
+        // `Package.resolved` left in the template must not come along.
         let template = repositoryRoot.appendingPathComponent("Templates/PluginTemplate")
         try files.copyItem(at: template.appendingPathComponent("Sources"), to: package.appendingPathComponent("Sources"))
         for name in try files.contentsOfDirectory(atPath: template.appendingPathComponent("WeatherContracts").path)
-        where name.hasSuffix(".swift") {
+        where !name.hasPrefix(".") && !name.hasPrefix("Package.") {
             try files.copyItem(at: template.appendingPathComponent("WeatherContracts/\(name)"),
                                to: package.appendingPathComponent("WeatherContracts/\(name)"))
         }
         try copyManifest("Package.swift", from: template, to: package, replacing: #"path: "../..""#, with: "")
-        try copyManifest("WeatherContracts/Package.swift", from: template, to: package,
-                         replacing: #"path: "../../../Sources/PluginAPI""#, with: "/Sources/PluginAPI")
+        try copyManifest("WeatherContracts/Package.swift", from: template, to: package, replacing: #"path: "../../..""#, with: "")
 
         let build = try await runChild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
         try #require(build.status == 0, "swift build of the template failed (\(build.status)):\n\(build.output)")

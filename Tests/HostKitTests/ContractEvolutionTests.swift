@@ -208,17 +208,19 @@ import Testing
         #expect(reason.contains("built against a newer version"), "\(reason)")
         #expect(report.loaded.isEmpty)
 
-        // CI's ABI check sees the same break: against the newer release as its baseline, today's
-        // library lacks a declaration, and the check fails naming it.
-        let check = repositoryRoot.appendingPathComponent(".ci/api-check").path
-        let newer = work.appendingPathComponent("newer.abi.json").path
+        // The ABI gate (`.ci/api-check`, `swift package check-abi`) sees the same break: with the newer
+        // release as its baseline, today's library lacks a declaration, and the gate fails naming it.
+        let gate = "\(BuiltPlugins.directory)/abi-gate"
         let newerModules = work.appendingPathComponent("Plugin/.build/debug/Modules").path
-        let dump = try await runChild(check, ["--dump", "SampleContracts", newerModules, newer], in: work, log: work)
-        try #require(dump.status == 0, "\(dump.output)")
-        let compare = try await runChild(check, ["--compare", newer, "SampleContracts", "\(BuiltPlugins.directory)/Modules"],
-                                         in: work, log: work)
+        let baseline = try await runChild(gate, ["SampleContracts", "--modules", newerModules, "--sources",
+                                                 work.appendingPathComponent("SampleContracts").path,
+                                                 "--baseline", "newer", "--update"], in: work, log: work)
+        try #require(baseline.status == 0, "\(baseline.output)")
+        let compare = try await runChild(gate, ["SampleContracts", "--modules", "\(BuiltPlugins.directory)/Modules", "--sources",
+                                                repositoryRoot.appendingPathComponent("Sources/SamplePlugins/SampleContracts").path,
+                                                "--baseline", "newer"], in: work, log: work)
         #expect(compare.status == 1, "\(compare.output)")
-        #expect(compare.output.contains("compatNewerGreeting() has been removed"), "\(compare.output)")
+        #expect(compare.output.contains("break: Func compatNewerGreeting() has been removed"), "\(compare.output)")
     }
 
     /// A plugin that uses nothing new, built against copies of PluginAPI and SampleContracts that say

@@ -4,6 +4,11 @@
 // one copy of its types: a plain target beside the plugins would be linked into each of them, and a
 // service of one plugin would not be of the type another plugin asks for. Built for library evolution,
 // so a plugin built against an older release keeps working with a newer one that only adds.
+//
+// Before each release (and in CI): ci/check-abi, which runs the host package's `swift package
+// check-abi`: the ABI against api/ (the last release's), a break needing a new major version, an
+// addition a new minor one. At a release: swift package --allow-writing-to-package-directory
+// check-abi --update, and commit api/.
 import PackageDescription
 
 let package = Package(
@@ -12,15 +17,16 @@ let package = Package(
         .library(name: "WeatherContracts", type: .dynamic, targets: ["WeatherContracts"]),
     ],
     dependencies: [
-        // The host repository's PluginAPI package (for keys and LibraryVersion); point it at your clone.
-        .package(path: "../../../Sources/PluginAPI"),
+        // The host repository (its PluginAPI product, for keys and LibraryVersion, and its `check-abi`
+        // command); point the path at your clone, as in ../Package.swift.
+        .package(name: "SwiftPluginHost", path: "../../.."),
     ],
     targets: [
         .target(
             name: "WeatherContracts",
-            dependencies: [.product(name: "PluginAPI", package: "PluginAPI")],
+            dependencies: [.product(name: "PluginAPI", package: "SwiftPluginHost")],
             path: ".",
-            exclude: ["Package.swift"],
+            exclude: ["Package.swift", "api", "ci"],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-enable-library-evolution"])]
         ),
     ]

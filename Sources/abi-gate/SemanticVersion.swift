@@ -1,0 +1,34 @@
+import Foundation
+
+/// A library's MAJOR.MINOR.PATCH, compared part by part as numbers.
+struct SemanticVersion: Comparable, CustomStringConvertible {
+    let major: Int
+    let minor: Int
+    let patch: Int
+
+    /// Reads "MAJOR.MINOR.PATCH" (surrounding blanks and a newline allowed); nil for anything else.
+    init?(_ text: String) {
+        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let major = Int(parts[0]), let minor = Int(parts[1]), let patch = Int(parts[2]),
+              major >= 0, minor >= 0, patch >= 0 else { return nil }
+        self.init(major: major, minor: minor, patch: patch)
+    }
+
+    init(major: Int, minor: Int, patch: Int) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+    }
+
+    static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
+        (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+    }
+
+    /// Whether this version's major part is above `other`'s: what a break needs.
+    func isNewMajor(after other: SemanticVersion) -> Bool { major > other.major }
+
+    /// Whether MAJOR.MINOR is above `other`'s: what an addition needs.
+    func isNewMinor(after other: SemanticVersion) -> Bool { (major, minor) > (other.major, other.minor) }
+
+    var description: String { "\(major).\(minor).\(patch)" }
+}
