@@ -130,7 +130,7 @@ extension HostCommandTests {
         process.waitUntilExit()
         let text = try String(contentsOfFile: both, encoding: .utf8)
         let announce = try #require(text.range(of: "this host would refuse it"), "\(text)")
-        let refusal = try #require(text.range(of: "(another major version)"), "\(text)")
+        let refusal = try #require(text.range(of: "): another major version"), "\(text)")
         #expect(announce.lowerBound < refusal.lowerBound, "\(text)")
     }
 }

@@ -32,7 +32,7 @@ import Testing
 
     /// A folder with a copy of SampleContracts as `release` has it, a plugin package against it and,
     /// if `pluginAPI` is set, a copy of PluginAPI with that version (else the repository's PluginAPI).
-    private func workspace(_ release: Release, pluginAPI: (UInt16, UInt16)? = nil, plugin source: String) throws -> URL {
+    func workspace(_ release: Release, pluginAPI: (UInt16, UInt16)? = nil, plugin source: String) throws -> URL {
         let files = FileManager.default
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("evolution-\(UUID().uuidString)")
         let contracts = work.appendingPathComponent("SampleContracts")
@@ -113,7 +113,7 @@ import Testing
     }
 
     /// Builds the plugin package of `work`; returns the library's path.
-    private func build(_ work: URL) async throws -> String {
+    func build(_ work: URL) async throws -> String {
         let package = work.appendingPathComponent("Plugin")
         let build = try await runChild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
         try #require(build.status == 0, "swift build failed (\(build.status)):\n\(build.output)")
@@ -174,7 +174,7 @@ import Testing
     }
 
     /// Built against a newer release whose new function it calls: `dlopen` finds the symbol missing
-    /// in the host's copy, and the refusal names the function in Swift terms.
+    /// in the copy the host loaded, and the refusal names the function in Swift terms, its library and that copy.
     @Test(.timeLimit(.minutes(10)))
     func aPluginUsingANewerDeclarationIsRefusedNamingIt() async throws {
         let work = try workspace(.newer, plugin: """
@@ -205,7 +205,8 @@ import Testing
         }
         #expect(path == URL(fileURLWithPath: library).resolvingSymlinksInPath().path)
         #expect(reason.contains("SampleContracts.compatNewerGreeting() -> Swift.String"), "\(reason)")
-        #expect(reason.contains("built against a newer version"), "\(reason)")
+        #expect(reason.contains("a declaration of SampleContracts that the copy it was bound to, SampleContracts "
+                                + "\(LibraryVersion.sampleContracts) ("), "\(reason)")
         #expect(report.loaded.isEmpty)
 
         // The ABI gate (`.ci/api-check`, `swift package check-abi`) sees the same break: with the newer
@@ -256,8 +257,9 @@ import Testing
         let report = PluginHost().load([.file(library)])
         let path = URL(fileURLWithPath: library).resolvingSymlinksInPath().path
         #expect(report.problems == [.incompatibleLibraries(path: path, mismatches: [
-            .version(library: "PluginAPI", plugin: "\(plugin)", host: "\(LibraryVersion.pluginAPI)"),
-            .version(library: "SampleContracts", plugin: "\(sampleContracts)", host: "\(LibraryVersion.sampleContracts)"),
+            .version(library: "PluginAPI", plugin: "\(plugin)", host: "\(LibraryVersion.pluginAPI)", file: BuiltPlugins.realPath("PluginAPI")),
+            .version(library: "SampleContracts", plugin: "\(sampleContracts)", host: "\(LibraryVersion.sampleContracts)",
+                     file: BuiltPlugins.realPath("SampleContracts")),
         ])])
         #expect(report.problems.first?.description.contains(description) == true, "\(report.problems)")
 
@@ -267,7 +269,8 @@ import Testing
         for isolation in [[], ["--isolated"]] {
             let check = try await runChild(host, ["check", "--plugins", library] + isolation, in: work, log: work)
             #expect(check.status == 1, "\(isolation): \(check.output)")
-            #expect(check.output.contains("built against PluginAPI \(plugin), this host has PluginAPI \(LibraryVersion.pluginAPI)"),
+            #expect(check.output.contains("built against PluginAPI \(plugin), but the copy of PluginAPI loaded for it is "
+                                          + "\(LibraryVersion.pluginAPI) (\(BuiltPlugins.realPath("PluginAPI")))"),
                     "\(isolation): \(check.output)")
             #expect(check.output.contains("0 loaded, 1 problem(s)"), "\(isolation): \(check.output)")
         }
@@ -277,13 +280,15 @@ import Testing
     func aPluginBuiltAgainstNewerMinorsIsRefusedNamingBothVersions() async throws {
         let host = LibraryVersion.pluginAPI
         try await expectRefusal(pluginAPI: (host.major, host.minor + 1), contracts: (1, 2),
-                                named: "built against SampleContracts 1.2.0, this host has SampleContracts 1.1.0 (a newer minor version)")
+                                named: "built against SampleContracts 1.2.0, but the copy of SampleContracts loaded for it is 1.1.0 "
+                                    + "(\(BuiltPlugins.realPath("SampleContracts"))): a newer minor version, it needs SampleContracts 1.2.0 or a newer 1.x")
     }
 
     @Test(.timeLimit(.minutes(10)))
     func aPluginBuiltAgainstOtherMajorsIsRefusedNamingBothVersions() async throws {
         let host = LibraryVersion.pluginAPI
         try await expectRefusal(pluginAPI: (host.major + 1, 0), contracts: (2, 0),
-                                named: "built against SampleContracts 2.0.0, this host has SampleContracts 1.1.0 (another major version)")
+                                named: "built against SampleContracts 2.0.0, but the copy of SampleContracts loaded for it is 1.1.0 "
+                                    + "(\(BuiltPlugins.realPath("SampleContracts"))): another major version, rebuild it against SampleContracts 1.1.0")
     }
 }

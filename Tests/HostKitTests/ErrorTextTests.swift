@@ -24,7 +24,7 @@ import Testing
         .unsupportedHeader(path: "/p.so", format: 99),
         .malformedHeader(path: "/p.so", reason: "no descriptor"),
         .incompatibleLibraries(path: "/p.so", mismatches: [
-            .version(library: "A", plugin: "1.0.0", host: "2.0.0"), .unknown(library: "A", plugin: "1.0.0"),
+            .version(library: "A", plugin: "1.0.0", host: "2.0.0", file: "/l/libA.so"), .unknown(library: "A", plugin: "1.0.0"),
             .unrecorded(library: "A", host: "1.0.0"), .ownCopy(library: "A", carrier: "libB.so"), .unreadableLinks,
         ]),
         .foreignDescriptor(path: "/p.so"),

@@ -20,6 +20,11 @@ public enum BuiltPlugins {
         "\(product.hasPrefix("Fixture") ? fixtures : directory)/lib\(product).so"
     }
 
+    /// The real path of the library of the product `product`: what the loader and the reports name.
+    public static func realPath(_ product: String) -> String {
+        URL(fileURLWithPath: path(product)).resolvingSymlinksInPath().path
+    }
+
     /// Every sample plugin, found as the `host` finds them by default (the list is in Package.swift).
     public static let samples = PluginSource.besideExecutable()
 }

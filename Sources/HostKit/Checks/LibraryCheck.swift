@@ -12,34 +12,39 @@ enum LibraryCheck {
     /// Each version is asked of the copy the plugin is bound to (`dlsym` on its handle), and only
     /// believed from a file named for the library: a definition in the plugin, or in another library
     /// it links, is a copy of the library of its own.
-    /// `needed` is what the plugin links (`DT_NEEDED`), nil if it could not be read.
-    static func mismatches(recorded: [LibraryVersion], in library: DynamicLibrary, needed: [String]?) -> [LibraryMismatch] {
+    /// `needed` is what the plugin links (`DT_NEEDED`), nil if it could not be read. Also returns
+    /// the copies the plugin is bound to, of the libraries it recorded.
+    static func check(recorded: [LibraryVersion], in library: DynamicLibrary,
+                      needed: [String]?) -> (mismatches: [LibraryMismatch], copies: [LibraryCopy]) {
         var mismatches: [LibraryMismatch] = []
+        var copies: [LibraryCopy] = []
         for version in recorded {
             switch loadedVersion(of: version.name, in: library) {
             case nil:
                 mismatches.append(.unknown(library: version.name, plugin: "\(version)"))
             case let .ownCopy(carrier)?:
                 mismatches.append(.ownCopy(library: version.name, carrier: carrier))
-            case let .version(host)? where !accepts(plugin: version, host: host):
-                mismatches.append(.version(library: version.name, plugin: "\(version)", host: "\(host)"))
-            case .version?:
-                continue
+            case let .version(copy)?:
+                copies.append(copy)
+                if !accepts(plugin: version, host: copy.version) {
+                    mismatches.append(.version(library: version.name, plugin: "\(version)", host: "\(copy.version)", file: copy.file))
+                }
             }
         }
-        guard let needed else { return mismatches + [.unreadableLinks] }
+        guard let needed else { return (mismatches + [.unreadableLinks], copies) }
         let names = Set(recorded.map(\.name))
         for file in needed {
             guard let name = libraryName(file), !names.contains(name),
-                  case let .version(host)? = loadedVersion(of: name, in: library) else { continue }
-            mismatches.append(.unrecorded(library: name, host: "\(host)"))
+                  case let .version(copy)? = loadedVersion(of: name, in: library) else { continue }
+            mismatches.append(.unrecorded(library: name, host: "\(copy.version)"))
         }
-        return mismatches
+        return (mismatches, copies)
     }
 
     /// What the copy of library `name` that `library` is bound to says of itself.
     private enum Loaded {
-        case version(LibraryVersion)
+        /// The copy in `lib<name>.so`, and the version it reports.
+        case version(LibraryCopy)
         /// The version function lives in `carrier`, a file not named for the library.
         case ownCopy(carrier: String)
     }
@@ -54,14 +59,17 @@ enum LibraryCheck {
         let owner = library.owner(of: symbol) ?? library.path
         let file = owner.split(separator: "/").last.map(String.init) ?? owner
         guard file == "lib\(name).so" else { return .ownCopy(carrier: file) }
+        let path = LibraryClosure.realPath(owner) ?? owner
         // Called as the `@c () -> UInt64` that `versionSymbol(of:)` names in every versioned
         // library, and only in the file named for the library: a library of the plugin's (trusted,
         // ELF-checked) that defined it as data would crash here (noted as a gap, not checked).
-        return PluginHeader.decode(name, unsafeBitCast(symbol, to: VersionFunction.self)()).map(Loaded.version)
+        return PluginHeader.decode(name, unsafeBitCast(symbol, to: VersionFunction.self)()).map {
+            .version(LibraryCopy(version: $0, file: path))
+        }
     }
 
     /// `SampleContracts` for `libSampleContracts.so`: the library a SwiftPM product of that name builds.
-    private static func libraryName(_ file: String) -> String? {
+    static func libraryName(_ file: String) -> String? {
         guard file.hasPrefix("lib"), file.hasSuffix(".so") else { return nil }
         let name = file.dropFirst(3).dropLast(3)
         guard !name.isEmpty, name.utf8.allSatisfy(PluginHeader.isIdentifierByte) else { return nil }

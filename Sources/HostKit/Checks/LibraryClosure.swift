@@ -84,7 +84,7 @@ struct LibraryClosure {
         return (Self.folder(of: found), linked)
     }
 
-    private static func folder(of path: String) -> String {
+    static func folder(of path: String) -> String {
         String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     }
 
@@ -98,7 +98,7 @@ struct LibraryClosure {
     }
 
     /// Where the loader finds `name` for an object in `origin` with `dynamic`, or `nil`.
-    private static func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection) -> String? {
+    static func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection) -> String? {
         if name.contains("/") { return FileStatus(name) == nil ? nil : name }
         return folders(origin: origin, dynamic: dynamic).lazy.map { "\($0)/\(name)" }.first { FileStatus($0) != nil }
     }

@@ -2,9 +2,9 @@ import PluginAPI
 
 /// Why a plugin cannot use one of the libraries the process loaded for it.
 public enum LibraryMismatch: Equatable, Sendable, CustomStringConvertible {
-    /// The plugin was built against `plugin`; the process has `host`, of another major version or
-    /// an older minor one.
-    case version(library: String, plugin: String, host: String)
+    /// The plugin was built against `plugin`; the copy the process loaded for it, `file`, is `host`,
+    /// of another major version or an older minor one.
+    case version(library: String, plugin: String, host: String, file: String)
     /// The plugin was built against version `plugin` of a library that no shared library the process
     /// loaded for it reports a version of.
     case unknown(library: String, plugin: String)
@@ -22,9 +22,10 @@ public enum LibraryMismatch: Equatable, Sendable, CustomStringConvertible {
 
     private var unescapedDescription: String {
         switch self {
-        case let .version(library, plugin, host):
-            "built against \(library) \(plugin), this host has \(library) \(host)"
-                + (Self.major(plugin) == Self.major(host) ? " (a newer minor version)" : " (another major version)")
+        case let .version(library, plugin, host, file):
+            "built against \(library) \(plugin), but the copy of \(library) loaded for it is \(host) (\(file)): "
+                + (Self.major(plugin) == Self.major(host) ? "a newer minor version, it needs \(library) \(plugin) or a newer \(Self.major(plugin)).x"
+                    : "another major version, rebuild it against \(library) \(host)")
         case let .unknown(library, plugin):
             "built against \(library) \(plugin), but no shared \(library) loaded here says its version"
 

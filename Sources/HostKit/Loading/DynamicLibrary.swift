@@ -28,7 +28,17 @@ struct DynamicLibrary: @unchecked Sendable {
         let closure = try LibraryClosure(plugin: path, dynamic: dynamic, allowUntrusted: allowUntrustedLibraries)
         _ = dlerror()
         guard let handle = dlopen(spelling ?? path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
-            throw .notASharedLibrary(path: path, reason: lastError().map(SwiftDemangle.explain) ?? "unknown dlopen error")
+            guard let error = lastError() else { throw .notASharedLibrary(path: path, reason: "unknown dlopen error") }
+            // The copy a plugin was bound to: loaded before it, or brought by it (checked, mapped and
+            // unmapped again by the failed `dlopen`, and asked its version in a child).
+            let copy = { (library: String) -> LibraryCopy? in
+                let file = "lib\(library).so"
+                if let brought = closure.libraries.first(where: { $0.hasSuffix("/" + file) }) {
+                    return LibraryCopies.version(of: library, in: brought).map { LibraryCopy(version: $0, file: brought) }
+                }
+                return LibraryCopies.loaded(file)
+            }
+            throw .notASharedLibrary(path: path, reason: SwiftDemangle.explain(error, opened: spelling ?? path, copy: copy))
         }
         if let unchecked = closure.unchecked(allowing: path).first {
             throw .libraryRefused(path: path, library: String(unchecked.split(separator: "/").last ?? ""), file: unchecked,

@@ -10,6 +10,9 @@ public struct LoadedPlugin: Sendable {
     let makeModule: @Sendable () -> any Module
     /// The libraries the plugin was compiled against, as its header records them: PluginAPI first.
     public let libraries: [LibraryVersion]
+    /// The copies of the recorded libraries the plugin is bound to (the files the process loaded for
+    /// it, and the versions they report), in the order of ``libraries``.
+    public internal(set) var copies: [LibraryCopy] = []
     /// The file names of the shared libraries the plugin links (its `DT_NEEDED` entries), but for the
     /// Swift runtime's own.
     var linkedLibraries: [String] = []

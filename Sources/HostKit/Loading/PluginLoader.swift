@@ -139,7 +139,7 @@ enum PluginLoader {
         // The runtime's own libraries report no version: asking each would search the plugin's
         // whole scope for a symbol that is not there (most of the version check's cost).
         let needed = library.neededLibraries()?.filter { !library.runtimeLibraries.contains($0) }
-        let mismatches = LibraryCheck.mismatches(recorded: header.libraries, in: library, needed: needed)
+        let (mismatches, copies) = LibraryCheck.check(recorded: header.libraries, in: library, needed: needed)
         // Only now, with the header and every library version checked, is the Swift part touched; for a
         // plugin refused for its versions only as far as showing what it says of itself.
         let refusal = mismatches.isEmpty ? nil : PluginLoadError.incompatibleLibraries(path: path, mismatches: mismatches)
@@ -148,6 +148,7 @@ enum PluginLoader {
             var plugin = LoadedPlugin(path: path, metadata: descriptor.metadata, libraries: header.libraries,
                                       linkedLibraries: needed ?? [], candidate: candidate) { descriptor.makeModule() }
             plugin.image = library.handleID
+            plugin.copies = copies
             return (PluginInspection(path: path, plugin: plugin, refusal: refusal), handle)
         } catch {
             return (PluginInspection(path: path, plugin: nil, refusal: refusal ?? error), handle)

@@ -19,15 +19,40 @@ enum SwiftDemangle {
         }
     }
 
-    /// `dlerror`'s text with each undefined Swift symbol also said in Swift terms: "undefined symbol:
-    /// $s15SampleContracts5ClockP4zoneSSyFTj" becomes "... (dispatch thunk of SampleContracts.Clock.zone()
-    /// -> Swift.String): the plugin uses a declaration the host's copy of a library lacks".
-    static func explain(_ message: String) -> String {
+    /// The module a mangled Swift symbol belongs to (`SampleContracts` for
+    /// `$s15SampleContracts5ClockP4zoneSSyFTj`), if it starts with one spelled out.
+    static func module(of symbol: String) -> String? {
+        guard symbol.hasPrefix("$s") else { return nil }
+        let rest = symbol.dropFirst(2)
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        guard let length = Int(digits), length > 0 else { return nil }
+        let name = rest.dropFirst(digits.count).prefix(length)
+        return name.count == length ? String(name) : nil
+    }
+
+    /// `dlerror`'s text for the file `opened`, without the file name it starts with (the error names
+    /// the plugin already), and an undefined Swift symbol also said in Swift terms with the library
+    /// it belongs to (by its module) and the copy of that library the plugin was bound to:
+    /// `copy(name)` finds it (its file and version). "undefined symbol:
+    /// $s15SampleContracts5ClockP4zoneSSyFTj" becomes "... (dispatch thunk of
+    /// SampleContracts.Clock.zone() -> Swift.String): a declaration of SampleContracts that the copy
+    /// it was bound to, SampleContracts 1.0.0 (/path/libSampleContracts.so), lacks ...".
+    static func explain(_ message: String, opened: String, copy: (String) -> LibraryCopy?) -> String {
+        var message = message
+        if message.hasPrefix(opened + ": ") { message.removeFirst(opened.count + 2) }
         let marker = "undefined symbol: "
         guard let range = message.range(of: marker) else { return message }
-        let symbol = message[range.upperBound...].prefix { !$0.isWhitespace && $0 != "," && $0 != "(" }
-        guard let swift = demangle(String(symbol)) else { return message }
-        return "\(message) (\(swift)): the plugin uses a declaration that the host's copy of its library lacks; "
-            + "it was built against a newer version"
+        let symbol = String(message[range.upperBound...].prefix { !$0.isWhitespace && $0 != "," && $0 != "(" })
+        guard let swift = demangle(symbol) else { return message }
+        guard let library = module(of: symbol) else {
+            return "\(message) (\(swift)): a declaration the libraries it was bound to lack: rebuild it against them"
+        }
+        guard let copy = copy(library) else {
+            return "\(message) (\(swift)): a declaration of \(library) that the copy of \(library) it was bound to lacks: "
+                + "built against another version of \(library), rebuild it against the copy it is loaded with"
+        }
+        return "\(message) (\(swift)): a declaration of \(library) that the copy it was bound to, \(library) \(copy.version) "
+            + "(\(copy.file)), lacks: built against another version of \(library), rebuild it against \(library) \(copy.version) "
+            + "or load it with the copy it was built against"
     }
 }

@@ -15,19 +15,39 @@ public struct LoadReport: Sendable {
         /// For a file that is no plugin but a shared library plugins of this load link (a contract
         /// library laid beside them, say): the names of those plugins. Empty for a plugin.
         public internal(set) var linkedBy: [String] = []
+        /// For a file that is a copy of a versioned library (a contract library): the version it reports.
+        public internal(set) var library: LibraryCopy?
+        /// For a copy of a contract library the load found and did not use (never opened): the copy
+        /// it uses instead (``LibraryCopies``: the newest of the major version most plugins find).
+        public internal(set) var usedInstead: LibraryCopy?
+        /// For a plugin: the libraries it was built against, as its header records them (PluginAPI first).
+        public internal(set) var builtAgainst: [LibraryVersion] = []
+        /// For a plugin: the copies of those libraries the process loaded for it.
+        public internal(set) var copies: [LibraryCopy] = []
 
         /// True if the plugin's services are in the locator.
-        public var isLoaded: Bool { error == nil && linkedBy.isEmpty }
-        /// True if the file is a library the load's plugins link, not a plugin.
-        public var isLibrary: Bool { !linkedBy.isEmpty }
+        public var isLoaded: Bool { error == nil && !isLibrary }
+        /// True if the file is a library the load's plugins link (or a copy of one it did not use), not a plugin.
+        public var isLibrary: Bool { !linkedBy.isEmpty || usedInstead != nil }
 
-        /// `loaded name version (path)`, `library (path), linked by …`, or `error: ` and the problem;
-        /// names, versions and the path escaped (``TerminalText/escaped(_:)``).
+        /// `loaded name version (path)` with the contract libraries it was built against and the
+        /// copies it uses, `library name version (path), linked by …` (`not used` and the copy used
+        /// instead, for a copy the load left), or `error: ` and the problem; names, versions and the
+        /// path escaped (``TerminalText/escaped(_:)``).
         public var summary: String {
             if let error { return "error: \(error)" }
-            if isLibrary { return TerminalText.escaped("library (\(path)), linked by \(linkedBy.joined(separator: ", "))") }
+            if isLibrary {
+                let library = self.library.map { "\($0.version.name) \($0.version) " } ?? ""
+                let users = linkedBy.isEmpty ? "" : ", linked by \(linkedBy.joined(separator: ", "))"
+                let unused = usedInstead.map { ", not used: this load uses \($0.version.name) \($0.version) (\($0.file))" } ?? ""
+                return TerminalText.escaped("library \(library)(\(path))\(unused)\(users)")
+            }
             let meta = metadata.map { "\($0.name) \($0.version)" } ?? "?"
-            return TerminalText.escaped("loaded \(meta) (\(path))")
+            let contracts = builtAgainst.dropFirst().map { version in
+                let copy = copies.first { $0.version.name == version.name }
+                return "; built against \(version.name) \(version)" + (copy.map { ", uses \($0.version) (\($0.file))" } ?? "")
+            }
+            return TerminalText.escaped("loaded \(meta) (\(path))" + contracts.joined())
         }
     }
 
@@ -48,8 +68,10 @@ public struct LoadReport: Sendable {
         entries.map(\.summary).joined(separator: "\n")
     }
 
-    /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "status", "error"}]}`;
-    /// `status` is `loaded`, `library` (a library the load's plugins link) or `failed`.
+    /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "status", "error",
+    /// "builtAgainst", "libraries", "usedInstead"}]}`; `status` is `loaded`, `library` (a library the
+    /// load's plugins link, or a copy of one it did not use) or `failed`; `libraries` are the copies
+    /// (`{"name", "version", "file"}`) a plugin uses, or the copy a library file is.
     public var json: String {
         encodeJSON(["plugins": jsonPlugins])
     }
@@ -63,6 +85,23 @@ public struct LoadReport: Sendable {
         let requires: [String]?
         let status: String
         let error: String?
+        /// A plugin's libraries, as `SampleContracts 1.1.0`, PluginAPI first.
+        let builtAgainst: [String]?
+        /// The copies a plugin uses; for a library file, itself.
+        let libraries: [JSONLibrary]?
+        /// For a copy of a contract library the load did not use: the copy it uses instead.
+        let usedInstead: JSONLibrary?
+    }
+
+    /// A copy of a library in ``json``: `{"name", "version", "file"}`.
+    package struct JSONLibrary: Encodable {
+        let name: String
+        let version: String
+        let file: String
+
+        init(_ copy: LibraryCopy) {
+            (name, version, file) = (copy.version.name, "\(copy.version)", copy.file)
+        }
     }
 
     /// ``json``'s `plugins`, for a program that prints them inside JSON of its own (`host run --json`).
@@ -70,7 +109,10 @@ public struct LoadReport: Sendable {
         entries.map {
             JSONPlugin(path: $0.path, name: $0.metadata?.name, version: $0.metadata?.version,
                        provides: $0.metadata?.providedStoreKeys, requires: $0.metadata?.requiredStoreKeys,
-                       status: $0.isLoaded ? "loaded" : $0.isLibrary ? "library" : "failed", error: $0.error?.description)
+                       status: $0.isLoaded ? "loaded" : $0.isLibrary ? "library" : "failed", error: $0.error?.description,
+                       builtAgainst: $0.builtAgainst.isEmpty ? nil : $0.builtAgainst.map { "\($0.name) \($0)" },
+                       libraries: $0.library.map { [JSONLibrary($0)] } ?? ($0.copies.isEmpty ? nil : $0.copies.map(JSONLibrary.init)),
+                       usedInstead: $0.usedInstead.map(JSONLibrary.init))
         }
     }
 }
@@ -78,6 +120,6 @@ public struct LoadReport: Sendable {
 extension LoadReport.Entry {
     /// The outcome for a plugin whose header and metadata were read.
     init(_ plugin: LoadedPlugin, error: PluginLoadError?) {
-        self.init(path: plugin.path, metadata: plugin.metadata, error: error)
+        self.init(path: plugin.path, metadata: plugin.metadata, error: error, builtAgainst: plugin.libraries, copies: plugin.copies)
     }
 }

@@ -1,0 +1,119 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Two plugins built in packages of their own, each against its own copy of a contract library
+/// (SampleContracts 1.0.0 and 1.2.0, changed and rebuilt), loaded by the `host` command, which links
+/// no SampleContracts: which copy is used, and what is said about the copies.
+@Suite(.serialized) struct LibraryCopiesTests {
+    /// The two builds, shared by the tests (each package build costs about a minute): the plugin
+    /// built against 1.0.0 and the one built against 1.2.0 (which calls a function only 1.2.0 has),
+    /// each in its build folder beside its copy of SampleContracts.
+    private static let builds = Task { () async throws -> (older: String, newer: String, work: [URL]) in
+        let evolution = ContractEvolutionTests()
+        let older = try evolution.workspace(.older, plugin: source(name: "compat-older", body: "StoppedClock()", key: "Clock"))
+        let newer = try evolution.workspace(.newer, plugin: source(name: "compat-newer", body: "compatNewerGreeting()", key: "String"))
+        return (try await evolution.build(older), try await evolution.build(newer), [older, newer])
+    }
+
+    private static func source(name: String, body: String, key: String) -> String {
+        let service = key == "Clock" ? "any Clock" : "String"
+        return """
+            import PluginAPI
+            import SampleContracts
+
+            struct StoppedClock: Clock {
+                func now() -> Double { 0 }
+                func hour() -> Int { 0 }
+            }
+
+            struct CompatPlugin: Plugin {
+                static let key = ServiceLocatorEasyKey<\(service)>(name: "\(name).service")
+                static let metadata = PluginMetadata(name: "\(name)", version: "1.0.0", provides: [key])
+                static let contractLibraries: [LibraryVersion] = [.sampleContracts]
+                func registerServices(in registrar: ModuleRegistrar) throws {
+                    try registrar.addLazyService(key: Self.key) { \(body) }
+                }
+            }
+
+            @c(swift_plugin_entry)
+            public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(CompatPlugin.self) }
+            """
+    }
+
+    /// The real folder of the file at `path`: the reports name real paths.
+    private static func folder(of path: String) -> String {
+        URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent().path
+    }
+
+    private let host = "\(BuiltPlugins.directory)/host"
+
+    /// `--plugins OLDER --plugins NEWER` loaded the older folder's copy and refused the newer plugin;
+    /// now both orders load both plugins with the newer copy, and `check` says which file each plugin
+    /// uses, of which version, and that the older copy was not used (in text and in JSON).
+    @Test(.timeLimit(.minutes(12)))
+    func theNewestCopyIsUsedWhateverTheOrderOfThePluginsAndEachCopyIsNamed() async throws {
+        let (builtOlder, builtNewer, work) = try await Self.builds.value
+        let (olderFolder, newerFolder) = (Self.folder(of: builtOlder), Self.folder(of: builtNewer))
+        let (older, newer) = ("\(olderFolder)/libCompatPlugin.so", "\(newerFolder)/libCompatPlugin.so")
+        let newerCopy = "\(newerFolder)/libSampleContracts.so", olderCopy = "\(olderFolder)/libSampleContracts.so"
+        for folders in [[olderFolder, newerFolder], [newerFolder, olderFolder]] {
+            let run = try await runChild(host, ["check"] + folders.flatMap { ["--plugins", $0] }, in: work[0], log: work[0])
+            #expect(run.output.contains("loaded compat-older 1.0.0 (\(older)); built against SampleContracts 1.0.0, "
+                                        + "uses 1.2.0 (\(newerCopy))"), "\(folders): \(run.output)")
+            #expect(run.output.contains("loaded compat-newer 1.0.0 (\(newer)); built against SampleContracts 1.2.0, "
+                                        + "uses 1.2.0 (\(newerCopy))"), "\(folders): \(run.output)")
+            #expect(run.output.contains("library SampleContracts 1.0.0 (\(olderCopy)), not used: this load uses "
+                                        + "SampleContracts 1.2.0 (\(newerCopy)), linked by compat-"), "\(folders): \(run.output)")
+            #expect(run.output.contains("library SampleContracts 1.2.0 (\(newerCopy)), linked by compat-"), "\(folders): \(run.output)")
+            #expect(run.output.contains("2 loaded, 0 problem(s)"), "\(folders): \(run.output)")
+        }
+
+        let json = try await runChild(host, ["check", "--json", "--plugins", olderFolder, "--plugins", newerFolder],
+                                      in: work[0], log: work[0])
+        #expect(json.status == 0, "\(json.output)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8))
+        let plugins = try #require((object as? [String: Any])?["plugins"] as? [[String: Any]], "\(json.output)")
+        let plugin = try #require(plugins.first { $0["name"] as? String == "compat-older" }, "\(json.output)")
+        #expect(plugin["builtAgainst"] as? [String] == ["PluginAPI 5.0.0", "SampleContracts 1.0.0"], "\(plugin)")
+        let uses = plugin["libraries"] as? [[String: String]]
+        #expect(uses?.last == ["name": "SampleContracts", "version": "1.2.0", "file": newerCopy], "\(plugin)")
+        let unused = try #require(plugins.first { $0["path"] as? String == olderCopy }, "\(json.output)")
+        #expect(unused["status"] as? String == "library")
+        #expect(unused["libraries"] as? [[String: String]] == [["name": "SampleContracts", "version": "1.0.0", "file": olderCopy]])
+        #expect(unused["usedInstead"] as? [String: String] == ["name": "SampleContracts", "version": "1.2.0", "file": newerCopy])
+    }
+
+    /// The plugin built against 1.2.0 beside the 1.0.0 copy: the loader finds a declaration missing
+    /// (`Clock.zone()`, added in 1.1, which its clock implements).
+    /// The refusal names the plugin once, the declaration in Swift terms, the library it belongs to,
+    /// the copy it was bound to and its version; it no longer says the host's copy or a newer version.
+    /// Copied without any copy of the library, the plugin is refused naming the library it needs
+    /// and where it belongs.
+    @Test(.timeLimit(.minutes(12)))
+    func aPluginMissingADeclarationOfTheCopyItIsBoundToIsRefusedNamingTheCopyAndItsVersion() async throws {
+        let (older, newer, work) = try await Self.builds.value
+        let folder = try TemporaryFolder()
+        let plugin = folder.file("libCompatPlugin.so"), copy = folder.file("libSampleContracts.so")
+        try FileManager.default.copyItem(atPath: newer, toPath: plugin)
+        try FileManager.default.copyItem(atPath: "\(Self.folder(of: older))/libSampleContracts.so", toPath: copy)
+        let real = URL(fileURLWithPath: plugin).resolvingSymlinksInPath().path
+        let realCopy = URL(fileURLWithPath: copy).resolvingSymlinksInPath().path
+        let run = try await runChild(host, ["check", "--plugins", plugin], in: work[0], log: work[0])
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.output.contains("\(real): cannot be loaded: undefined symbol: $s15SampleContracts5ClockP4zoneSSyFTq "
+                                    + "(method descriptor for SampleContracts.Clock.zone() -> Swift.String): a declaration of SampleContracts "
+                                    + "that the copy it was bound to, SampleContracts 1.0.0 (\(realCopy)), lacks: built against "
+                                    + "another version of SampleContracts, rebuild it against SampleContracts 1.0.0 or load it "
+                                    + "with the copy it was built against"), "\(run.output)")
+        #expect(run.output.components(separatedBy: real).count == 2, "the path once: \(run.output)")
+        #expect(!run.output.contains("host's copy") && !run.output.contains("newer version"), "\(run.output)")
+
+        try FileManager.default.removeItem(atPath: copy)
+        let alone = try await runChild(host, ["check", "--plugins", plugin], in: work[0], log: work[0])
+        #expect(alone.output.contains("\(real): not loaded, the library it links libSampleContracts.so is not found where "
+                                      + "the dynamic linker looks for it"), "\(alone.output)")
+        #expect(alone.output.contains("ship it beside the plugin"), "\(alone.output)")
+        withExtendedLifetime(folder) {}
+    }
+}
