@@ -1,15 +1,9 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <link.h>
-#include <poll.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "CDynamicLinker.h"
 
 const char *dynamic_linker_object_path(const void *address) {
@@ -131,43 +125,4 @@ long dynamic_linker_loaded(const char **paths, const char **sonames, long capaci
     *adds = search.adds;
     *subs = search.subs;
     return search.count;
-}
-
-int dynamic_linker_value_in_child(const char *path, const char *symbol, int timeout_ms, uint64_t *value) {
-    int pipes[2];
-    if (pipe2(pipes, O_CLOEXEC) != 0) return -1;
-    pid_t child = fork();
-    if (child < 0) {
-        close(pipes[0]);
-        close(pipes[1]);
-        return -1;
-    }
-    if (child == 0) {
-        // The child of a process with threads: only the loader (whose locks glibc's fork resets), the
-        // library's own code and system calls run here, then _exit (no atexit handler, no flush).
-        close(pipes[0]);
-        void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        void *function = handle == NULL ? NULL : dlsym(handle, symbol);
-        Dl_info info;
-        if (function == NULL || dladdr(function, &info) == 0 || info.dli_fname == NULL || strcmp(info.dli_fname, path) != 0) {
-            _exit(1);
-        }
-        uint64_t result = ((uint64_t (*)(void))function)();
-        ssize_t written = write(pipes[1], &result, sizeof result);
-        _exit(written == (ssize_t)sizeof result ? 0 : 1);
-    }
-    close(pipes[1]);
-    struct pollfd poller = { .fd = pipes[0], .events = POLLIN };
-    int ready;
-    do { ready = poll(&poller, 1, timeout_ms); } while (ready < 0 && errno == EINTR);
-    ssize_t got = -1;
-    if (ready > 0) {
-        do { got = read(pipes[0], value, sizeof *value); } while (got < 0 && errno == EINTR);
-    }
-    close(pipes[0]);
-    if (ready == 0) kill(child, SIGKILL);
-    int status;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
-    if (got == (ssize_t)sizeof *value) return 0;
-    return ready == 0 ? -2 : -1;
 }

@@ -4,7 +4,8 @@ import Testing
 
 /// Two plugins built in packages of their own, each against its own copy of a contract library
 /// (SampleContracts 1.0.0 and 1.2.0, changed and rebuilt), loaded by the `host` command, which links
-/// no SampleContracts: which copy is used, and what is said about the copies.
+/// no SampleContracts: which copy is used, and what is said about the copies. Nothing of a copy runs
+/// before it is chosen: the choice reads the files' symbol tables.
 @Suite(.serialized) struct LibraryCopiesTests {
     /// The two builds, shared by the tests (each package build costs about a minute): the plugin
     /// built against 1.0.0 and the one built against 1.2.0 (which calls a function only 1.2.0 has),
@@ -63,8 +64,8 @@ import Testing
                                         + "uses 1.2.0 (\(newerCopy))"), "\(folders): \(run.output)")
             #expect(run.output.contains("loaded compat-newer 1.0.0 (\(newer)); built against SampleContracts 1.2.0, "
                                         + "uses 1.2.0 (\(newerCopy))"), "\(folders): \(run.output)")
-            #expect(run.output.contains("library SampleContracts 1.0.0 (\(olderCopy)), not used: this load uses "
-                                        + "SampleContracts 1.2.0 (\(newerCopy)), linked by compat-"), "\(folders): \(run.output)")
+            #expect(run.output.contains("library (\(olderCopy)), not used: this load uses SampleContracts 1.2.0 (\(newerCopy))\n"),
+                    "\(folders): \(run.output)")
             #expect(run.output.contains("library SampleContracts 1.2.0 (\(newerCopy)), linked by compat-"), "\(folders): \(run.output)")
             #expect(run.output.contains("2 loaded, 0 problem(s)"), "\(folders): \(run.output)")
         }
@@ -80,14 +81,16 @@ import Testing
         #expect(uses?.last == ["name": "SampleContracts", "version": "1.2.0", "file": newerCopy], "\(plugin)")
         let unused = try #require(plugins.first { $0["path"] as? String == olderCopy }, "\(json.output)")
         #expect(unused["status"] as? String == "library")
-        #expect(unused["libraries"] as? [[String: String]] == [["name": "SampleContracts", "version": "1.0.0", "file": olderCopy]])
+        #expect(unused["libraries"] == nil, "a copy left is never opened, so its version is not read: \(unused)")
         #expect(unused["usedInstead"] as? [String: String] == ["name": "SampleContracts", "version": "1.2.0", "file": newerCopy])
     }
 
     /// The plugin built against 1.2.0 beside the 1.0.0 copy: the loader finds a declaration missing
     /// (`Clock.zone()`, added in 1.1, which its clock implements).
-    /// The refusal names the plugin once, the declaration in Swift terms, the library it belongs to,
-    /// the copy it was bound to and its version; it no longer says the host's copy or a newer version.
+    /// The refusal names the plugin once, the declaration in Swift terms, the library it belongs to
+    /// and the copy it was bound to (whose version is not read: it was not loaded, and nothing of it
+    /// runs; a loaded copy's version is named, `ContractEvolutionTests`); it no longer says the host's
+    /// copy or a newer version.
     /// Copied without any copy of the library, the plugin is refused naming the library it needs
     /// and where it belongs.
     @Test(.timeLimit(.minutes(12)))
@@ -103,9 +106,9 @@ import Testing
         #expect(run.status == 1, "\(run.output)")
         #expect(run.output.contains("\(real): cannot be loaded: undefined symbol: $s15SampleContracts5ClockP4zoneSSyFTq "
                                     + "(method descriptor for SampleContracts.Clock.zone() -> Swift.String): a declaration of SampleContracts "
-                                    + "that the copy it was bound to, SampleContracts 1.0.0 (\(realCopy)), lacks: built against "
-                                    + "another version of SampleContracts, rebuild it against SampleContracts 1.0.0 or load it "
-                                    + "with the copy it was built against"), "\(run.output)")
+                                    + "that the copy it was bound to, \(realCopy) (found for it, not loaded before, so nothing of it "
+                                    + "ran to read its version), lacks: built against another version of SampleContracts, ship it "
+                                    + "with the copy it was built against or rebuild it against that one"), "\(run.output)")
         #expect(run.output.components(separatedBy: real).count == 2, "the path once: \(run.output)")
         #expect(!run.output.contains("host's copy") && !run.output.contains("newer version"), "\(run.output)")
 

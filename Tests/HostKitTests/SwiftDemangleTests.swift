@@ -6,7 +6,7 @@ import Testing
 @Suite struct SwiftDemangleTests {
     @Test func anUndefinedSwiftSymbolIsNamedInSwiftTerms() {
         let message = "/plugins/libClock.so: undefined symbol: $s15SampleContracts5ClockP4zoneSSyFTj"
-        let copy = LibraryCopy(version: LibraryVersion("SampleContracts", 2, 0, 0), file: "/plugins/libSampleContracts.so")
+        let copy = SwiftDemangle.Copy(file: "/plugins/libSampleContracts.so", version: LibraryVersion("SampleContracts", 2, 0, 0))
         var asked: [String] = []
         let explained = SwiftDemangle.explain(message, opened: "/plugins/libClock.so") { asked.append($0); return copy }
         #expect(explained == "undefined symbol: $s15SampleContracts5ClockP4zoneSSyFTj (dispatch thunk of "

@@ -2,7 +2,6 @@
 #define C_DYNAMIC_LINKER_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 /// The path of the loaded object that contains `address` (as dladdr's dli_fname), or NULL.
 /// (Swift's Glibc module does not import dladdr: it needs _GNU_SOURCE.)
@@ -31,14 +30,5 @@ int dynamic_linker_function_kind(void *_Nonnull handle, const void *_Nonnull add
 long dynamic_linker_loaded(const char *_Nullable *_Nonnull paths, const char *_Nullable *_Nonnull sonames,
                            long capacity, long skip, unsigned long long *_Nonnull adds,
                            unsigned long long *_Nonnull subs);
-
-/// Reads the number that the function `symbol` of the library at `path` returns, without running the
-/// library in this process: a child made by fork opens it (RTLD_LOCAL), checks that `symbol` is
-/// defined by that very file, calls it and writes the result back, then ends with _exit. Returns 0
-/// and sets `value`; -1 if the child could not open the file, found no such symbol of its own, or
-/// crashed; -2 if it took longer than `timeout_ms` (it is killed). The library's initializers and the
-/// function run in the child only.
-int dynamic_linker_value_in_child(const char *_Nonnull path, const char *_Nonnull symbol, int timeout_ms,
-                                  uint64_t *_Nonnull value);
 
 #endif

@@ -210,6 +210,40 @@ enum ELFCheck {
         }
     }
 
+    /// The names in an ELF file's dynamic symbol table (`.dynsym`) that the file defines, and those
+    /// it needs another object to define (undefined and not weak: the loader fails without them).
+    struct DynamicSymbols: Sendable {
+        var defined: Set<String> = []
+        var needed: Set<String> = []
+    }
+
+    /// The dynamic symbols of the ELF file at `path`, read from the file (nothing of it runs); `nil`
+    /// if the file, its sections or the tables cannot be read.
+    static func dynamicSymbols(_ path: String) -> DynamicSymbols? {
+        guard let descriptor = try? Posix.open(path, O_RDONLY) else { return nil }
+        defer { Posix.close(descriptor) }
+        guard let size = try? Posix.fstat(descriptor).st_size else { return nil }
+        let header = read(descriptor, offset: 0, count: headerSize)
+        guard header.count == headerSize, let sections = Sections(descriptor, fileSize: Int(size), header: header),
+              let symbolsIndex = sections.index(named: ".dynsym"), let namesIndex = sections.index(named: ".dynstr"),
+              let table = sections.contents(symbolsIndex, limit: 1 << 26), let names = sections.contents(namesIndex, limit: 1 << 26)
+        else { return nil }
+        // Elf64_Sym: st_name (4 bytes), st_info (1), st_other (1), st_shndx (2), st_value (8), st_size (8).
+        let entrySize = 24, undefinedSection: UInt16 = 0, weakBinding: UInt8 = 2
+        var symbols = DynamicSymbols()
+        for entry in stride(from: entrySize, to: table.count - entrySize + 1, by: entrySize) {
+            let offset = Int(integer(table, entry, UInt32.self))
+            guard offset > 0, offset < names.count else { continue }
+            let name = String(decoding: names[offset...].prefix { $0 != 0 }, as: UTF8.self)
+            if integer(table, entry + 6, UInt16.self) != undefinedSection {
+                symbols.defined.insert(name)
+            } else if table[entry + 4] >> 4 != weakBinding {
+                symbols.needed.insert(name)
+            }
+        }
+        return symbols
+    }
+
     /// The strings of the `.comment` section of the open ELF file: `nil` if its sections cannot be
     /// read, `[]` if it has no such section.
     private static func commentStrings(_ descriptor: Int32, fileSize: Int, header: [UInt8]) -> [String]? {

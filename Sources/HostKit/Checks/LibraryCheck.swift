@@ -53,6 +53,13 @@ enum LibraryCheck {
     /// PluginAPI exports as `pluginAPILoadedVersion()`, and each contract library as its own.
     static func versionSymbol(of name: String) -> String { "swift_library_version_" + name }
 
+    /// The copy of library `name` that `library` is bound to (or is), and the version it reports, if
+    /// it is in a file named for the library.
+    static func copy(of name: String, in library: DynamicLibrary) -> LibraryCopy? {
+        guard case let .version(copy)? = loadedVersion(of: name, in: library) else { return nil }
+        return copy
+    }
+
     private static func loadedVersion(of name: String, in library: DynamicLibrary) -> Loaded? {
         typealias VersionFunction = @convention(c) () -> UInt64
         guard let symbol = library.symbol(versionSymbol(of: name)) else { return nil }

@@ -1,103 +1,100 @@
-import CDynamicLinker
-import PluginAPI
-
 /// Which copy of each contract library a load uses, chosen before any plugin is opened.
 ///
 /// Plugins built in packages of their own each find a copy of a contract library beside them (in
 /// their build folder, by `$ORIGIN`), and the loader binds every later plugin to the copy mapped
 /// first: left to the loader, the order of the sources would choose. So, before the first `dlopen`,
-/// the copies the load's plugins would find are read, and when they differ the newest of the major
-/// version the most plugins find is chosen; the plugins that bring that copy are opened first, so
-/// that the loader maps it, and every other plugin is bound to it. A copy left unused is never
-/// opened in this process.
+/// the copies the load's plugins would find are compared, and the plugins that bring the copy chosen
+/// are opened first, so that the loader maps it, and every other plugin is bound to it. A copy not
+/// chosen is never opened.
 ///
-/// A copy's version is asked of its version function (``LibraryCheck/versionSymbol(of:)``) in a
-/// child process (`fork`), never in this one: a copy that is not chosen runs nothing here. Only copies
-/// checked as a linked library is (a regular file, a trusted path unless untrusted files are allowed,
-/// a file that names the version function) are asked.
+/// Nothing of a copy runs to choose it: the copies and the plugins are read as files (their dynamic
+/// symbol tables, ``ELFCheck/dynamicSymbols(_:)``). A plugin can use a copy if the copy defines every
+/// symbol of the library the plugin needs. The copy chosen is the one the most plugins can use; of
+/// those, the one that defines the most (a release that only adds defines more than the one before
+/// it: the newest), then the first by path. Only copies checked as a linked library is checked (a
+/// regular file, on a trusted path unless untrusted files are allowed, whose ELF headers fit) are
+/// compared. The version of the copy chosen is read once it is loaded (``loaded(_:)``).
 enum LibraryCopies {
     /// What a load does with the contract libraries its candidates would find.
     struct Choice {
         /// The candidates in the order to open them: those that bring a chosen copy first.
         var order: [PluginCandidate]
-        /// The copies chosen, by library name.
-        var chosen: [String: LibraryCopy] = [:]
-        /// The copies found and not chosen, by real path, each with the copy chosen instead: never opened.
-        var unused: [String: (copy: LibraryCopy, instead: LibraryCopy)] = [:]
+        /// The copies found and not chosen, by real path: the library's file name (`libName.so`).
+        var unused: [String: String] = [:]
     }
-
-    /// How long a child may take to say a copy's version.
-    private static let timeoutMilliseconds: Int32 = 5_000
 
     /// The choice for `candidates` (in discovery order).
     static func choose(for candidates: [PluginCandidate]) -> Choice {
-        _ = LoadedObjects.count()
-        // For each library name, the copies the candidates would find, and which candidates find each.
-        var found: [String: [String: [Int]]] = [:]
-        for (index, candidate) in candidates.enumerated() {
-            guard let dynamic = candidate.dynamic else { continue }
-            for needed in dynamic.needed where !LoadedObjects.answer(needed) {
-                guard let name = LibraryCheck.libraryName(needed),
-                      let copy = checkedCopy(needed, origin: LibraryClosure.folder(of: candidate.realPath), dynamic: dynamic,
+        _ = LoadedObjects.count()  // reads the loaded objects anew: what is loaded needs no choice
+        // For each candidate, the copy it would find of each library not loaded yet that a contract
+        // library may be (`libName.so`), by that file name.
+        let finds = candidates.map { candidate -> [String: String] in
+            guard let dynamic = candidate.dynamic else { return [:] }
+            var copies: [String: String] = [:]
+            for needed in dynamic.needed where LibraryCheck.libraryName(needed) != nil && !LoadedObjects.answer(needed) {
+                copies[needed] = checkedCopy(needed, origin: LibraryClosure.folder(of: candidate.realPath), dynamic: dynamic,
                                              allowUntrusted: candidate.allowUntrusted)
-                else { continue }
-                found[name, default: [:]][copy, default: []].append(index)
             }
+            return copies
         }
+        var chosen: [String: String] = [:]
         var choice = Choice(order: candidates)
-        var first: Set<Int> = []
-        for (name, files) in found.sorted(by: { $0.key < $1.key }) where files.count > 1 {
-            let copies = files.keys.sorted().compactMap { file in version(of: name, in: file).map { LibraryCopy(version: $0, file: file) } }
-            guard let chosen = newest(copies, users: { files[$0.file]?.count ?? 0 }) else { continue }
-            choice.chosen[name] = chosen
-            for copy in copies where copy != chosen { choice.unused[copy.file] = (copy, chosen) }
-            first.formUnion(files[chosen.file] ?? [])
+        let libraries = Set(finds.flatMap(\.keys)).sorted()
+        for needed in libraries {
+            let users = finds.indices.filter { finds[$0][needed] != nil }
+            let copies = Set(users.compactMap { finds[$0][needed] }).sorted()
+            guard copies.count > 1, let best = best(of: copies, for: users.map { candidates[$0].realPath }) else { continue }
+            chosen[needed] = best
+            for copy in copies where copy != best { choice.unused[copy] = needed }
         }
-        choice.order = candidates.indices.filter(first.contains).map { candidates[$0] }
-            + candidates.indices.filter { !first.contains($0) }.map { candidates[$0] }
+        guard !chosen.isEmpty else { return choice }
+        // The loader binds a library name to the copy mapped first under it: each next plugin is the
+        // first (in discovery order) whose every library is loaded already or found in its chosen copy.
+        var remaining = Array(candidates.indices), mapped: Set<String> = [], order: [PluginCandidate] = []
+        while !remaining.isEmpty {
+            let next = remaining.firstIndex { index in
+                finds[index].allSatisfy { needed, copy in mapped.contains(needed) || (chosen[needed] ?? copy) == copy }
+            } ?? 0
+            let index = remaining.remove(at: next)
+            order.append(candidates[index])
+            mapped.formUnion(finds[index].keys)
+        }
+        choice.order = order
         return choice
     }
 
-    /// The newest of `copies` among those of the major version whose copies the most plugins
-    /// (`users`) find; of two such majors, the newer.
-    private static func newest(_ copies: [LibraryCopy], users: (LibraryCopy) -> Int) -> LibraryCopy? {
-        let byMajor = Dictionary(grouping: copies) { $0.version.major }
-        let major = byMajor.max { a, b in
-            let (usersA, usersB) = (a.value.map(users).reduce(0, +), b.value.map(users).reduce(0, +))
-            return usersA == usersB ? a.key < b.key : usersA < usersB
+    /// Of `copies` (real paths, sorted), the one the most of `plugins` can use, then the one that
+    /// defines the most, then the first; `nil` if no copy's symbols can be read.
+    private static func best(of copies: [String], for plugins: [String]) -> String? {
+        let defined = copies.compactMap { copy in ELFCheck.dynamicSymbols(copy).map { (copy, $0.defined) } }
+        let library = defined.reduce(into: Set<String>()) { $0.formUnion($1.1) }
+        // What each plugin needs of the library: its needed symbols that some copy defines.
+        let needs = plugins.compactMap { ELFCheck.dynamicSymbols($0)?.needed.intersection(library) }
+        let ranked = defined.map { copy, symbols in
+            (copy: copy, usable: needs.filter { $0.isSubset(of: symbols) }.count, size: symbols.count)
         }
-        return major?.value.max { ($0.version.minor, $0.version.patch) < ($1.version.minor, $1.version.patch) }
+        return ranked.max { a, b in
+            (a.usable, a.size) != (b.usable, b.size) ? (a.usable, a.size) < (b.usable, b.size) : a.copy > b.copy
+        }?.copy
     }
 
     /// The real path of the copy of `needed` that an object in `origin` would find, if it is a
-    /// regular file on a trusted path (unless `allowUntrusted`) that names its version function.
+    /// regular file on a trusted path (unless `allowUntrusted`) whose ELF headers fit.
     private static func checkedCopy(_ needed: String, origin: String, dynamic: ELFCheck.DynamicSection,
                                     allowUntrusted: Bool) -> String? {
-        guard let name = LibraryCheck.libraryName(needed),
-              let found = LibraryClosure.find(needed, origin: origin, dynamic: dynamic),
+        guard let found = LibraryClosure.find(needed, origin: origin, dynamic: dynamic),
               let real = LibraryClosure.realPath(found), FileStatus(real)?.isRegularFile == true,
               allowUntrusted || PathTrust.problem(found) == nil,
-              (try? ELFCheck.validate(real)) != nil,
-              ELFCheck.namesDynamicSymbol(real, LibraryCheck.versionSymbol(of: name)) == true
+              (try? ELFCheck.validate(real)) != nil
         else { return nil }
         return real
     }
 
-    /// The version the copy of `name` at the real path `file` reports, asked in a child process;
-    /// `nil` if the child could not say (no such function of the file's own, a crash, a timeout).
-    static func version(of name: String, in file: String) -> LibraryVersion? {
-        var value: UInt64 = 0
-        guard dynamic_linker_value_in_child(file, LibraryCheck.versionSymbol(of: name), timeoutMilliseconds, &value) == 0 else {
-            return nil
-        }
-        return PluginHeader.decode(name, value)
-    }
-
     /// The copy loaded in this process that answers to the library name `needed` (`libName.so`), and
-    /// its version, if `needed` names a versioned library and one is loaded.
+    /// the version it reports, if `needed` names a versioned library and such a copy is loaded.
     static func loaded(_ needed: String) -> LibraryCopy? {
         guard let name = LibraryCheck.libraryName(needed), let file = LoadedObjects.file(answering: needed),
-              let version = version(of: name, in: file) else { return nil }
-        return LibraryCopy(version: version, file: file)
+              let library = DynamicLibrary.alreadyLoaded(file) else { return nil }
+        return LibraryCheck.copy(of: name, in: library)
     }
 }

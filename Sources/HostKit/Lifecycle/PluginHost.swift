@@ -116,12 +116,16 @@ public final class PluginHost: Sendable {
         // The copy of each contract library is chosen before the first plugin is opened: the loader
         // binds every later plugin to the copy it maps first.
         let copies = LibraryCopies.choose(for: candidates)
-        for (file, unused) in copies.unused {
-            load.outcome[file] = LoadReport.Entry(path: file, metadata: nil, error: nil, library: unused.copy, usedInstead: unused.instead)
-        }
         let position = Dictionary(candidates.enumerated().map { ($1.realPath, $0) }) { first, _ in first }
         let opened = open(copies.order.filter { copies.unused[$0.realPath] == nil }, with: pipeline, probe: probe, into: &load)
             .sorted { position[$0.path, default: .max] < position[$1.path, default: .max] }
+        // A copy left (a file among the candidates, never opened) names the copy used instead, read
+        // now that it is loaded. (If none is, every plugin that would have brought one was refused
+        // before it was opened: the copy left is not reported.)
+        for (file, needed) in copies.unused {
+            guard let used = LibraryCopies.loaded(needed), used.file != file else { continue }
+            load.outcome[file] = LoadReport.Entry(path: file, metadata: nil, error: nil, usedInstead: used)
+        }
         markLibraries(of: opened, among: candidates, in: &load.outcome)
         publish(opened, with: pipeline, probe: probe, start: start, load: &load)
         var report = LoadReport()
@@ -252,10 +256,6 @@ public final class PluginHost: Sendable {
         let copies = Dictionary(opened.flatMap(\.copies).map { ($0.file, $0) }) { first, _ in first }
         for candidate in candidates {
             let users = candidate.fileNames.lazy.compactMap({ linkers[$0] }).first ?? []
-            if let unused = outcome[candidate.realPath], unused.usedInstead != nil {
-                outcome[candidate.realPath]?.linkedBy = users
-                continue
-            }
             guard case .missingEntrySymbol? = outcome[candidate.realPath]?.error, !users.isEmpty else { continue }
             outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil, linkedBy: users,
                                                            library: copies[candidate.realPath])

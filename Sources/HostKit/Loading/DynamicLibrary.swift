@@ -29,14 +29,15 @@ struct DynamicLibrary: @unchecked Sendable {
         _ = dlerror()
         guard let handle = dlopen(spelling ?? path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             guard let error = lastError() else { throw .notASharedLibrary(path: path, reason: "unknown dlopen error") }
-            // The copy a plugin was bound to: loaded before it, or brought by it (checked, mapped and
-            // unmapped again by the failed `dlopen`, and asked its version in a child).
-            let copy = { (library: String) -> LibraryCopy? in
+            // The copy a plugin was bound to: loaded before it (its version is asked), or brought by
+            // it (checked, mapped and unmapped again by the failed `dlopen`: nothing of it ran, and
+            // nothing runs to read its version).
+            let copy = { (library: String) -> SwiftDemangle.Copy? in
                 let file = "lib\(library).so"
                 if let brought = closure.libraries.first(where: { $0.hasSuffix("/" + file) }) {
-                    return LibraryCopies.version(of: library, in: brought).map { LibraryCopy(version: $0, file: brought) }
+                    return SwiftDemangle.Copy(file: brought, version: nil)
                 }
-                return LibraryCopies.loaded(file)
+                return LibraryCopies.loaded(file).map { SwiftDemangle.Copy(file: $0.file, version: $0.version) }
             }
             throw .notASharedLibrary(path: path, reason: SwiftDemangle.explain(error, opened: spelling ?? path, copy: copy))
         }
@@ -46,6 +47,13 @@ struct DynamicLibrary: @unchecked Sendable {
                                   + "since, or found where this host does not look), so the plugin was not called")
         }
         return DynamicLibrary(path: path, handle: handle, runtimeLibraries: LoadedObjects.runtimeLibraries())
+    }
+
+    /// The library at `path` if the process has loaded it already (`RTLD_NOLOAD`: nothing is mapped
+    /// and nothing of it runs), else `nil`.
+    static func alreadyLoaded(_ path: String) -> DynamicLibrary? {
+        guard path.hasPrefix("/"), let handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD) else { return nil }
+        return DynamicLibrary(path: path, handle: handle, runtimeLibraries: [])
     }
 
     /// The loader's handle as a number: equal for two opens that the loader answered with one image.

@@ -1,4 +1,5 @@
 import Glibc
+import PluginAPI
 
 /// The Swift runtime's demangler (`swift_demangle` in libswiftCore, a stable C entry point): turns
 /// a mangled symbol name such as `$s15SampleContracts5ClockP4zoneSSyFTj` into Swift terms
@@ -30,14 +31,21 @@ enum SwiftDemangle {
         return name.count == length ? String(name) : nil
     }
 
+    /// A copy of a library a plugin was bound to: its file, and its version if it was read (only a
+    /// loaded copy is asked for it).
+    struct Copy {
+        let file: String
+        let version: LibraryVersion?
+    }
+
     /// `dlerror`'s text for the file `opened`, without the file name it starts with (the error names
     /// the plugin already), and an undefined Swift symbol also said in Swift terms with the library
     /// it belongs to (by its module) and the copy of that library the plugin was bound to:
-    /// `copy(name)` finds it (its file and version). "undefined symbol:
-    /// $s15SampleContracts5ClockP4zoneSSyFTj" becomes "... (dispatch thunk of
-    /// SampleContracts.Clock.zone() -> Swift.String): a declaration of SampleContracts that the copy
-    /// it was bound to, SampleContracts 1.0.0 (/path/libSampleContracts.so), lacks ...".
-    static func explain(_ message: String, opened: String, copy: (String) -> LibraryCopy?) -> String {
+    /// `copy(name)` finds it. "undefined symbol: $s15SampleContracts5ClockP4zoneSSyFTj" becomes
+    /// "... (dispatch thunk of SampleContracts.Clock.zone() -> Swift.String): a declaration of
+    /// SampleContracts that the copy it was bound to, SampleContracts 1.0.0 (/path/libSampleContracts.so),
+    /// lacks ...".
+    static func explain(_ message: String, opened: String, copy: (String) -> Copy?) -> String {
         var message = message
         if message.hasPrefix(opened + ": ") { message.removeFirst(opened.count + 2) }
         let marker = "undefined symbol: "
@@ -51,8 +59,13 @@ enum SwiftDemangle {
             return "\(message) (\(swift)): a declaration of \(library) that the copy of \(library) it was bound to lacks: "
                 + "built against another version of \(library), rebuild it against the copy it is loaded with"
         }
-        return "\(message) (\(swift)): a declaration of \(library) that the copy it was bound to, \(library) \(copy.version) "
-            + "(\(copy.file)), lacks: built against another version of \(library), rebuild it against \(library) \(copy.version) "
+        guard let version = copy.version else {
+            return "\(message) (\(swift)): a declaration of \(library) that the copy it was bound to, \(copy.file) (found for "
+                + "it, not loaded before, so nothing of it ran to read its version), lacks: built against another version of \(library), "
+                + "ship it with the copy it was built against or rebuild it against that one"
+        }
+        return "\(message) (\(swift)): a declaration of \(library) that the copy it was bound to, \(library) \(version) "
+            + "(\(copy.file)), lacks: built against another version of \(library), rebuild it against \(library) \(version) "
             + "or load it with the copy it was built against"
     }
 }

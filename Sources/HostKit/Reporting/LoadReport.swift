@@ -15,10 +15,10 @@ public struct LoadReport: Sendable {
         /// For a file that is no plugin but a shared library plugins of this load link (a contract
         /// library laid beside them, say): the names of those plugins. Empty for a plugin.
         public internal(set) var linkedBy: [String] = []
-        /// For a file that is a copy of a versioned library (a contract library): the version it reports.
+        /// For a file that is a loaded copy of a versioned library (a contract library): the version it reports.
         public internal(set) var library: LibraryCopy?
-        /// For a copy of a contract library the load found and did not use (never opened): the copy
-        /// it uses instead (``LibraryCopies``: the newest of the major version most plugins find).
+        /// For a copy of a contract library the load found and did not use (never opened, so its
+        /// version is not read): the copy the load uses instead, the one the most plugins can use.
         public internal(set) var usedInstead: LibraryCopy?
         /// For a plugin: the libraries it was built against, as its header records them (PluginAPI first).
         public internal(set) var builtAgainst: [LibraryVersion] = []
