@@ -17,7 +17,7 @@ let package = Package(
             name: "RouteContracts",
             dependencies: [.product(name: "PluginAPI", package: "PluginAPI")],
             path: ".",
-            exclude: ["Package.swift"],
+            exclude: ["Package.swift", "api"],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-enable-library-evolution"])]
         ),
     ]
