@@ -172,6 +172,18 @@ import Testing
         #expect(resolve.output.contains("\nWeather from the forecast plugin\n"), "\(resolve.output)")
         let inspect = try await runChild(host, ["inspect", ".build/debug/libForecastPlugin.so"], in: package, log: work)
         #expect(inspect.output.contains(", WeatherContracts 1.0.0"), "\(inspect.output)")
+
+        // The contract library's CI script runs the ABI gate: before a first release there is nothing
+        // to compare with, and it says how to write the baseline; once written, the check passes.
+        let library = work.appendingPathComponent("WeatherContracts")
+        let script = library.appendingPathComponent("ci/check-abi").path
+        let first = try await runChild(script, [], in: library, log: work, timeout: .seconds(8 * 60))
+        #expect(first.status != 0, "\(first.output)")
+        #expect(first.output.contains("cannot compare WeatherContracts: no baseline"), "\(first.output)")
+        let update = try await runChild(script, ["--update"], in: library, log: work, timeout: .seconds(4 * 60))
+        #expect(update.status == 0 && update.output.contains("wrote api/WeatherContracts.abi.json"), "\(update.output)")
+        let second = try await runChild(script, [], in: library, log: work, timeout: .seconds(4 * 60))
+        #expect(second.status == 0 && second.output.contains("ok: no ABI change"), "\(second.output)")
     }
 
     /// A plugin without contracts builds with no warning and its printed `resolve` gets its service.
