@@ -108,6 +108,10 @@ extension HostCommandTests {
         #expect(run.errors.contains("ship it beside the plugin"), "\(run.errors)")
     }
 
+    /// An entry symbol for a C file that stands for a plugin: a file without one is no plugin and is
+    /// never opened, so the checks of the libraries it brings would not be reached.
+    private static let entry = "void *swift_plugin_entry(void) { return 0; }\n"
+
     /// Builds a C shared library `name` in `folder` from `source`, linked with `arguments`.
     private func buildC(_ name: String, _ source: String, in folder: TemporaryFolder, _ arguments: [String]) async throws -> String {
         let file = folder.file("\(name).c")
@@ -129,7 +133,7 @@ extension HostCommandTests {
         try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: open)
         _ = try await buildC("open/libClockPlugin.so", "int planted(void) { return 1; }\n", in: folder, [])
-        let user = try await buildC("libUserPlugin.so", "int planted(void);\nint use(void) { return planted(); }\n", in: folder,
+        let user = try await buildC("libUserPlugin.so", "int planted(void);\nint use(void) { return planted(); }\n" + Self.entry, in: folder,
                                     ["-L\(open)", "-lClockPlugin", "-Wl,--enable-new-dtags,-rpath,\(open)"])
         let run = try await check(plugin("ClockPlugin"), ["--plugins", user, "--allow-other-compiler"])
         withExtendedLifetime(folder) {}
@@ -152,7 +156,7 @@ extension HostCommandTests {
                              ["-L\(trusted)", "-l:libL1.so", "-Wl,--enable-new-dtags,-rpath,\(trusted)"])
         _ = try await buildC("open/libX.so.1", "int deep(void) { return 2; }\n", in: folder, ["-Wl,-soname,libX.so.1"])
         // The plugin needs libA.so, then libX.so.1, searched in lib/ then open/.
-        let user = try await buildC("libTwoPlugin.so", "int a(void);\nint deep(void);\nint both(void) { return a() + deep(); }\n",
+        let user = try await buildC("libTwoPlugin.so", "int a(void);\nint deep(void);\nint both(void) { return a() + deep(); }\n" + Self.entry,
                                     in: folder, ["-L\(trusted)", "-lA", "-L\(open)", "-l:libX.so.1",
                                                  "-Wl,--enable-new-dtags,-rpath,\(trusted):\(open)"])
         let run = try await check(user, ["--allow-other-compiler"])

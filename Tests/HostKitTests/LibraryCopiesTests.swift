@@ -85,6 +85,63 @@ import Testing
         #expect(unused["usedInstead"] as? [String: String] == ["name": "SampleContracts", "version": "1.2.0", "file": newerCopy])
     }
 
+    /// A file named as the contract library, alone in a folder that comes first, whose initializer
+    /// would leave a file behind: no plugin brings it, so it is not chosen, and as it has no entry
+    /// symbol it is not opened as a plugin either: nothing of it runs. The report says which copy the
+    /// plugins use instead.
+    @Test(.timeLimit(.minutes(12)))
+    func aCopyNoPluginBringsIsNeverOpenedAndTheReportNamesTheCopyUsed() async throws {
+        let (builtOlder, builtNewer, work) = try await Self.builds.value
+        let folder = try TemporaryFolder()
+        let lone = folder.file("lone"), marker = folder.file("initializer-ran"), source = folder.file("copy.c")
+        try FileManager.default.createDirectory(atPath: lone, withIntermediateDirectories: false)
+        try """
+            #include <fcntl.h>
+            #include <unistd.h>
+            __attribute__((constructor)) static void ran(void) { close(open("\(marker)", O_CREAT | O_WRONLY, 0644)); }
+            """.write(toFile: source, atomically: true, encoding: .utf8)
+        // The toolchain's clang, so that the compiler check does not refuse it before anything else.
+        let built = try await runChild("/usr/bin/env", ["clang", "-shared", "-fPIC", "-o", "\(lone)/libSampleContracts.so", source],
+                                       in: work[0], log: work[0])
+        try #require(built.status == 0, "\(built.output)")
+
+        let (olderFolder, newerFolder) = (Self.folder(of: builtOlder), Self.folder(of: builtNewer))
+        let run = try await runChild(host, ["check", "--plugins", lone, "--plugins", olderFolder, "--plugins", newerFolder],
+                                     in: work[0], log: work[0])
+        #expect(!FileManager.default.fileExists(atPath: marker), "the lone copy was opened: \(run.output)")
+        let realLone = URL(fileURLWithPath: lone).resolvingSymlinksInPath().path
+        #expect(run.output.contains("library (\(realLone)/libSampleContracts.so), not used: this load uses SampleContracts 1.2.0 "
+                                    + "(\(newerFolder)/libSampleContracts.so)\n"), "\(run.output)")
+        #expect(run.output.contains("2 loaded, 0 problem(s)"), "\(run.output)")
+    }
+
+    /// The plugin that would bring the copy chosen is refused before the loader maps it (it links a
+    /// library found nowhere): the next plugin maps its own copy, and the report says so, naming
+    /// the copy each plugin and each file is.
+    @Test(.timeLimit(.minutes(12)))
+    func whenTheChosenCopysPluginIsRefusedTheReportNamesTheCopyUsedInstead() async throws {
+        let (builtOlder, builtNewer, work) = try await Self.builds.value
+        let folder = try TemporaryFolder()
+        let newerFolder = Self.folder(of: builtNewer), olderFolder = Self.folder(of: builtOlder)
+        // The newer plugin, its link to libPluginAPI.so renamed in place (same length), beside its copy.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: "\(newerFolder)/libCompatPlugin.so"))
+        let (from, to) = (Data("libPluginAPI.so\0".utf8), Data("libPluginAPX.so\0".utf8))
+        let found = try #require(bytes.range(of: from), "no libPluginAPI.so in the plugin")
+        bytes.replaceSubrange(found, with: to)
+        try bytes.write(to: URL(fileURLWithPath: folder.file("libCompatPlugin.so")))
+        try FileManager.default.copyItem(atPath: "\(newerFolder)/libSampleContracts.so", toPath: folder.file("libSampleContracts.so"))
+        let real = URL(fileURLWithPath: folder.path).resolvingSymlinksInPath().path
+
+        let run = try await runChild(host, ["check", "--plugins", folder.path, "--plugins", olderFolder], in: work[0], log: work[0])
+        let olderCopy = "\(olderFolder)/libSampleContracts.so"
+        #expect(run.output.contains("libPluginAPX.so"), "the renamed link is what refused it: \(run.output)")
+        #expect(run.output.contains("loaded compat-older 1.0.0 (\(olderFolder)/libCompatPlugin.so); built against SampleContracts "
+                                    + "1.0.0, uses 1.0.0 (\(olderCopy))"), "\(run.output)")
+        #expect(run.output.contains("library (\(real)/libSampleContracts.so), not used: this load uses SampleContracts 1.0.0 "
+                                    + "(\(olderCopy))\n"), "\(run.output)")
+        #expect(run.output.contains("library SampleContracts 1.0.0 (\(olderCopy)), linked by compat-older"), "\(run.output)")
+    }
+
     /// The plugin built against 1.2.0 beside the 1.0.0 copy: the loader finds a declaration missing
     /// (`Clock.zone()`, added in 1.1, which its clock implements).
     /// The refusal names the plugin once, the declaration in Swift terms, the library it belongs to

@@ -5,26 +5,22 @@
 /// first: left to the loader, the order of the sources would choose. So, before the first `dlopen`,
 /// the copies the load's plugins would find are compared, and the plugins that bring the copy chosen
 /// are opened first, so that the loader maps it, and every other plugin is bound to it. A copy not
-/// chosen is never opened.
+/// chosen is not opened (a file without an entry symbol is never opened as a plugin), unless every
+/// plugin that brings the chosen one is refused before the loader maps it: then the next plugin maps
+/// its own. The report says which copy each plugin is bound to, and of each copy found beside the
+/// plugins that is not it, the copy used instead (``LoadReport/Entry/usedInstead``).
 ///
 /// Nothing of a copy runs to choose it: the copies and the plugins are read as files (their dynamic
 /// symbol tables, ``ELFCheck/dynamicSymbols(_:)``). A plugin can use a copy if the copy defines every
 /// symbol of the library the plugin needs. The copy chosen is the one the most plugins can use; of
 /// those, the one that defines the most (a release that only adds defines more than the one before
-/// it: the newest), then the first by path. Only copies checked as a linked library is checked (a
+/// it: the newest), then the one the most plugins came with, then the first by path. Only copies checked as a linked library is checked (a
 /// regular file, on a trusted path unless untrusted files are allowed, whose ELF headers fit) are
 /// compared. The version of the copy chosen is read once it is loaded (``loaded(_:)``).
 enum LibraryCopies {
-    /// What a load does with the contract libraries its candidates would find.
-    struct Choice {
-        /// The candidates in the order to open them: those that bring a chosen copy first.
-        var order: [PluginCandidate]
-        /// The copies found and not chosen, by real path: the library's file name (`libName.so`).
-        var unused: [String: String] = [:]
-    }
-
-    /// The choice for `candidates` (in discovery order).
-    static func choose(for candidates: [PluginCandidate]) -> Choice {
+    /// `candidates` (in discovery order) in the order to open them: for each contract library that
+    /// several copies of are found, a plugin that brings the copy chosen before the others.
+    static func openingOrder(for candidates: [PluginCandidate]) -> [PluginCandidate] {
         _ = LoadedObjects.count()  // reads the loaded objects anew: what is loaded needs no choice
         // For each candidate, the copy it would find of each library not loaded yet that a contract
         // library may be (`libName.so`), by that file name.
@@ -38,16 +34,16 @@ enum LibraryCopies {
             return copies
         }
         var chosen: [String: String] = [:]
-        var choice = Choice(order: candidates)
         let libraries = Set(finds.flatMap(\.keys)).sorted()
         for needed in libraries {
             let users = finds.indices.filter { finds[$0][needed] != nil }
             let copies = Set(users.compactMap { finds[$0][needed] }).sorted()
-            guard copies.count > 1, let best = best(of: copies, for: users.map { candidates[$0].realPath }) else { continue }
+            let bringers = Dictionary(grouping: users) { finds[$0][needed] ?? "" }.mapValues(\.count)
+            guard copies.count > 1,
+                  let best = best(of: copies, for: users.map { candidates[$0].realPath }, bringers: bringers) else { continue }
             chosen[needed] = best
-            for copy in copies where copy != best { choice.unused[copy] = needed }
         }
-        guard !chosen.isEmpty else { return choice }
+        guard !chosen.isEmpty else { return candidates }
         // The loader binds a library name to the copy mapped first under it: each next plugin is the
         // first (in discovery order) whose every library is loaded already or found in its chosen copy.
         var remaining = Array(candidates.indices), mapped: Set<String> = [], order: [PluginCandidate] = []
@@ -59,22 +55,24 @@ enum LibraryCopies {
             order.append(candidates[index])
             mapped.formUnion(finds[index].keys)
         }
-        choice.order = order
-        return choice
+        return order
     }
 
     /// Of `copies` (real paths, sorted), the one the most of `plugins` can use, then the one that
-    /// defines the most, then the first; `nil` if no copy's symbols can be read.
-    private static func best(of copies: [String], for plugins: [String]) -> String? {
+    /// defines the most, then the one the most plugins came with (`bringers`: two builds of one
+    /// release define the same), then the first; `nil` if no copy's symbols can be read.
+    private static func best(of copies: [String], for plugins: [String], bringers: [String: Int]) -> String? {
         let defined = copies.compactMap { copy in ELFCheck.dynamicSymbols(copy).map { (copy, $0.defined) } }
         let library = defined.reduce(into: Set<String>()) { $0.formUnion($1.1) }
         // What each plugin needs of the library: its needed symbols that some copy defines.
         let needs = plugins.compactMap { ELFCheck.dynamicSymbols($0)?.needed.intersection(library) }
         let ranked = defined.map { copy, symbols in
-            (copy: copy, usable: needs.filter { $0.isSubset(of: symbols) }.count, size: symbols.count)
+            (copy: copy, usable: needs.filter { $0.isSubset(of: symbols) }.count, size: symbols.count,
+             brought: bringers[copy] ?? 0)
         }
         return ranked.max { a, b in
-            (a.usable, a.size) != (b.usable, b.size) ? (a.usable, a.size) < (b.usable, b.size) : a.copy > b.copy
+            (a.usable, a.size, a.brought) != (b.usable, b.size, b.brought)
+                ? (a.usable, a.size, a.brought) < (b.usable, b.size, b.brought) : a.copy > b.copy
         }?.copy
     }
 
@@ -90,11 +88,10 @@ enum LibraryCopies {
         return real
     }
 
-    /// The copy loaded in this process that answers to the library name `needed` (`libName.so`), and
+    /// The copy loaded in this process that a plugin linking `needed` (`libName.so`) is bound to, and
     /// the version it reports, if `needed` names a versioned library and such a copy is loaded.
     static func loaded(_ needed: String) -> LibraryCopy? {
-        guard let name = LibraryCheck.libraryName(needed), let file = LoadedObjects.file(answering: needed),
-              let library = DynamicLibrary.alreadyLoaded(file) else { return nil }
+        guard let name = LibraryCheck.libraryName(needed), let library = DynamicLibrary.bound(to: needed) else { return nil }
         return LibraryCheck.copy(of: name, in: library)
     }
 }

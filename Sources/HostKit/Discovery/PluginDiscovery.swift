@@ -75,7 +75,8 @@ public struct PluginDiscovery: Sendable {
             return .failure(isPlugin ? mismatch : .missingEntrySymbol(path: real, symbol: entry))
         }
         return .success(PluginCandidate(path: path, realPath: real, allowUntrusted: allowUntrusted, dynamic: file.dynamic,
-                                        identity: status.identity))
+                                        identity: status.identity,
+                                        namesEntrySymbol: ELFCheck.namesDynamicSymbol(real, PluginHeader.Layout.entrySymbol)))
     }
 
     /// Every `*.so` in a directory, sorted by name.

@@ -59,7 +59,7 @@ extension PluginHost {
         let (unchanged, fresh) = Self.sort(candidates, servedBy: published)
         let seenBefore = Set(fresh.filter(PluginLoader.hasOpened).map(\.realPath))
         var load = Load()
-        let opened = open(fresh, with: pipeline, probe: probe, into: &load)
+        let opened = openChoosingCopies(fresh, with: pipeline, probe: probe, into: &load)
         markLibraries(of: published + opened, among: fresh, in: &load.outcome)
         let refused = fresh.compactMap { candidate in
             load.outcome[candidate.realPath]?.error.map {

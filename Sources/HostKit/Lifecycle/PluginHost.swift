@@ -113,19 +113,7 @@ public final class PluginHost: Sendable {
         let pipeline = LoadPipeline(discovery: discovery)
         let (candidates, problems) = pipeline.discover(sources)
         var load = Load()
-        // The copy of each contract library is chosen before the first plugin is opened: the loader
-        // binds every later plugin to the copy it maps first.
-        let copies = LibraryCopies.choose(for: candidates)
-        let position = Dictionary(candidates.enumerated().map { ($1.realPath, $0) }) { first, _ in first }
-        let opened = open(copies.order.filter { copies.unused[$0.realPath] == nil }, with: pipeline, probe: probe, into: &load)
-            .sorted { position[$0.path, default: .max] < position[$1.path, default: .max] }
-        // A copy left (a file among the candidates, never opened) names the copy used instead, read
-        // now that it is loaded. (If none is, every plugin that would have brought one was refused
-        // before it was opened: the copy left is not reported.)
-        for (file, needed) in copies.unused {
-            guard let used = LibraryCopies.loaded(needed), used.file != file else { continue }
-            load.outcome[file] = LoadReport.Entry(path: file, metadata: nil, error: nil, usedInstead: used)
-        }
+        let opened = openChoosingCopies(candidates, with: pipeline, probe: probe, into: &load)
         markLibraries(of: opened, among: candidates, in: &load.outcome)
         publish(opened, with: pipeline, probe: probe, start: start, load: &load)
         var report = LoadReport()
@@ -194,6 +182,16 @@ public final class PluginHost: Sendable {
         var registeredInProbe: Set<String> = []
     }
 
+    /// ``open(_:with:probe:into:)`` in the order that maps the copy of each contract library chosen
+    /// (``LibraryCopies``) before the others: the loader binds every later plugin to the copy it maps
+    /// first. Returns the plugins in the order of `candidates`.
+    func openChoosingCopies(_ candidates: [PluginCandidate], with pipeline: LoadPipeline, probe: PluginProbe?,
+                            into load: inout Load) -> [LoadedPlugin] {
+        let position = Dictionary(candidates.enumerated().map { ($1.realPath, $0) }) { first, _ in first }
+        return open(LibraryCopies.openingOrder(for: candidates), with: pipeline, probe: probe, into: &load)
+            .sorted { position[$0.path, default: .max] < position[$1.path, default: .max] }
+    }
+
     /// Phase 2 for each candidate (after its probe, if there is one): the plugins opened, in
     /// discovery order; the refused ones go into `load`.
     func open(_ candidates: [PluginCandidate], with pipeline: LoadPipeline, probe: PluginProbe?,
@@ -245,9 +243,10 @@ public final class PluginHost: Sendable {
     }
 
     /// Turns the "not a plugin" of each file that a plugin of `opened` links into a library entry: a
-    /// contract library laid beside the plugins that use it is where it belongs, not a problem.
+    /// contract library laid beside the plugins that use it is where it belongs, not a problem. A
+    /// file of that name that is not the copy those plugins are bound to says which copy is.
     func markLibraries(of opened: [LoadedPlugin], among candidates: [PluginCandidate],
-                               in outcome: inout [String: LoadReport.Entry]) {
+                       in outcome: inout [String: LoadReport.Entry]) {
         var linkers: [String: [String]] = [:]
         for plugin in opened {
             for file in plugin.linkedLibraries { linkers[file, default: []].append(plugin.metadata.name) }
@@ -255,10 +254,15 @@ public final class PluginHost: Sendable {
         guard !linkers.isEmpty else { return }
         let copies = Dictionary(opened.flatMap(\.copies).map { ($0.file, $0) }) { first, _ in first }
         for candidate in candidates {
-            let users = candidate.fileNames.lazy.compactMap({ linkers[$0] }).first ?? []
-            guard case .missingEntrySymbol? = outcome[candidate.realPath]?.error, !users.isEmpty else { continue }
-            outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil, linkedBy: users,
-                                                           library: copies[candidate.realPath])
+            guard case .missingEntrySymbol? = outcome[candidate.realPath]?.error,
+                  let (name, users) = candidate.fileNames.lazy.compactMap({ name in linkers[name].map { (name, $0) } }).first
+            else { continue }
+            if let bound = LibraryCopies.loaded(name), bound.file != candidate.realPath {
+                outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil, usedInstead: bound)
+            } else {
+                outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil, linkedBy: users,
+                                                               library: copies[candidate.realPath])
+            }
         }
     }
 

@@ -49,11 +49,12 @@ struct DynamicLibrary: @unchecked Sendable {
         return DynamicLibrary(path: path, handle: handle, runtimeLibraries: LoadedObjects.runtimeLibraries())
     }
 
-    /// The library at `path` if the process has loaded it already (`RTLD_NOLOAD`: nothing is mapped
-    /// and nothing of it runs), else `nil`.
-    static func alreadyLoaded(_ path: String) -> DynamicLibrary? {
-        guard path.hasPrefix("/"), let handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD) else { return nil }
-        return DynamicLibrary(path: path, handle: handle, runtimeLibraries: [])
+    /// The loaded library that a plugin linking `name` (a file name, such as `libSampleContracts.so`)
+    /// would be bound to, if there is one: `dlopen` of the bare name with `RTLD_NOLOAD` answers with
+    /// the object the loader matches that name to, and maps nothing.
+    static func bound(to name: String) -> DynamicLibrary? {
+        guard !name.contains("/"), let handle = dlopen(name, RTLD_LAZY | RTLD_NOLOAD) else { return nil }
+        return DynamicLibrary(path: name, handle: handle, runtimeLibraries: [])
     }
 
     /// The loader's handle as a number: equal for two opens that the loader answered with one image.

@@ -51,14 +51,6 @@ enum LoadedObjects {
         list.withLock { $0.neededOf[real] = needed }
     }
 
-    /// The real path of the loaded object that answers to the library name `name` (as ``answer(_:)``
-    /// says), if one does (the list is read again first).
-    static func file(answering name: String) -> String? {
-        read(updating: true) { list in
-            list.entries.first { $0.names.contains(name) && (list.sonames.contains(name) || list.needed.contains(name)) }?.real
-        }
-    }
-
     /// Whether the file at the real path `real` was loaded at the last ``count()`` or ``added(since:)``.
     static func contain(_ real: String) -> Bool { read { $0.realPaths.contains(real) } }
     /// The names of the Swift runtime's libraries (beside `libswiftCore.so`) loaded at the last

@@ -17,8 +17,8 @@ public struct LoadReport: Sendable {
         public internal(set) var linkedBy: [String] = []
         /// For a file that is a loaded copy of a versioned library (a contract library): the version it reports.
         public internal(set) var library: LibraryCopy?
-        /// For a copy of a contract library the load found and did not use (never opened, so its
-        /// version is not read): the copy the load uses instead, the one the most plugins can use.
+        /// For a file named as a library the load's plugins link that is not the copy they are bound
+        /// to (not opened, so its version is not read): the copy they use instead.
         public internal(set) var usedInstead: LibraryCopy?
         /// For a plugin: the libraries it was built against, as its header records them (PluginAPI first).
         public internal(set) var builtAgainst: [LibraryVersion] = []
