@@ -36,6 +36,14 @@ import PackagePlugin
             let interface = modules.appendingPathComponent("\(library.target.moduleName).swiftinterface")
             // A library product not built for library evolution has no stable ABI to hold: a plugin, say.
             if !library.named && !FileManager.default.fileExists(atPath: interface.path) {
+                // ... unless it had a baseline: then it was one, and losing library evolution breaks every plugin.
+                let baseline = package.directoryURL.appendingPathComponent("api/\(library.target.moduleName).abi.json")
+                if FileManager.default.fileExists(atPath: baseline.path) {
+                    print("\(library.target.name): FAILED: it has a baseline (api/\(library.target.moduleName).abi.json) but is no "
+                        + "longer built with -enable-library-evolution: plugins built against it would break")
+                    worst = max(worst, 1)
+                    continue
+                }
                 print("\(library.target.name): not built with -enable-library-evolution, not a contract library; skipped")
                 continue
             }

@@ -27,6 +27,12 @@ import Foundation
         case let .folder(folder):
             let committed = CommittedBaseline(module: options.module, folder: folder)
             if options.update {
+                // A release's baseline replaces the last one only if the release keeps the rule
+                // against it: else --update would hide the break it should have stopped.
+                if committed.exists, !(try judge(options.module, version, try committed.read(), digester)) {
+                    print("\(options.module): the baseline was not written: fix what failed first")
+                    return false
+                }
                 try committed.write(digester: digester, version: version)
                 print("\(options.module): wrote \(committed.dumpFile.relativePath) and \(committed.versionFile.relativePath) (\(version))")
                 return true

@@ -12,6 +12,11 @@ struct CommittedBaseline {
     var versionFile: URL { folder.appendingPathComponent("\(module).version") }
 
     /// The baseline, or `GateError.noBaseline` if either file is missing.
+    /// Whether a baseline was written before (either of its files is there).
+    var exists: Bool {
+        FileManager.default.fileExists(atPath: dumpFile.path) || FileManager.default.fileExists(atPath: versionFile.path)
+    }
+
     func read() throws -> Baseline {
         let files = FileManager.default
         guard files.fileExists(atPath: dumpFile.path), files.fileExists(atPath: versionFile.path) else {

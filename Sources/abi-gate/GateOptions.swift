@@ -22,7 +22,8 @@ struct GateOptions {
           --sources DIR        the library's sources (its version is read there)
           --baseline DIR       the folder holding MODULE.abi.json and MODULE.version (default: api)
           --baseline-tag TAG   compare with the sources at git tag TAG instead, compiled into a temporary folder
-          --update             write MODULE.abi.json and MODULE.version into the baseline folder (at a release)
+          --update             write MODULE.abi.json and MODULE.version into the baseline folder (at a release),
+                               if the library keeps the rule against the baseline there (or there is none)
 
         Exit status: 0 the rule holds (or the baseline was written), 1 the rule is broken, 2 cannot compare.
         """

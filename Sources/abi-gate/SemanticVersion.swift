@@ -6,12 +6,14 @@ struct SemanticVersion: Comparable, CustomStringConvertible {
     let minor: Int
     let patch: Int
 
-    /// Reads "MAJOR.MINOR.PATCH" (surrounding blanks and a newline allowed); nil for anything else.
+    /// Reads "MAJOR.MINOR.PATCH" (surrounding blanks and a newline allowed), each part decimal digits
+    /// only and at most 65535, as `LibraryVersion` holds them; nil for anything else.
     init?(_ text: String) {
         let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let major = Int(parts[0]), let minor = Int(parts[1]), let patch = Int(parts[2]),
-              major >= 0, minor >= 0, patch >= 0 else { return nil }
-        self.init(major: major, minor: minor, patch: patch)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }),
+              let major = UInt16(parts[0]), let minor = UInt16(parts[1]), let patch = UInt16(parts[2])
+        else { return nil }
+        self.init(major: Int(major), minor: Int(minor), patch: Int(patch))
     }
 
     init(major: Int, minor: Int, patch: Int) {

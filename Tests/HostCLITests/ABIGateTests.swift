@@ -149,6 +149,33 @@ import Testing
                 "\(result.output)")
     }
 
+    /// `--update` at a release that breaks the rule writes nothing: the baseline stays the last release's.
+    @Test func updateWritesNoBaselineOverABreak() async throws {
+        let work = try Workspace()
+        let broken = try await work.check(Self.contracts(version: (1, 1, 0), requirements: Self.tomorrow),
+                                          against: Self.contracts(version: (1, 0, 0)))
+        #expect(broken.status == 1, "\(broken.output)")
+        let now = try await work.build("now", Self.contracts(version: (1, 1, 0), requirements: Self.tomorrow))
+        let update = try await work.gate(now, ["--baseline", "baseline", "--update"])
+        #expect(update.status == 1, "\(update.output)")
+        #expect(update.output.contains("FAILED: the ABI broke and the major version did not change"), "\(update.output)")
+        #expect(update.output.contains("GateContracts: the baseline was not written"), "\(update.output)")
+        let kept = try String(contentsOf: work.root.appendingPathComponent("baseline/GateContracts.version"), encoding: .utf8)
+        #expect(kept == "1.0.0\n", "the last release's baseline stays: \(kept)")
+    }
+
+    /// A baseline version that is not plain MAJOR.MINOR.PATCH digits (a sign, a part above 65535) is
+    /// refused as unreadable: no comparison, and no crash on the number.
+    @Test(arguments: ["+1.0.0", "1.-0.0", "9223372036854775807.0.0", "1.0", "1.0.0.0"])
+    func aBaselineVersionThatIsNotPlainDigitsCannotBeCompared(_ text: String) async throws {
+        let work = try Workspace()
+        _ = try await work.check(Self.contracts(version: (1, 0, 0)), against: Self.contracts(version: (1, 0, 0)))
+        try "\(text)\n".write(to: work.root.appendingPathComponent("baseline/GateContracts.version"), atomically: true, encoding: .utf8)
+        let now = try await work.build("now", Self.contracts(version: (2, 0, 0), requirements: Self.tomorrow))
+        let result = try await work.gate(now, ["--baseline", "baseline"])
+        #expect(result.status == 2, "\(text): \(result.output)")
+    }
+
     @Test func withoutABaselineTheGateCannotCompareAndSaysHowToWriteOne() async throws {
         let work = try Workspace()
         let result = try await work.gate(try await work.build("now", Self.contracts(version: (1, 0, 0))), ["--baseline", "api"])
