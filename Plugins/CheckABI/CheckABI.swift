@@ -27,13 +27,17 @@ import PackagePlugin
         var worst: Int32 = 0
         var checked = 0
         for library in libraries {
-            let result = try packageManager.build(library.build, parameters: .init(configuration: .debug, logging: .concise))
-            guard result.succeeded else {
-                print(result.logText)
-                throw CheckABIError.buildFailed(library.target.name)
-            }
+            let result = try build(library)
             let modules = Self.modulesFolder(of: result, in: package)
             let interface = modules.appendingPathComponent("\(library.target.moduleName).swiftinterface")
+            // An interface from an earlier build stays when library evolution is turned off since: the
+            // module and its interface are made again, so that only what this build emits is judged.
+            if FileManager.default.fileExists(atPath: interface.path) {
+                for suffix in ["swiftinterface", "swiftmodule"] {
+                    try? FileManager.default.removeItem(at: modules.appendingPathComponent("\(library.target.moduleName).\(suffix)"))
+                }
+                _ = try build(library)
+            }
             // A library product not built for library evolution has no stable ABI to hold: a plugin, say.
             if !library.named && !FileManager.default.fileExists(atPath: interface.path) {
                 // ... unless it had a baseline: then it was one, and losing library evolution breaks every plugin.
@@ -67,6 +71,16 @@ import PackagePlugin
         if worst != 0 {
             throw CheckABIError.gateFailed(worst)
         }
+    }
+
+    /// Builds `library` (debug, as the gate reads the modules of that build); throws if the build fails.
+    private func build(_ library: Library) throws -> PackageManager.BuildResult {
+        let result = try packageManager.build(library.build, parameters: .init(configuration: .debug, logging: .concise))
+        guard result.succeeded else {
+            print(result.logText)
+            throw CheckABIError.buildFailed(library.target.name)
+        }
+        return result
     }
 
     /// One library to check: its target, how to build it, whether the user named it.

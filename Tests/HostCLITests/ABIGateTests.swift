@@ -281,5 +281,16 @@ import Testing
         let released = try await check()
         #expect(released.output.contains("WeatherContracts 2.0.0, against api/WeatherContracts.abi.json (2.0.0):\nok: no ABI change."),
                 "\(released.output)")
+
+        // Built without library evolution, the library has no stable ABI left: with a baseline, that fails.
+        let evolving = try String(contentsOf: package.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let flag = #", .unsafeFlags(["-enable-library-evolution"])"#
+        try #require(evolving.contains(flag), "the template's manifest no longer has \(flag)")
+        try evolving.replacingOccurrences(of: flag, with: "").write(to: package.appendingPathComponent("Package.swift"),
+                                                                   atomically: true, encoding: .utf8)
+        let plain = try await check()
+        #expect(plain.status != 0, "\(plain.output)")
+        #expect(plain.output.contains("WeatherContracts: FAILED: it has a baseline (api/WeatherContracts.abi.json) but is no longer "
+                                      + "built with -enable-library-evolution"), "\(plain.output)")
     }
 }
