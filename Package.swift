@@ -71,7 +71,7 @@ let package = Package(
         // Building it builds the fixture plugins too (BuildFixtures), and tells it where they are.
         .target(name: "TestSupport", dependencies: ["HostKit"], path: "Tests/TestSupport", swiftSettings: swift6,
                 plugins: ["BuildFixtures"]),
-        // Builds the package Tests/PluginFixtures into `.build-fixtures` whenever its files change.
+        // Builds the package Tests/PluginFixtures, apart, whenever its files (or the compiler) change.
         .plugin(name: "BuildFixtures", capability: .buildTool(), path: "Tests/BuildFixtures"),
     ] + plugins.map(\.1)
 )

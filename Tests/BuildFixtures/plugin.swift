@@ -1,20 +1,22 @@
 import Foundation
 import PackagePlugin
 
-/// Builds the fixture plugins, the package `Tests/PluginFixtures`, into `.build-fixtures` at the root
-/// of the package, before the target it is applied to (TestSupport) is compiled, and again whenever a
-/// file of theirs, of PluginAPI or of SampleContracts changes; then writes `BuiltFixturesFolder.swift`,
-/// which tells that target where they are.
+/// Builds the fixture plugins, the package `Tests/PluginFixtures`, into a folder of this plugin's in
+/// the build folder (`.build/plugins/outputs/.../fixtures`), before the target it is applied to
+/// (TestSupport) is compiled, and again whenever a file of theirs, of PluginAPI or of SampleContracts,
+/// or the compiler, changes; then writes `BuiltFixturesFolder.swift`, which tells that target where
+/// they are.
 ///
 /// The fixtures are a package of their own so that no package depending on this one sees them as
-/// products, and so that they are not built beside the sample plugins. One build serves every build
-/// folder of this package (the sanitizer runs too): the fixtures are the tests' inputs, not the code
-/// under test, and the process that loads one brings its own PluginAPI (the fixtures use that copy).
+/// products, and so that they are not built beside the sample plugins. They are built without the
+/// sanitizers of a sanitizer run: the fixtures are the tests' inputs, not the code under test, and
+/// the process that loads one brings its own PluginAPI (the fixtures use that copy).
 @main struct BuildFixtures: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let root = context.package.directoryURL
         let fixtures = root.appending(path: "Tests/PluginFixtures")
-        let scratch = root.appending(path: ".build-fixtures")
+        // In this build's own folder: removed with it, and one per build folder (`--scratch-path`).
+        let scratch = context.pluginWorkDirectoryURL.appending(path: "fixtures")
         let generated = context.pluginWorkDirectoryURL.appending(path: "BuiltFixturesFolder.swift")
         let swift = try context.tool(named: "swift").url
         let source = """
@@ -24,13 +26,14 @@ import PackagePlugin
             """
         // The build's own output goes to standard error: SwiftPM shows it if the build fails.
         let script = #""$1" build --package-path "$2" --scratch-path "$3" >&2 && printf '%s' "$4" > "$5""#
+        // The compiler among the inputs: fixtures another toolchain built would be refused as such.
         let inputs = ["Tests/PluginFixtures", "Sources/PluginAPI", "Sources/SamplePlugins/SampleContracts"]
-            .flatMap { files(in: root.appending(path: $0)) }
+            .flatMap { files(in: root.appending(path: $0)) } + [swift]
         // A build tool's command starts with an almost empty environment; the compiler needs a PATH
         // (to find the linker) and SwiftPM a HOME (for its caches).
         let environment = ProcessInfo.processInfo.environment
         return [.buildCommand(
-            displayName: "Building the fixture plugins into .build-fixtures",
+            displayName: "Building the fixture plugins (Tests/PluginFixtures)",
             executable: URL(fileURLWithPath: "/bin/sh"),
             arguments: ["-c", script, "build-fixtures", swift.path, fixtures.path, scratch.path, source, generated.path],
             environment: [

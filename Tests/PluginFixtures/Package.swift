@@ -2,8 +2,8 @@
 // The plugins the tests load: deliberately broken, hostile or steerable ones, next to the sample
 // plugins. A package of its own, so that they are no product of the root package (a package that
 // depends on it never sees them) and are built into a folder of their own, not beside the sample
-// plugins. The root package's tests build it (Tests/BuildFixtures, a build tool plugin) into
-// `.build-fixtures`. Its PluginAPI and SampleContracts are the root package's (the same paths), and
+// plugins. The root package's tests build it (Tests/BuildFixtures, a build tool plugin) into a
+// folder of that plugin's in the build folder. Its PluginAPI and SampleContracts are the root package's (the same paths), and
 // a process that loads a fixture has PluginAPI loaded already, so the fixtures use that copy.
 import PackageDescription
 
