@@ -9,7 +9,7 @@ public struct LibraryCopy: Sendable, Equatable, CustomStringConvertible {
     public let file: String
 
     /// The copy of `version.name` in `file`.
-    public init(version: LibraryVersion, file: String) {
+    init(version: LibraryVersion, file: String) {
         self.version = version
         self.file = file
     }

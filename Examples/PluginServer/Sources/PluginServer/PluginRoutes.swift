@@ -210,7 +210,7 @@ struct PluginRouteMiddleware<Context: RequestContext>: RouterMiddleware {
             // A path served with other methods only: 405, and the methods it is served with (OPTIONS
             // among them: it is answered with that list).
             let served = routes.methods(serving: request.uri.path)
-            let allowed = served.isEmpty ? [] : served + ["OPTIONS"]
+            let allowed = served.isEmpty || served.contains("OPTIONS") ? served : served + ["OPTIONS"]
             if method == "OPTIONS", !allowed.isEmpty {
                 return Response(status: .noContent, headers: [.allow: allowed.joined(separator: ", ")])
             }
