@@ -94,18 +94,18 @@ struct NewCommand {
         return found
     }
 
-    /// What to run after: build the package, then load what it built (a contracts package: write a
-    /// plugin for it).
+    /// What to run after, each from the folder `host new` ran in: build the package, then load what it
+    /// built (a contracts package: write a plugin for it, and check its ABI).
     private func nextCommands(_ names: ScaffoldNames, folder: String, contracts: ScaffoldNames?) -> [String] {
         let host = PackagePaths.shellWord(PackagePaths.hostCommand)
-        let build = "cd \(PackagePaths.shellWord(folder)) && swift build"
+        let build = "swift build --package-path \(PackagePaths.shellWord(folder))"
         switch arguments.kind {
         case .contracts:
             return [build, "\(host) new plugin NAME --contracts \(PackagePaths.shellWord(folder))"
                     + "   (a plugin that provides \(names.serviceProtocol))",
-                    "ci/check-abi   (in \(names.library), before each release)"]
+                    "\(PackagePaths.shellWord(folder + "/ci/check-abi"))   (before each release; --update at the first)"]
         case .plugin:
-            let library = ".build/debug/lib\(names.library).so"
+            let library = PackagePaths.shellWord(folder + "/.build/debug/lib\(names.library).so")
             let key = contracts?.serviceKey ?? names.greetingKey
             return [build, "\(host) check --plugins \(library)", "\(host) resolve \(key) --plugins \(library)"]
         }

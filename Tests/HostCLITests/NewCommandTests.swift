@@ -87,9 +87,11 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: folder.file("ForecastPlugin/\(file)")), "\(file)")
             #expect(plugin.output.contains("wrote ForecastPlugin/\(file)\n"), "\(plugin.output)")
         }
-        #expect(plugin.output.contains("  cd ForecastPlugin && swift build\n"), "\(plugin.output)")
-        #expect(plugin.output.contains(" check --plugins .build/debug/libForecastPlugin.so\n"), "\(plugin.output)")
-        #expect(plugin.output.contains(" resolve forecast.greeting --plugins .build/debug/libForecastPlugin.so"), "\(plugin.output)")
+        // Each next command runs from where `host new` ran.
+        #expect(plugin.output.contains("  swift build --package-path ForecastPlugin\n"), "\(plugin.output)")
+        #expect(plugin.output.contains(" check --plugins ForecastPlugin/.build/debug/libForecastPlugin.so\n"), "\(plugin.output)")
+        #expect(plugin.output.contains(" resolve forecast.greeting --plugins ForecastPlugin/.build/debug/libForecastPlugin.so"),
+                "\(plugin.output)")
         let manifest = try String(contentsOfFile: folder.file("ForecastPlugin/Package.swift"), encoding: .utf8)
         #expect(manifest.contains(#".library(name: "ForecastPlugin", type: .dynamic, targets: ["ForecastPlugin"])"#), "\(manifest)")
         #expect(manifest.contains(#".product(name: "PluginAPI", package: "SwiftPluginHost")"#), "\(manifest)")
@@ -162,11 +164,11 @@ import Testing
         let package = work.appendingPathComponent("ForecastPlugin")
         let written = try await writeAndBuild(["plugin", "Forecast", "--contracts", "WeatherContracts"], package: package, in: work)
 
-        let check = try await runPrinted("check", from: written, in: package, log: work)
+        let check = try await runPrinted("check", from: written, in: work, log: work)
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output.contains("loaded forecast 1.0.0 ("), "\(check.output)")
         #expect(check.output.contains("1 loaded, 0 problem(s)"), "\(check.output)")
-        let resolve = try await runPrinted("resolve", from: written, in: package, log: work)
+        let resolve = try await runPrinted("resolve", from: written, in: work, log: work)
         #expect(resolve.status == 0, "\(resolve.output)")
         #expect(resolve.output.contains("'weather.service': WeatherContracts.WeatherService [atOne] from forecast"), "\(resolve.output)")
         #expect(resolve.output.contains("\nWeather from the forecast plugin\n"), "\(resolve.output)")
@@ -193,7 +195,7 @@ import Testing
         let work = URL(fileURLWithPath: folder.path)
         let package = work.appendingPathComponent("HelloPlugin")
         let written = try await writeAndBuild(["plugin", "Hello"], package: package, in: work)
-        let resolve = try await runPrinted("resolve", from: written, in: package, log: work)
+        let resolve = try await runPrinted("resolve", from: written, in: work, log: work)
         #expect(resolve.status == 0, "\(resolve.output)")
         #expect(resolve.output.contains("'hello.greeting': Swift.String [lazy] from hello"), "\(resolve.output)")
         #expect(resolve.output.contains("\nHello from the hello plugin\n"), "\(resolve.output)")
