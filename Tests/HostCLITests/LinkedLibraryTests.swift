@@ -164,6 +164,22 @@ extension HostCommandTests {
         #expect(run.errors.contains("the library it links libX.so.1 (\(open)/libX.so.1) is refused"), "\(run.errors)")
     }
 
+    /// The entry symbol is looked for among the symbols the file defines, not in its string table:
+    /// GNU ld keeps one string for a name that is the tail of another (`my_swift_plugin_entry`), so a
+    /// string search took this plugin for no plugin; and a file that only needs the name is none.
+    @Test func theEntrySymbolIsOneTheFileDefines() async throws {
+        let folder = try TemporaryFolder()
+        let tail = try await buildC("libTailPlugin.so", "void *my_swift_plugin_entry(void) { return 0; }\n" + Self.entry,
+                                    in: folder, [])
+        let opened = try await check(tail, ["--allow-other-compiler"])
+        #expect(opened.errors.contains("libTailPlugin.so: the plugin entry returned nothing"), "opened as a plugin: \(opened.errors)")
+        let user = try await buildC("libUserOfEntry.so", "void *swift_plugin_entry(void);\nvoid *use(void) { return swift_plugin_entry(); }\n",
+                                    in: folder, ["-Wl,--allow-shlib-undefined"])
+        let none = try await check(user, ["--allow-other-compiler"])
+        withExtendedLifetime(folder) {}
+        #expect(none.errors.contains("libUserOfEntry.so: not a plugin, no entry symbol 'swift_plugin_entry'"), "\(none.errors)")
+    }
+
     /// A library that asks for an executable stack is refused before `dlopen`, which would make every
     /// thread's stack in the host executable: as a plugin, and as a library a plugin brings.
     @Test func aLibraryAskingForAnExecutableStackIsRefused() async throws {

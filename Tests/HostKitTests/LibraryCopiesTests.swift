@@ -142,6 +142,36 @@ import Testing
         #expect(run.output.contains("library SampleContracts 1.0.0 (\(olderCopy)), linked by compat-older"), "\(run.output)")
     }
 
+    /// Beside the chosen copy, a library that is no plugin but links the contract library (another
+    /// contract library, say): it is never opened, so it maps nothing, and the plugin that brings the
+    /// chosen copy still goes first. (It was counted as bringing it: the other plugin went first and
+    /// mapped its older copy, and the newer plugin was refused.)
+    @Test(.timeLimit(.minutes(12)))
+    func aLibraryBesideTheChosenCopyThatLinksItDoesNotStandForItsPlugin() async throws {
+        let (builtOlder, builtNewer, work) = try await Self.builds.value
+        let folder = try TemporaryFolder()
+        let newerFolder = Self.folder(of: builtNewer), olderFolder = Self.folder(of: builtOlder)
+        for file in ["libCompatPlugin.so", "libSampleContracts.so"] {
+            try FileManager.default.copyItem(atPath: "\(newerFolder)/\(file)", toPath: folder.file(file))
+        }
+        // libAW.so sorts before libCompatPlugin.so, and needs libSampleContracts.so beside it.
+        try "int aw(void) { return 1; }\n".write(toFile: folder.file("aw.c"), atomically: true, encoding: .utf8)
+        // The toolchain's clang: a file of another compiler would be refused before it counts at all.
+        let built = try await runChild("/usr/bin/env", ["clang", "-shared", "-fPIC", "-o", folder.file("libAW.so"), folder.file("aw.c"),
+                                                        "-L\(folder.path)", "-lSampleContracts", "-Wl,--enable-new-dtags,-rpath,$ORIGIN"],
+                                       in: work[0], log: work[0])
+        try #require(built.status == 0, "\(built.output)")
+        let real = URL(fileURLWithPath: folder.path).resolvingSymlinksInPath().path
+
+        let run = try await runChild(host, ["check", "--plugins", olderFolder, "--plugins", folder.path], in: work[0], log: work[0])
+        #expect(run.output.contains("loaded compat-newer 1.0.0 (\(real)/libCompatPlugin.so); built against SampleContracts 1.2.0, "
+                                    + "uses 1.2.0 (\(real)/libSampleContracts.so)"), "\(run.output)")
+        #expect(run.output.contains("loaded compat-older 1.0.0 ("), "\(run.output)")
+        // No plugin links libAW.so: it is said to be no plugin, as any stray library is.
+        #expect(run.output.contains("\(real)/libAW.so: not a plugin, no entry symbol"), "\(run.output)")
+        #expect(run.output.contains("2 loaded, 1 problem(s)"), "\(run.output)")
+    }
+
     /// The plugin built against 1.2.0 beside the 1.0.0 copy: the loader finds a declaration missing
     /// (`Clock.zone()`, added in 1.1, which its clock implements).
     /// The refusal names the plugin once, the declaration in Swift terms, the library it belongs to

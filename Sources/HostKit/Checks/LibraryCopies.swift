@@ -14,7 +14,10 @@
 /// symbol tables, ``ELFCheck/dynamicSymbols(_:)``). A plugin can use a copy if the copy defines every
 /// symbol of the library the plugin needs. The copy chosen is the one the most plugins can use; of
 /// those, the one that defines the most (a release that only adds defines more than the one before
-/// it: the newest), then the one the most plugins came with, then the first by path. Only copies checked as a linked library is checked (a
+/// it: the newest), then the one the most plugins came with, then the first by path; a copy defining
+/// the very same symbols as the chosen one (another build of the same release) does as well. Only a
+/// library that says its version (a contract library, ``LibraryCheck/versionSymbol(of:)``) is chosen
+/// among; other libraries are left to the loader. Only copies checked as a linked library is checked (a
 /// regular file, on a trusted path unless untrusted files are allowed, whose ELF headers fit) are
 /// compared. The version of the copy chosen is read once it is loaded (``loaded(_:)``).
 enum LibraryCopies {
@@ -22,10 +25,11 @@ enum LibraryCopies {
     /// several copies of are found, a plugin that brings the copy chosen before the others.
     static func openingOrder(for candidates: [PluginCandidate]) -> [PluginCandidate] {
         _ = LoadedObjects.count()  // reads the loaded objects anew: what is loaded needs no choice
-        // For each candidate, the copy it would find of each library not loaded yet that a contract
-        // library may be (`libName.so`), by that file name.
+        // For each plugin, the copy it would find of each library not loaded yet that a contract
+        // library may be (`libName.so`), by that file name. A file that is no plugin is never opened
+        // and maps nothing.
         let finds = candidates.map { candidate -> [String: String] in
-            guard let dynamic = candidate.dynamic else { return [:] }
+            guard candidate.definesEntrySymbol, let dynamic = candidate.dynamic else { return [:] }
             var copies: [String: String] = [:]
             for needed in dynamic.needed where LibraryCheck.libraryName(needed) != nil && !LoadedObjects.answer(needed) {
                 copies[needed] = checkedCopy(needed, origin: LibraryClosure.folder(of: candidate.realPath), dynamic: dynamic,
@@ -33,23 +37,29 @@ enum LibraryCopies {
             }
             return copies
         }
-        var chosen: [String: String] = [:]
-        let libraries = Set(finds.flatMap(\.keys)).sorted()
-        for needed in libraries {
+        // For each library with copies to choose from, the copies that will do: the chosen one and
+        // those defining the very same symbols (two builds of one release).
+        var fitting: [String: Set<String>] = [:]
+        for needed in Set(finds.flatMap(\.keys)).sorted() {
+            guard let name = LibraryCheck.libraryName(needed) else { continue }
             let users = finds.indices.filter { finds[$0][needed] != nil }
             let copies = Set(users.compactMap { finds[$0][needed] }).sorted()
+            guard copies.count > 1 else { continue }
+            // Only a contract library (one that says its version) is chosen among; other libraries
+            // are left to the loader, as they always were.
+            let defined = copies.compactMap { copy in ELFCheck.dynamicSymbols(copy).map { (copy: copy, symbols: $0.defined) } }
+            guard defined.contains(where: { $0.symbols.contains(LibraryCheck.versionSymbol(of: name)) }) else { continue }
             let bringers = Dictionary(grouping: users) { finds[$0][needed] ?? "" }.mapValues(\.count)
-            guard copies.count > 1,
-                  let best = best(of: copies, for: users.map { candidates[$0].realPath }, bringers: bringers) else { continue }
-            chosen[needed] = best
+            guard let best = best(of: defined, for: users.map { candidates[$0].realPath }, bringers: bringers) else { continue }
+            fitting[needed] = Set(defined.filter { $0.symbols == best.symbols }.map(\.copy))
         }
-        guard !chosen.isEmpty else { return candidates }
+        guard !fitting.isEmpty else { return candidates }
         // The loader binds a library name to the copy mapped first under it: each next plugin is the
-        // first (in discovery order) whose every library is loaded already or found in its chosen copy.
+        // first (in discovery order) whose every library is loaded already or found in a fitting copy.
         var remaining = Array(candidates.indices), mapped: Set<String> = [], order: [PluginCandidate] = []
         while !remaining.isEmpty {
             let next = remaining.firstIndex { index in
-                finds[index].allSatisfy { needed, copy in mapped.contains(needed) || (chosen[needed] ?? copy) == copy }
+                finds[index].allSatisfy { needed, copy in mapped.contains(needed) || fitting[needed]?.contains(copy) ?? true }
             } ?? 0
             let index = remaining.remove(at: next)
             order.append(candidates[index])
@@ -58,21 +68,21 @@ enum LibraryCopies {
         return order
     }
 
-    /// Of `copies` (real paths, sorted), the one the most of `plugins` can use, then the one that
-    /// defines the most, then the one the most plugins came with (`bringers`: two builds of one
-    /// release define the same), then the first; `nil` if no copy's symbols can be read.
-    private static func best(of copies: [String], for plugins: [String], bringers: [String: Int]) -> String? {
-        let defined = copies.compactMap { copy in ELFCheck.dynamicSymbols(copy).map { (copy, $0.defined) } }
-        let library = defined.reduce(into: Set<String>()) { $0.formUnion($1.1) }
+    /// Of `copies` (real paths, sorted, each with the symbols it defines), the one the most of
+    /// `plugins` can use, then the one that defines the most, then the one the most plugins came with
+    /// (`bringers`), then the first.
+    private static func best(of copies: [(copy: String, symbols: Set<String>)], for plugins: [String],
+                             bringers: [String: Int]) -> (copy: String, symbols: Set<String>)? {
+        let library = copies.reduce(into: Set<String>()) { $0.formUnion($1.symbols) }
         // What each plugin needs of the library: its needed symbols that some copy defines.
         let needs = plugins.compactMap { ELFCheck.dynamicSymbols($0)?.needed.intersection(library) }
-        let ranked = defined.map { copy, symbols in
-            (copy: copy, usable: needs.filter { $0.isSubset(of: symbols) }.count, size: symbols.count,
-             brought: bringers[copy] ?? 0)
+        let ranked = copies.map { copy in
+            (copy: copy, usable: needs.filter { $0.isSubset(of: copy.symbols) }.count, size: copy.symbols.count,
+             brought: bringers[copy.copy] ?? 0)
         }
         return ranked.max { a, b in
             (a.usable, a.size, a.brought) != (b.usable, b.size, b.brought)
-                ? (a.usable, a.size, a.brought) < (b.usable, b.size, b.brought) : a.copy > b.copy
+                ? (a.usable, a.size, a.brought) < (b.usable, b.size, b.brought) : a.copy.copy > b.copy.copy
         }?.copy
     }
 

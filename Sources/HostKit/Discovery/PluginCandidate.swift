@@ -12,10 +12,10 @@ struct PluginCandidate: Sendable, Hashable, Codable {
     var dynamic: ELFCheck.DynamicSection?
     /// The file and contents discovery checked: a reload tells a changed file from an unchanged one by it.
     var identity: FileIdentity?
-    /// Whether the file's dynamic symbol names hold the entry symbol's (`nil`: they could not be
-    /// read). A file without it is no plugin, and is never opened: a contract library beside the
-    /// plugins runs nothing by being found among them.
-    var namesEntrySymbol: Bool?
+    /// Whether the file defines the entry symbol in its dynamic symbol table (false too if that table
+    /// cannot be read). A file that does not is no plugin, and is never opened: a contract library
+    /// beside the plugins runs nothing by being found among them.
+    var definesEntrySymbol = false
 
     /// The file names it is known by (of the path given and of the real path): what a plugin that
     /// links it as a library names in its `DT_NEEDED`.

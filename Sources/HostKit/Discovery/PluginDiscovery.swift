@@ -76,7 +76,8 @@ public struct PluginDiscovery: Sendable {
         }
         return .success(PluginCandidate(path: path, realPath: real, allowUntrusted: allowUntrusted, dynamic: file.dynamic,
                                         identity: status.identity,
-                                        namesEntrySymbol: ELFCheck.namesDynamicSymbol(real, PluginHeader.Layout.entrySymbol)))
+                                        definesEntrySymbol: ELFCheck.dynamicSymbols(real)?.defined.contains(PluginHeader.Layout.entrySymbol)
+                                            ?? false))
     }
 
     /// Every `*.so` in a directory, sorted by name.

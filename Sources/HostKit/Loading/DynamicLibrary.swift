@@ -51,7 +51,9 @@ struct DynamicLibrary: @unchecked Sendable {
 
     /// The loaded library that a plugin linking `name` (a file name, such as `libSampleContracts.so`)
     /// would be bound to, if there is one: `dlopen` of the bare name with `RTLD_NOLOAD` answers with
-    /// the object the loader matches that name to, and maps nothing.
+    /// the object loaded under that name (as a plugin's dependency), and maps and runs nothing. (It
+    /// also searches the host's own run path and `LD_LIBRARY_PATH` and would answer with an object
+    /// it finds there loaded by path: not where plugins' libraries are.)
     static func bound(to name: String) -> DynamicLibrary? {
         guard !name.contains("/"), let handle = dlopen(name, RTLD_LAZY | RTLD_NOLOAD) else { return nil }
         return DynamicLibrary(path: name, handle: handle, runtimeLibraries: [])
