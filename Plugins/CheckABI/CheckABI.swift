@@ -30,10 +30,12 @@ import PackagePlugin
             let result = try build(library)
             let modules = Self.modulesFolder(of: result, in: package)
             let interface = modules.appendingPathComponent("\(library.target.moduleName).swiftinterface")
-            // An interface from an earlier build stays when library evolution is turned off since: the
-            // module and its interface are made again, so that only what this build emits is judged.
+            // An interface from an earlier build stays when library evolution is turned off since, and
+            // nothing in the build folder tells the two apart (a compiler keeps an unchanged interface
+            // file, so its time says nothing): the module and its interfaces are made again (seconds
+            // for a contract library), so that only what this build emits is judged.
             if FileManager.default.fileExists(atPath: interface.path) {
-                for suffix in ["swiftinterface", "swiftmodule"] {
+                for suffix in ["swiftinterface", "private.swiftinterface", "package.swiftinterface", "swiftmodule"] {
                     try? FileManager.default.removeItem(at: modules.appendingPathComponent("\(library.target.moduleName).\(suffix)"))
                 }
                 _ = try build(library)

@@ -11,12 +11,13 @@ struct CommittedBaseline {
     var dumpFile: URL { folder.appendingPathComponent("\(module).abi.json") }
     var versionFile: URL { folder.appendingPathComponent("\(module).version") }
 
-    /// The baseline, or `GateError.noBaseline` if either file is missing.
-    /// Whether a baseline was written before (either of its files is there).
+    /// Whether a whole baseline is there (both files): `--update` judges a release against it first.
+    /// Half of one is no baseline, and `--update` writes it whole.
     var exists: Bool {
-        FileManager.default.fileExists(atPath: dumpFile.path) || FileManager.default.fileExists(atPath: versionFile.path)
+        FileManager.default.fileExists(atPath: dumpFile.path) && FileManager.default.fileExists(atPath: versionFile.path)
     }
 
+    /// The baseline, or `GateError.noBaseline` if either file is missing.
     func read() throws -> Baseline {
         let files = FileManager.default
         guard files.fileExists(atPath: dumpFile.path), files.fileExists(atPath: versionFile.path) else {
