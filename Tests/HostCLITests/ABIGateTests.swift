@@ -56,7 +56,7 @@ import Testing
                 try files.createSymbolicLink(atPath: modules.appendingPathComponent(file).path,
                                              withDestinationPath: "\(BuiltPlugins.directory)/Modules/\(file)")
             }
-            let compile = try await runChild("/usr/bin/env", [
+            let compile = try await runBuild("/usr/bin/env", [
                 "swiftc", "-emit-module", "-enable-library-evolution", "-emit-module-interface", "-parse-as-library",
                 "-swift-version", "6", "-module-name", "GateContracts", "-I", modules.path,
                 "-emit-module-path", modules.appendingPathComponent("GateContracts.swiftmodule").path,
@@ -241,7 +241,7 @@ import Testing
         let script = package.appendingPathComponent("ci/check-abi").path
         try #require(files.isExecutableFile(atPath: script), "the template's ci/check-abi is not executable")
         let check = { () async throws -> (status: Int32, output: String) in
-            try await runChild(script, [], in: package, log: work.root, timeout: .seconds(8 * 60))
+            try await runBuild(script, [], in: package, log: work.root, timeout: .seconds(8 * 60))
         }
 
         let shipped = try await check()
@@ -274,7 +274,7 @@ import Testing
         #expect(major.status == 0, "\(major.output)")
         #expect(major.output.contains("ok: the ABI changed as 2.0.0 allows"), "\(major.output)")
 
-        let update = try await runChild("/usr/bin/env", ["swift", "package", "--allow-writing-to-package-directory", "check-abi", "--update"],
+        let update = try await runBuild("/usr/bin/env", ["swift", "package", "--allow-writing-to-package-directory", "check-abi", "--update"],
                                         in: package, log: work.root, timeout: .seconds(8 * 60))
         #expect(update.status == 0, "\(update.output)")
         #expect(try String(contentsOf: package.appendingPathComponent("api/WeatherContracts.version"), encoding: .utf8) == "2.0.0\n")

@@ -179,12 +179,12 @@ import Testing
         // to compare with, and it says how to write the baseline; once written, the check passes.
         let library = work.appendingPathComponent("WeatherContracts")
         let script = library.appendingPathComponent("ci/check-abi").path
-        let first = try await runChild(script, [], in: library, log: work, timeout: .seconds(8 * 60))
+        let first = try await runBuild(script, [], in: library, log: work, timeout: .seconds(8 * 60))
         #expect(first.status != 0, "\(first.output)")
         #expect(first.output.contains("cannot compare WeatherContracts: no baseline"), "\(first.output)")
-        let update = try await runChild(script, ["--update"], in: library, log: work, timeout: .seconds(4 * 60))
+        let update = try await runBuild(script, ["--update"], in: library, log: work, timeout: .seconds(4 * 60))
         #expect(update.status == 0 && update.output.contains("wrote api/WeatherContracts.abi.json"), "\(update.output)")
-        let second = try await runChild(script, [], in: library, log: work, timeout: .seconds(4 * 60))
+        let second = try await runBuild(script, [], in: library, log: work, timeout: .seconds(4 * 60))
         #expect(second.status == 0 && second.output.contains("ok: no ABI change"), "\(second.output)")
     }
 
@@ -206,7 +206,7 @@ import Testing
     private func writeAndBuild(_ arguments: [String], package: URL, in work: URL) async throws -> String {
         let written = try await runChild(try hostExecutable(), ["new"] + arguments, in: work, log: work)
         try #require(written.status == 0, "\(written.output)")
-        let build = try await runChild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
         try #require(build.status == 0, "swift build of \(package.lastPathComponent) failed (\(build.status)):\n\(build.output)")
         #expect(!build.output.contains("warning:"), "\(build.output)")
         return written.output

@@ -27,7 +27,7 @@ import Testing
         try copyManifest("Package.swift", from: template, to: package, replacing: #"path: "../..""#, with: "")
         try copyManifest("WeatherContracts/Package.swift", from: template, to: package, replacing: #"path: "../../..""#, with: "")
 
-        let build = try await runChild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
         try #require(build.status == 0, "swift build of the template failed (\(build.status)):\n\(build.output)")
         let motd = package.appendingPathComponent(".build/debug/libMotdPlugin.so").path
         let weather = package.appendingPathComponent(".build/debug/libWeatherPlugin.so").path
@@ -171,7 +171,7 @@ import Testing
             """
         try manifest.write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         let work = package.deletingLastPathComponent()
-        let build = try await runChild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
         try #require(build.status == 0, "swift build of \(package.lastPathComponent) failed (\(build.status)):\n\(build.output)")
         return package.appendingPathComponent(".build/debug")
     }

@@ -11,7 +11,7 @@ import Testing
         let work = try TemporaryFolder()
         let folder = URL(fileURLWithPath: work.path)
         // A scratch folder of its own: the running `swift test` holds the lock of `.build`.
-        let dump = try await runChild("/usr/bin/env", ["swift", "package", "--package-path", repositoryRoot.path,
+        let dump = try await runBuild("/usr/bin/env", ["swift", "package", "--package-path", repositoryRoot.path,
                                                       "--scratch-path", work.file("scratch"), "dump-package"],
                                       in: folder, log: folder, timeout: .seconds(90))
         try #require(dump.status == 0, "\(dump.output)")

@@ -115,7 +115,7 @@ import Testing
     /// Builds the plugin package of `work`; returns the library's path.
     func build(_ work: URL) async throws -> String {
         let package = work.appendingPathComponent("Plugin")
-        let build = try await runChild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
         try #require(build.status == 0, "swift build failed (\(build.status)):\n\(build.output)")
         return package.appendingPathComponent(".build/debug/libCompatPlugin.so").path
     }

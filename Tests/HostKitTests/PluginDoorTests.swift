@@ -72,7 +72,7 @@ import TestSupport
         try source(lines).write(toFile: file, atomically: true, encoding: .utf8)
         let modules = BuiltPlugins.directory + "/Modules"
         let folderURL = URL(fileURLWithPath: folder.path)
-        let (status, output) = try await runChild("/usr/bin/env", ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules, file],
+        let (status, output) = try await runBuild("/usr/bin/env", ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules, file],
                                                   in: folderURL, log: folderURL)
         var errors: [Int: String] = [:]
         for line in output.split(separator: "\n") where line.hasPrefix(file + ":") && line.contains(": error: ") {

@@ -28,8 +28,9 @@ final class FirstWins: @unchecked Sendable {
 /// Runs `operation`, or throws ``TimedOut`` after `seconds` if it has not finished by then. The
 /// operation runs in a task of its own, so a hung one cannot hold the test: it is cancelled and left.
 /// The bound is generous: in the full suite, tests that block threads can keep the two threads of the
-/// cooperative pool busy for seconds.
-func withTimeout<T: Sendable>(seconds: Double = 30, _ operation: @escaping @Sendable () async throws -> T)
+/// cooperative pool busy for seconds, and on a loaded 2-core CI machine a wait of 200 ms once took
+/// over 20 s; a hung operation (the bugs these bounds catch) never ends at all.
+func withTimeout<T: Sendable>(seconds: Double = 60, _ operation: @escaping @Sendable () async throws -> T)
     async throws -> T {
     let race = FirstWins()
     return try await withCheckedThrowingContinuation { continuation in
@@ -310,10 +311,10 @@ private struct AsyncWidgetFactory: ServiceAsyncFactory {
         locator.setReadOnly()
 
         // X and Y are being made by tasks of their own before A asks for them.
-        let gettingX = Task { try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyX) } }
+        let gettingX = Task { try await withTimeout() { try await locator.tryServiceAsync(key: keyX) } }
         let gettingY = Task { try await locator.tryServiceAsync(key: keyY) }
         #expect(await eventually { xStarted.value == 1 && yStarted.value == 1 })
-        let gettingA = Task { try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyA) } }
+        let gettingA = Task { try await withTimeout() { try await locator.tryServiceAsync(key: keyA) } }
         // Both child tasks of A's factory are waiting now; Y's wait ends first.
         try await Task.sleep(for: .milliseconds(200))
         openY.increment()

@@ -32,7 +32,7 @@ import Testing
             #expect(one === two)
             return Widget(serial: one.serial + two.serial)
         }
-        #expect(try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyA) }.serial == 2)
+        #expect(try await withTimeout() { try await locator.tryServiceAsync(key: keyA) }.serial == 2)
     }
 
     /// Eight tasks of a group get the same async lazy X.
@@ -50,7 +50,7 @@ import Testing
                 return Widget(serial: try await group.reduce(0, +))
             }
         }
-        #expect(try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyA) }.serial == 8)
+        #expect(try await withTimeout() { try await locator.tryServiceAsync(key: keyA) }.serial == 8)
     }
 
     /// Two child tasks get the same slow synchronous lazy X: one makes it, the other's thread waits.
@@ -67,7 +67,7 @@ import Testing
             let (one, two) = try await (first, second)
             return Widget(serial: one.serial + two.serial)
         }
-        #expect(try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyA) }.serial == 2)
+        #expect(try await withTimeout() { try await locator.tryServiceAsync(key: keyA) }.serial == 2)
     }
 
     /// A locator where Y is made after `ySleep`, X after `xSleep` and then needs Y, and A's factory
@@ -96,7 +96,7 @@ import Testing
     @Test func aSiblingsServiceIsWaitedForWithoutACycle() async throws {
         let locator = try diamond(ySleep: .milliseconds(300), xSleep: .milliseconds(50))
         let keyA = keyA
-        #expect(try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyA) }.serial == 21)
+        #expect(try await withTimeout() { try await locator.tryServiceAsync(key: keyA) }.serial == 21)
     }
 
     /// A task of its own, started first, gets X, while A's child tasks get X and Y. Nobody waits for
@@ -104,9 +104,9 @@ import Testing
     @Test func anUnrelatedGetIsNotPartOfAnotherResolutionsWaits() async throws {
         let locator = try diamond(ySleep: .milliseconds(400), xSleep: .milliseconds(150))
         let keyA = keyA, keyX = keyX
-        let gettingX = Task { try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyX) } }
+        let gettingX = Task { try await withTimeout() { try await locator.tryServiceAsync(key: keyX) } }
         try await Task.sleep(for: .milliseconds(30))
-        let gettingA = Task { try await withTimeout(seconds: 20) { try await locator.tryServiceAsync(key: keyA) } }
+        let gettingA = Task { try await withTimeout() { try await locator.tryServiceAsync(key: keyA) } }
         #expect(try await gettingX.value.serial == 11)
         #expect(try await gettingA.value.serial == 21)
     }
