@@ -164,6 +164,31 @@ extension HostCommandTests {
         #expect(run.errors.contains("the library it links libX.so.1 (\(open)/libX.so.1) is refused"), "\(run.errors)")
     }
 
+    /// An entry symbol that is data or an indirect function is refused from the file's symbol table,
+    /// before `dlopen`: the data library's initializer and the IFUNC's resolver (plugin code, which
+    /// `dlsym` would run) never run. Before, both ran, and the IFUNC was said to be data.
+    @Test func anEntryThatIsNoFunctionIsRefusedBeforeAnythingOfTheFileRuns() async throws {
+        let folder = try TemporaryFolder()
+        let marker = { (name: String) in folder.file("\(name)-ran") }
+        let touch = { (name: String) in #"close(open(""# + marker(name) + #"", O_CREAT | O_WRONLY, 0644));"# }
+        let headers = "#include <fcntl.h>\n#include <unistd.h>\n"
+        let data = try await buildC("libDataPlugin.so", headers + "__attribute__((constructor)) static void ran(void) { "
+                                    + touch("data") + " }\nint swift_plugin_entry = 7;\n", in: folder, [])
+        let indirect = try await buildC("libIfuncPlugin.so", headers + "static void *real(void) { return 0; }\n"
+                                        + "static void *(*resolve(void))(void) { " + touch("ifunc") + " return real; }\n"
+                                        + "void *swift_plugin_entry(void) __attribute__((ifunc(\"resolve\")));\n", in: folder, [])
+        let dataRun = try await check(data, ["--allow-other-compiler"])
+        let indirectRun = try await check(indirect, ["--allow-other-compiler"])
+        #expect(dataRun.errors.contains("libDataPlugin.so: its entry symbol 'swift_plugin_entry' is not a function of its own, so it "
+                                        + "was not called: the file's symbol of that name is data, not a function"), "\(dataRun.errors)")
+        #expect(indirectRun.errors.contains("libIfuncPlugin.so: its entry symbol 'swift_plugin_entry' is not a function of its own, "
+                                            + "so it was not called: the file's symbol of that name is an indirect function (IFUNC)"),
+                "\(indirectRun.errors)")
+        #expect(!FileManager.default.fileExists(atPath: marker("data")), "the data library was opened")
+        #expect(!FileManager.default.fileExists(atPath: marker("ifunc")), "the IFUNC's resolver ran")
+        withExtendedLifetime(folder) {}
+    }
+
     /// The entry symbol is looked for among the symbols the file defines, not in its string table:
     /// GNU ld keeps one string for a name that is the tail of another (`my_swift_plugin_entry`), so a
     /// string search took this plugin for no plugin; and a file that only needs the name is none.

@@ -38,16 +38,18 @@ enum ELFCheck {
         var soname: String?
     }
 
-    /// What one reading of a file that may be loaded says: its dynamic section, and the strings of
-    /// its `.comment` section (`nil` if its sections cannot be read, `[]` if it has none).
+    /// What one reading of a file that may be loaded says: its dynamic section, the strings of its
+    /// `.comment` section (`nil` if its sections cannot be read, `[]` if it has none), and its dynamic
+    /// symbols (`nil` if they cannot be read).
     struct Reading {
         let dynamic: DynamicSection
         let comment: [String]?
+        let symbols: DynamicSymbols?
     }
 
     /// This process's executable (`/proc/self/exe`), read once: its toolchain is what plugins are
     /// compared with, and the libraries it links are loaded by their names. `nil` if it cannot be read.
-    static let hostExecutable: Reading? = try? read("/proc/self/exe")
+    static let hostExecutable: Reading? = try? read("/proc/self/exe", symbols: false)
 
     /// Throws why `path` cannot be a loadable shared library here; if it may be, returns the parts of
     /// its dynamic section that say which libraries it links and where they are looked for.
@@ -56,9 +58,10 @@ enum ELFCheck {
         try read(path, comment: false).dynamic
     }
 
-    /// ``validate(_:)`` and the `.comment` strings, from one opening of the file: what discovery
-    /// needs of a plugin file before `dlopen` (the compiler check reads the comment).
-    static func read(_ path: String, comment: Bool = true) throws(PluginLoadError) -> Reading {
+    /// ``validate(_:)``, the `.comment` strings and (unless `symbols` is false) the dynamic symbols,
+    /// from one opening of the file: what discovery needs of a plugin file before `dlopen` (the
+    /// compiler check reads the comment, and the symbols say whether it defines an entry to call).
+    static func read(_ path: String, comment: Bool = true, symbols: Bool = true) throws(PluginLoadError) -> Reading {
         let fail = { (reason: String) in PluginLoadError.notASharedLibrary(path: path, reason: reason) }
         let descriptor: Int32, size: Int
         do {
@@ -129,12 +132,14 @@ enum ELFCheck {
                 throw fail("truncated or damaged: its section headers end at byte \(end) but the file has \(size) bytes")
             }
         }
-        let strings = comment ? commentStrings(descriptor, fileSize: size, header: header) : nil
-        guard let dynamic else { return Reading(dynamic: DynamicSection(), comment: strings) }
+        let found = comment ? Sections(descriptor, fileSize: size, header: header) : nil
+        let strings = found.flatMap(commentStrings)
+        let symbolTable = symbols ? found.flatMap(dynamicSymbols) : nil
+        guard let dynamic else { return Reading(dynamic: DynamicSection(), comment: strings, symbols: symbolTable) }
         guard let section = dynamicSection(descriptor, at: dynamic, fileSize: size, loads: loads) else {
             throw fail("damaged: its dynamic section, or the strings it names, lie outside the file")
         }
-        return Reading(dynamic: section, comment: strings)
+        return Reading(dynamic: section, comment: strings, symbols: symbolTable)
     }
 
     /// The dynamic section at `dynamic` (file offset and size), its strings found through the
@@ -190,31 +195,16 @@ enum ELFCheck {
         return segment.offset + (address - segment.address)
     }
 
-    /// Whether the dynamic string table (`.dynstr`) of the ELF file at `path` holds `symbol` as a whole
-    /// string: `false` if it does not, so that no symbol of the file's, defined or needed, has that
-    /// name; `nil` if the file, its sections or that table cannot be read (then nothing is known).
-    /// For a file refused before `dlopen`: a library with no entry symbol is no plugin at all, and
-    /// saying so beats naming its compiler.
-    static func namesDynamicSymbol(_ path: String, _ symbol: String) -> Bool? {
-        guard let descriptor = try? Posix.open(path, O_RDONLY) else { return nil }
-        defer { Posix.close(descriptor) }
-        guard let size = try? Posix.fstat(descriptor).st_size else { return nil }
-        let header = read(descriptor, offset: 0, count: headerSize)
-        guard header.count == headerSize, let sections = Sections(descriptor, fileSize: Int(size), header: header),
-              let index = sections.index(named: ".dynstr"), let table = sections.contents(index, limit: 1 << 26)
-        else { return nil }
-        let wanted = Array(symbol.utf8) + [0]
-        // Each string starts at 0 or after a NUL; a longer name that ends in `symbol` is not it.
-        return table.indices.contains { start in
-            (start == 0 || table[start - 1] == 0) && table[start...].starts(with: wanted)
-        }
-    }
-
     /// The names in an ELF file's dynamic symbol table (`.dynsym`) that the file defines, and those
     /// it needs another object to define (undefined and not weak: the loader fails without them).
     struct DynamicSymbols: Sendable {
         var defined: Set<String> = []
         var needed: Set<String> = []
+        /// Of `defined`, the functions (`STT_FUNC`).
+        var functions: Set<String> = []
+        /// Of `defined`, the indirect functions (`STT_GNU_IFUNC`): looking one up runs its resolver,
+        /// code of the file's.
+        var indirectFunctions: Set<String> = []
     }
 
     /// The dynamic symbols of the ELF file at `path`, read from the file (nothing of it runs); `nil`
@@ -224,30 +214,39 @@ enum ELFCheck {
         defer { Posix.close(descriptor) }
         guard let size = try? Posix.fstat(descriptor).st_size else { return nil }
         let header = read(descriptor, offset: 0, count: headerSize)
-        guard header.count == headerSize, let sections = Sections(descriptor, fileSize: Int(size), header: header),
-              let symbolsIndex = sections.index(named: ".dynsym"), let namesIndex = sections.index(named: ".dynstr"),
+        guard header.count == headerSize, let sections = Sections(descriptor, fileSize: Int(size), header: header) else { return nil }
+        return dynamicSymbols(sections)
+    }
+
+    /// The dynamic symbols in `sections`; `nil` if the tables cannot be read.
+    private static func dynamicSymbols(_ sections: Sections) -> DynamicSymbols? {
+        guard let symbolsIndex = sections.index(named: ".dynsym"), let namesIndex = sections.index(named: ".dynstr"),
               let table = sections.contents(symbolsIndex, limit: 1 << 26), let names = sections.contents(namesIndex, limit: 1 << 26)
         else { return nil }
-        // Elf64_Sym: st_name (4 bytes), st_info (1), st_other (1), st_shndx (2), st_value (8), st_size (8).
+        // Elf64_Sym: st_name (4 bytes), st_info (1: binding << 4 | type), st_other (1), st_shndx (2),
+        // st_value (8), st_size (8).
         let entrySize = 24, undefinedSection: UInt16 = 0, weakBinding: UInt8 = 2
+        let functionType: UInt8 = 2, indirectFunctionType: UInt8 = 10
         var symbols = DynamicSymbols()
         for entry in stride(from: entrySize, to: table.count - entrySize + 1, by: entrySize) {
             let offset = Int(integer(table, entry, UInt32.self))
             guard offset > 0, offset < names.count else { continue }
             let name = String(decoding: names[offset...].prefix { $0 != 0 }, as: UTF8.self)
+            let info = table[entry + 4]
             if integer(table, entry + 6, UInt16.self) != undefinedSection {
                 symbols.defined.insert(name)
-            } else if table[entry + 4] >> 4 != weakBinding {
+                if info & 0xF == functionType { symbols.functions.insert(name) }
+                if info & 0xF == indirectFunctionType { symbols.indirectFunctions.insert(name) }
+            } else if info >> 4 != weakBinding {
                 symbols.needed.insert(name)
             }
         }
         return symbols
     }
 
-    /// The strings of the `.comment` section of the open ELF file: `nil` if its sections cannot be
-    /// read, `[]` if it has no such section.
-    private static func commentStrings(_ descriptor: Int32, fileSize: Int, header: [UInt8]) -> [String]? {
-        guard let sections = Sections(descriptor, fileSize: fileSize, header: header) else { return nil }
+    /// The strings of the `.comment` section in `sections`: `nil` if it cannot be read, `[]` if
+    /// there is none.
+    private static func commentStrings(_ sections: Sections) -> [String]? {
         guard let index = sections.index(named: ".comment") else { return [] }
         return sections.contents(index, limit: 1 << 16).map { $0.split(separator: 0).map { String(decoding: $0, as: UTF8.self) } }
     }

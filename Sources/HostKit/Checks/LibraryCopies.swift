@@ -29,7 +29,7 @@ enum LibraryCopies {
         // library may be (`libName.so`), by that file name. A file that is no plugin is never opened
         // and maps nothing.
         let finds = candidates.map { candidate -> [String: String] in
-            guard candidate.definesEntrySymbol, let dynamic = candidate.dynamic else { return [:] }
+            guard candidate.entry == .function, let dynamic = candidate.dynamic else { return [:] }
             var copies: [String: String] = [:]
             for needed in dynamic.needed where LibraryCheck.libraryName(needed) != nil && !LoadedObjects.answer(needed) {
                 copies[needed] = checkedCopy(needed, origin: LibraryClosure.folder(of: candidate.realPath), dynamic: dynamic,

@@ -12,10 +12,10 @@ struct PluginCandidate: Sendable, Hashable, Codable {
     var dynamic: ELFCheck.DynamicSection?
     /// The file and contents discovery checked: a reload tells a changed file from an unchanged one by it.
     var identity: FileIdentity?
-    /// Whether the file defines the entry symbol in its dynamic symbol table (false too if that table
-    /// cannot be read). A file that does not is no plugin, and is never opened: a contract library
-    /// beside the plugins runs nothing by being found among them.
-    var definesEntrySymbol = false
+    /// What its dynamic symbol table says of the entry symbol: a file that does not define it as a
+    /// function is never opened (a contract library beside the plugins runs nothing by being found
+    /// among them).
+    var entry = EntrySymbol.missing
 
     /// The file names it is known by (of the path given and of the real path): what a plugin that
     /// links it as a library names in its `DT_NEEDED`.

@@ -70,14 +70,12 @@ public struct PluginDiscovery: Sendable {
         if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real, file) {
             // Another compiler's file that names no entry symbol is no plugin (a system library, say):
             // that is what is wrong with it, as the loader would find after `dlopen`.
-            let entry = PluginHeader.Layout.entrySymbol
-            let isPlugin = ELFCheck.namesDynamicSymbol(real, entry) != false
-            return .failure(isPlugin ? mismatch : .missingEntrySymbol(path: real, symbol: entry))
+            let isPlugin = file.symbols == nil || EntrySymbol(file.symbols) != .missing
+            return .failure(isPlugin ? mismatch : .missingEntrySymbol(path: real, symbol: PluginHeader.Layout.entrySymbol))
         }
         return .success(PluginCandidate(path: path, realPath: real, allowUntrusted: allowUntrusted, dynamic: file.dynamic,
                                         identity: status.identity,
-                                        definesEntrySymbol: ELFCheck.dynamicSymbols(real)?.defined.contains(PluginHeader.Layout.entrySymbol)
-                                            ?? false))
+                                        entry: EntrySymbol(file.symbols)))
     }
 
     /// Every `*.so` in a directory, sorted by name.

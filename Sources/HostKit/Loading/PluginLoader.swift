@@ -97,8 +97,8 @@ enum PluginLoader {
     private static func header(_ candidate: PluginCandidate, spelling: String,
                                opened: inout UInt?) throws(PluginLoadError) -> (DynamicLibrary, PluginHeader) {
         let path = candidate.realPath
-        // No entry symbol of its own (or no table to tell): no plugin, and not opened (nothing of it runs).
-        if !candidate.definesEntrySymbol { throw .missingEntrySymbol(path: path, symbol: PluginHeader.Layout.entrySymbol) }
+        // No entry function of its own (or no table to tell): not opened, nothing of it runs.
+        if let refusal = candidate.entry.refusal(path: path) { throw refusal }
         let library = try DynamicLibrary.open(path, as: spelling, dynamic: candidate.dynamic,
                                               allowUntrustedLibraries: candidate.allowUntrusted)
         opened = library.handleID
