@@ -12,10 +12,11 @@ struct APIDigester {
     /// Writes the library's ABI (a JSON dump, as `api/<Module>.abi.json` holds) to `output`.
     func dump(to output: URL) throws {
         try requireInterface()
-        try Subprocess(tool: "swift-api-digester", arguments: [
+        let said = try Subprocess(tool: "swift-api-digester", arguments: [
             "-dump-sdk", "-abi", "-avoid-location", "-avoid-tool-args", "-module", module,
         ] + searchArguments + ["-use-interface-for-module", module, "-o", output.path])
             .succeed("swift-api-digester -dump-sdk on \(module)")
+        try requireLoaded(said, doing: "-dump-sdk")
     }
 
     /// What changed in the library's ABI since the dump `baseline`.
@@ -25,7 +26,18 @@ struct APIDigester {
             "-diagnose-sdk", "-abi", "-baseline-path", baseline.path, "-module", module,
         ] + searchArguments + ["-use-interface-for-module", module])
             .succeed("swift-api-digester -diagnose-sdk on \(module) against \(baseline.path)")
+        try requireLoaded(report, doing: "-diagnose-sdk")
         return ABIFindings(report: report)
+    }
+
+    /// The digester exits 0 when it cannot load the module (its interface does not build: a module
+    /// it imports is not in the search paths, say) and then dumps an empty module, or reports its
+    /// compiler errors as if they were findings: that is no verdict, and no baseline.
+    private func requireLoaded(_ said: String, doing what: String) throws {
+        guard said.contains("Failed to load module: \(module)") else { return }
+        throw GateError.toolFailed(what: "swift-api-digester \(what) on \(module), which could not load it from "
+                                   + searchPaths.map(\.path).joined(separator: ", ")
+                                   + " (are the modules it imports there too?)", output: said)
     }
 
     private var searchArguments: [String] { searchPaths.flatMap { ["-I", $0.path] } }

@@ -31,10 +31,19 @@ struct CommittedBaseline {
                         atRelease: "at the release, write the baseline anew (--update) and commit it")
     }
 
-    /// Writes the library as it is built now, and its version, as the baseline of a release.
+    /// Writes the library as it is built now, and its version, as the baseline of a release. The
+    /// dump goes to a file of its own first and replaces the baseline's only once it is whole: a
+    /// failed dump leaves the last release's baseline as it was.
     func write(digester: APIDigester, version: SemanticVersion) throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try digester.dump(to: dumpFile)
+        let files = FileManager.default
+        try files.createDirectory(at: folder, withIntermediateDirectories: true)
+        let fresh = folder.appendingPathComponent(".\(module).abi.json.\(UUID().uuidString)")
+        defer { try? files.removeItem(at: fresh) }
+        try digester.dump(to: fresh)
+        // rename(2) replaces the file whole, whether or not there was one.
+        guard rename(fresh.path, dumpFile.path) == 0 else {
+            throw GateError.toolFailed(what: "writing \(dumpFile.relativePath)", output: String(cString: strerror(errno)))
+        }
         try "\(version)\n".write(to: versionFile, atomically: true, encoding: .utf8)
     }
 }

@@ -164,6 +164,21 @@ import Testing
         #expect(kept == "1.0.0\n", "the last release's baseline stays: \(kept)")
     }
 
+    /// The modules the library imports are not where the gate looks: the digester cannot load the
+    /// library (it says so and exits 0, dumping an empty module). That is no verdict and no baseline:
+    /// before, `--update` wrote an empty baseline and a check called the compiler's errors breaks.
+    @Test func aLibraryTheDigesterCannotLoadIsNoVerdictAndWritesNoBaseline() async throws {
+        let work = try Workspace()
+        let built = try await work.build("now", Self.contracts(version: (1, 0, 0)))
+        try FileManager.default.removeItem(at: built.modules.appendingPathComponent("PluginAPI.swiftinterface"))
+        try FileManager.default.removeItem(at: built.modules.appendingPathComponent("PluginAPI.swiftmodule"))
+        let update = try await work.gate(built, ["--baseline", "baseline", "--update"])
+        #expect(update.status == 2, "\(update.output)")
+        #expect(update.output.contains("could not load it from"), "\(update.output)")
+        #expect(!FileManager.default.fileExists(atPath: work.root.appendingPathComponent("baseline/GateContracts.abi.json").path),
+                "a baseline was written from a module that did not load")
+    }
+
     /// A baseline version that is not plain MAJOR.MINOR.PATCH digits (a sign, a part above 65535) is
     /// refused as unreadable: no comparison, and no crash on the number.
     @Test(arguments: ["+1.0.0", "1.-0.0", "9223372036854775807.0.0", "1.0", "1.0.0.0"])
