@@ -19,8 +19,7 @@ struct CommittedBaseline {
 
     /// The baseline, or `GateError.noBaseline` if either file is missing.
     func read() throws -> Baseline {
-        let files = FileManager.default
-        guard files.fileExists(atPath: dumpFile.path), files.fileExists(atPath: versionFile.path) else {
+        guard exists else {
             throw GateError.noBaseline(module: module, looked: "\(dumpFile.relativePath) and \(versionFile.relativePath)")
         }
         let text = try String(contentsOf: versionFile, encoding: .utf8)

@@ -66,16 +66,11 @@ struct LibraryClosure {
             throw refuse("its real path cannot be read: \(error.reason)")
         }
         if libraries.contains(real) || LoadedObjects.contain(real) { return nil }
-        guard let status = FileStatus(real), status.isRegularFile else {
-            throw refuse("not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
-        }
-        if !allowUntrusted, let reason = PathTrust.problem(found) { throw refuse(reason) }
         let linked: ELFCheck.DynamicSection
         do {
-            linked = try ELFCheck.validate(real)
+            linked = try Self.check(found, real: real, allowUntrusted: allowUntrusted)
         } catch {
-            guard case let .notASharedLibrary(_, reason) = error else { throw refuse(error.description) }
-            throw refuse(reason)
+            throw refuse(error.reason)
         }
         if let soname = linked.soname { answered.insert(soname) }
         libraries.append(real)
@@ -84,6 +79,28 @@ struct LibraryClosure {
         return (Self.folder(of: found), linked)
     }
 
+    /// Why a library found for a plugin may not be mapped.
+    struct Refusal: Error {
+        let reason: String
+    }
+
+    /// Checks the library found at `found` (its real path `real`) as the plugin itself is checked: a
+    /// regular file (a pipe would hang the loader), a trusted path unless `allowUntrusted`, ELF
+    /// headers that fit the file. Returns its dynamic section.
+    static func check(_ found: String, real: String, allowUntrusted: Bool) throws(Refusal) -> ELFCheck.DynamicSection {
+        guard let status = FileStatus(real), status.isRegularFile else {
+            throw Refusal(reason: "not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
+        }
+        if !allowUntrusted, let reason = PathTrust.problem(found) { throw Refusal(reason: reason) }
+        do {
+            return try ELFCheck.validate(real)
+        } catch {
+            guard case let .notASharedLibrary(_, reason) = error else { throw Refusal(reason: error.description) }
+            throw Refusal(reason: reason)
+        }
+    }
+
+    /// The folder of the file `path` (empty for a name without one).
     static func folder(of path: String) -> String {
         String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     }

@@ -40,6 +40,9 @@ enum LibraryCopies {
         // For each library with copies to choose from, the copies that will do: the chosen one and
         // those defining the very same symbols (two builds of one release).
         var fitting: [String: Set<String>] = [:]
+        // Each plugin's needed symbols, read once however many libraries it has copies of (a plugin
+        // whose table cannot be read counts as needing none: the same for every copy).
+        var neededBy: [String: Set<String>] = [:]
         for needed in Set(finds.flatMap(\.keys)).sorted() {
             guard let name = LibraryCheck.libraryName(needed) else { continue }
             let users = finds.indices.filter { finds[$0][needed] != nil }
@@ -50,7 +53,9 @@ enum LibraryCopies {
             let defined = copies.compactMap { copy in ELFCheck.dynamicSymbols(copy).map { (copy: copy, symbols: $0.defined) } }
             guard defined.contains(where: { $0.symbols.contains(LibraryCheck.versionSymbol(of: name)) }) else { continue }
             let bringers = Dictionary(grouping: users) { finds[$0][needed] ?? "" }.mapValues(\.count)
-            guard let best = best(of: defined, for: users.map { candidates[$0].realPath }, bringers: bringers) else { continue }
+            let plugins = users.map { candidates[$0].realPath }
+            for plugin in plugins where neededBy[plugin] == nil { neededBy[plugin] = ELFCheck.dynamicSymbols(plugin)?.needed ?? [] }
+            guard let best = best(of: defined, needs: plugins.map { neededBy[$0] ?? [] }, bringers: bringers) else { continue }
             fitting[needed] = Set(defined.filter { $0.symbols == best.symbols }.map(\.copy))
         }
         guard !fitting.isEmpty else { return candidates }
@@ -68,14 +73,14 @@ enum LibraryCopies {
         return order
     }
 
-    /// Of `copies` (real paths, sorted, each with the symbols it defines), the one the most of
-    /// `plugins` can use, then the one that defines the most, then the one the most plugins came with
-    /// (`bringers`), then the first.
-    private static func best(of copies: [(copy: String, symbols: Set<String>)], for plugins: [String],
+    /// Of `copies` (real paths, sorted, each with the symbols it defines), the one the most plugins
+    /// (`needs`: the symbols each needs) can use, then the one that defines the most, then the one
+    /// the most plugins came with (`bringers`), then the first.
+    private static func best(of copies: [(copy: String, symbols: Set<String>)], needs plugins: [Set<String>],
                              bringers: [String: Int]) -> (copy: String, symbols: Set<String>)? {
         let library = copies.reduce(into: Set<String>()) { $0.formUnion($1.symbols) }
         // What each plugin needs of the library: its needed symbols that some copy defines.
-        let needs = plugins.compactMap { ELFCheck.dynamicSymbols($0)?.needed.intersection(library) }
+        let needs = plugins.map { $0.intersection(library) }
         let ranked = copies.map { copy in
             (copy: copy, usable: needs.filter { $0.isSubset(of: copy.symbols) }.count, size: copy.symbols.count,
              brought: bringers[copy.copy] ?? 0)
@@ -86,14 +91,13 @@ enum LibraryCopies {
         }?.copy
     }
 
-    /// The real path of the copy of `needed` that an object in `origin` would find, if it is a
-    /// regular file on a trusted path (unless `allowUntrusted`) whose ELF headers fit.
+    /// The real path of the copy of `needed` that an object in `origin` would find, if it passes
+    /// the checks a library the plugin brings must pass (``LibraryClosure/check(_:real:allowUntrusted:)``).
     private static func checkedCopy(_ needed: String, origin: String, dynamic: ELFCheck.DynamicSection,
                                     allowUntrusted: Bool) -> String? {
         guard let found = LibraryClosure.find(needed, origin: origin, dynamic: dynamic),
-              let real = LibraryClosure.realPath(found), FileStatus(real)?.isRegularFile == true,
-              allowUntrusted || PathTrust.problem(found) == nil,
-              (try? ELFCheck.validate(real)) != nil
+              let real = LibraryClosure.realPath(found),
+              (try? LibraryClosure.check(found, real: real, allowUntrusted: allowUntrusted)) != nil
         else { return nil }
         return real
     }

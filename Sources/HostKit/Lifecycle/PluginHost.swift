@@ -252,16 +252,20 @@ public final class PluginHost: Sendable {
             for file in plugin.linkedLibraries { linkers[file, default: []].append(plugin.metadata.name) }
         }
         guard !linkers.isEmpty else { return }
-        let copies = Dictionary(opened.flatMap(\.copies).map { ($0.file, $0) }) { first, _ in first }
+        // The copies the plugins are bound to (the loader binds every plugin to one copy of a name),
+        // by file and by the name plugins link them by.
+        let copies = opened.flatMap(\.copies)
+        let byFile = Dictionary(copies.map { ($0.file, $0) }) { first, _ in first }
+        let byName = Dictionary(copies.map { ("lib\($0.version.name).so", $0) }) { first, _ in first }
         for candidate in candidates {
             guard case .missingEntrySymbol? = outcome[candidate.realPath]?.error,
                   let (name, users) = candidate.fileNames.lazy.compactMap({ name in linkers[name].map { (name, $0) } }).first
             else { continue }
-            if let bound = LibraryCopies.loaded(name), bound.file != candidate.realPath {
+            if let bound = byName[name], bound.file != candidate.realPath {
                 outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil, usedInstead: bound)
             } else {
                 outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil, linkedBy: users,
-                                                               library: copies[candidate.realPath])
+                                                               library: byFile[candidate.realPath])
             }
         }
     }

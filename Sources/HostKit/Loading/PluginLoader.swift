@@ -13,9 +13,9 @@ enum PluginLoader {
         var files: [(identity: FileIdentity?, inspection: PluginInspection)] = []
         /// The file of the image last mapped from the path.
         var mapped: FileIdentity?
-        /// How many times the path was handed to `dlopen`: the next time under another spelling. (A
-        /// spelling the loader answered with an image it had is an alias of that image from then on.)
-        var opens = 0
+        /// How many times the path was handed to `dlopen` (one file each): the next time under another
+        /// spelling. (A spelling the loader answered with an image it had is an alias of that image.)
+        var opens: Int { files.count }
     }
 
     private struct State {
@@ -77,7 +77,6 @@ enum PluginLoader {
                 state.opened[path, default: Opened()].mapped = candidate.identity
             }
             state.opened[path, default: Opened()].files.append((candidate.identity, result))
-            state.opened[path, default: Opened()].opens += 1
             return result
         }
     }

@@ -84,12 +84,12 @@ struct ReloadPlan {
         // name could be read (it may be the next version, under a new name), and while a plugin that
         // stays requires one of its keys.
         var newlyRefusedIn: [String: PluginLoadError] = [:]
-        for (path, error, isNew) in refused where isNew && newlyRefusedIn[Self.folder(of: path)] == nil {
-            newlyRefusedIn[Self.folder(of: path)] = error
+        for (path, error, isNew) in refused where isNew && newlyRefusedIn[LibraryClosure.folder(of: path)] == nil {
+            newlyRefusedIn[LibraryClosure.folder(of: path)] = error
         }
         var leaving: [LoadedPlugin] = []
         for plugin in published where !staying.contains(plugin.metadata.name) && upgraded[plugin.metadata.name] == nil {
-            if let error = newlyRefusedIn[Self.folder(of: plugin.path)] {
+            if let error = newlyRefusedIn[LibraryClosure.folder(of: plugin.path)] {
                 decided.append(ReloadReport.Entry(.kept, plugin, error: error))
             } else {
                 leaving.append(plugin)
@@ -108,11 +108,6 @@ struct ReloadPlan {
         var path = Substring(path)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
         return String(path)
-    }
-
-    /// The folder of the file `path`.
-    private static func folder(of path: String) -> String {
-        String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
     }
 
     /// The names of the plugins of `published`, not `leaving`, that require a key `plugin` provides.
