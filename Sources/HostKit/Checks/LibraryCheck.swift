@@ -66,7 +66,7 @@ enum LibraryCheck {
         let owner = library.owner(of: symbol) ?? library.path
         let file = owner.split(separator: "/").last.map(String.init) ?? owner
         guard file == "lib\(name).so" else { return .ownCopy(carrier: file) }
-        let path = LibraryClosure.realPath(owner) ?? owner
+        let path = ShadowFolder.original(of: LibraryClosure.realPath(owner) ?? owner)
         // Called as the `@c () -> UInt64` that `versionSymbol(of:)` names in every versioned
         // library, and only in the file named for the library: a library of the plugin's (trusted,
         // ELF-checked) that defined it as data would crash here (noted as a gap, not checked).

@@ -5,78 +5,113 @@ import Foundation
 /// untrusted files are allowed), a regular file (a pipe would hang the loader), ELF headers that fit
 /// the file (a truncated one would kill the process with SIGBUS inside the loader).
 ///
-/// The search follows glibc's (ld.so(8)): breadth first, the plugin's own `DT_NEEDED` names before
-/// those of the libraries they bring; for each object, its `DT_RPATH` when it has no `DT_RUNPATH`,
-/// `LD_LIBRARY_PATH` (`:` or `;` between folders, an empty or relative one taken from the current
-/// folder), its `DT_RUNPATH`, the folders of `/etc/ld.so.conf`, then `/lib` and `/usr/lib` (with
-/// their multiarch folders); `$ORIGIN` is the folder the object was found in. A name that a loaded
-/// object answers to (its `DT_SONAME`, or the name it was loaded under: its file name, when a loaded
-/// object links it by that name) maps nothing new; a found file that is loaded already (the same
-/// real path) neither. After `dlopen`, ``unchecked(allowing:)`` says whether the loader mapped any
-/// file that was not checked (one replaced in between, or a search this model got wrong): the
-/// plugin is then refused before its entry runs.
+/// The plugin is a copy in a ``ShadowFolder``: a library the loader will look for in a folder of the
+/// copies (through `$ORIGIN`) is copied there from the same place beside the original, and it is the
+/// copy that is checked and mapped. Libraries found elsewhere (an absolute run path,
+/// `LD_LIBRARY_PATH`) are mapped from where they are, checked there.
+///
+/// The search follows glibc's (ld.so(8)), for what this model can decide exactly: breadth first, the
+/// plugin's own `DT_NEEDED` names before those of the libraries they bring; for each object,
+/// `LD_LIBRARY_PATH`, then its `DT_RUNPATH` (`$ORIGIN` is the folder the object was found in). What it
+/// cannot decide exactly, it refuses, naming the entry (``SearchModel``): a name with a `/` or a `$`,
+/// a `DT_RPATH` (searched through a chain of objects), a relative run path folder or one with another
+/// `$` token (`$LIB`, `$PLATFORM`, or a word that only starts like `$ORIGIN`), a folder with
+/// subfolders the loader searches first (hardware capabilities: `glibc-hwcaps`, `tls`, ...), and a
+/// library found only through the loader's cache or the system's folders. A name that a loaded object
+/// answers to (its `DT_SONAME`, or the name it was loaded under: its file name, when a loaded object
+/// links it by that name) maps nothing new; a found file that is loaded already (the same real path)
+/// neither. After `dlopen`, ``unchecked(allowing:)`` says whether the loader mapped any file that was
+/// not checked (the model and the loader disagreed): the plugin is then refused before its entry runs.
 struct LibraryClosure {
     /// How many objects were loaded when the closure was computed: those after are new.
     private let loadedBefore: Int
-    /// The libraries to be newly mapped, by real path, in the order the loader maps them.
+    /// The libraries to be newly mapped, by real path (a copy's, for a copied one), in the order the
+    /// loader maps them.
     private(set) var libraries: [String] = []
     /// The names this closure looked up: what the plugin's `dlopen` may newly map.
     private var sought: Set<String> = []
     /// The names the libraries it found will answer to once mapped: each one's name and soname.
     private var answered: Set<String> = []
     private let allowUntrusted: Bool
+    private let shadow: ShadowFolder?
 
-    /// Finds and checks every library the plugin at `path` (whose dynamic section is `dynamic`) would
-    /// newly map. Throws ``PluginLoadError/libraryRefused(path:library:file:reason:)`` for the first
-    /// one that is missing or refused.
-    init(plugin path: String, dynamic: ELFCheck.DynamicSection, allowUntrusted: Bool) throws(PluginLoadError) {
+    /// Finds and checks every library the plugin at `image` (the file `dlopen` gets; reported as
+    /// `path`), whose dynamic section is `dynamic`, would newly map, copying into `shadow` those the
+    /// loader will find there. Throws ``PluginLoadError/libraryRefused(path:library:file:reason:)``
+    /// for the first one that is missing, refused, or found where this model cannot be sure.
+    init(plugin image: String, reportedAs path: String, dynamic: ELFCheck.DynamicSection, allowUntrusted: Bool,
+         shadow: ShadowFolder?) throws(PluginLoadError) {
         loadedBefore = LoadedObjects.count()
         self.allowUntrusted = allowUntrusted
-        LoadedObjects.note(needed: dynamic.needed, of: path)
+        self.shadow = shadow
+        LoadedObjects.note(needed: dynamic.needed, of: image)
         // Breadth first, as the loader maps: an object's needs are looked up before their own needs.
-        var queue: [(origin: String, dynamic: ELFCheck.DynamicSection)] = [(Self.folder(of: path), dynamic)]
+        var queue: [(origin: String, dynamic: ELFCheck.DynamicSection, object: String)] = [(Self.folder(of: image), dynamic, path)]
         var next = 0
         while next < queue.count {
-            let (origin, dynamic) = queue[next]
+            let (origin, dynamic, object) = queue[next]
             next += 1
             for name in dynamic.needed where !answered.contains(name) && !LoadedObjects.answer(name) {
-                if let found = try find(name, origin: origin, dynamic: dynamic, plugin: path) {
+                if let found = try find(name, origin: origin, dynamic: dynamic, object: object, plugin: path) {
                     queue.append(found)
                 }
             }
         }
     }
 
-    /// Finds and checks the library `name`, needed by an object in `origin`; returns its folder and
-    /// dynamic section if the loader will newly map it, `nil` if the file is loaded already.
-    private mutating func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection,
-                               plugin: String) throws(PluginLoadError) -> (origin: String, dynamic: ELFCheck.DynamicSection)? {
+    /// Finds and checks the library `name`, needed by `object` (an original path) in `origin`;
+    /// returns its folder, dynamic section and path if the loader will newly map it, `nil` if the
+    /// file is loaded already.
+    private mutating func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection, object: String,
+                               plugin: String) throws(PluginLoadError)
+        -> (origin: String, dynamic: ELFCheck.DynamicSection, object: String)? {
         sought.insert(name)
         answered.insert(name)
-        guard let found = Self.find(name, origin: origin, dynamic: dynamic) else {
+        let found: Location?
+        do {
+            found = try Self.find(name, origin: origin, dynamic: dynamic, shadow: shadow)
+        } catch {
+            throw .libraryRefused(path: plugin, library: name, file: nil,
+                                  reason: "looked for in a way this host cannot model exactly, so it is not loaded: "
+                                  + error.reason + (object == plugin ? "" : " (in \(object))"))
+        }
+        guard let location = found else {
             throw .libraryRefused(path: plugin, library: name, file: nil, reason:
-                "not found where the dynamic linker looks for it (\(Self.describeSearch(origin: origin, dynamic: dynamic))): "
+                "not found where the dynamic linker looks for it (\(SearchModel.describe(origin: origin, dynamic: dynamic))): "
                 + "ship it beside the plugin")
         }
-        let refuse = { (reason: String) in PluginLoadError.libraryRefused(path: plugin, library: name, file: found, reason: reason) }
+        let refuse = { (reason: String) in
+            PluginLoadError.libraryRefused(path: plugin, library: name, file: location.original, reason: reason)
+        }
         let real: String
         do {
-            real = String(decoding: try Posix.realpath(found), as: UTF8.self)
+            real = String(decoding: try Posix.realpath(location.original), as: UTF8.self)
         } catch {
             throw refuse("its real path cannot be read: \(error.reason)")
         }
-        if libraries.contains(real) || LoadedObjects.contain(real) { return nil }
+        let mapped = location.isCopy ? location.loaderPath : real
+        if libraries.contains(mapped) || LoadedObjects.contain(mapped) { return nil }
         let linked: ELFCheck.DynamicSection
         do {
-            linked = try Self.check(found, real: real, allowUntrusted: allowUntrusted)
+            linked = try Self.check(location, real: real, allowUntrusted: allowUntrusted, shadow: shadow)
         } catch {
             throw refuse(error.reason)
         }
         if let soname = linked.soname { answered.insert(soname) }
-        libraries.append(real)
-        LoadedObjects.note(needed: linked.needed, of: real)
+        libraries.append(mapped)
+        LoadedObjects.note(needed: linked.needed, of: mapped)
         // `$ORIGIN` of a library is the folder it was found in (a symlink's, not its target's).
-        return (Self.folder(of: found), linked)
+        return (Self.folder(of: location.loaderPath), linked, location.original)
+    }
+
+    /// Where a library was found: the path the loader opens, and the file it stands for.
+    struct Location {
+        /// The path the dynamic linker will open: in a ``ShadowFolder`` for a library beside the copies.
+        let loaderPath: String
+        /// The path the file was found at among the originals: what is trusted, copied and reported.
+        let original: String
+        /// Whether the loader opens a copy of `original` (made or to be made).
+        var isCopy: Bool { loaderPath != original }
     }
 
     /// Why a library found for a plugin may not be mapped.
@@ -84,16 +119,26 @@ struct LibraryClosure {
         let reason: String
     }
 
-    /// Checks the library found at `found` (its real path `real`) as the plugin itself is checked: a
-    /// regular file (a pipe would hang the loader), a trusted path unless `allowUntrusted`, ELF
-    /// headers that fit the file. Returns its dynamic section.
-    static func check(_ found: String, real: String, allowUntrusted: Bool) throws(Refusal) -> ELFCheck.DynamicSection {
+    /// Checks the library at `location` (the real path of its original `real`) as the plugin itself
+    /// is checked: a regular file (a pipe would hang the loader), a trusted path unless
+    /// `allowUntrusted`, ELF headers that fit the file. A library the loader finds among the copies
+    /// is copied into `shadow` first, and its copy is read. Returns its dynamic section.
+    static func check(_ location: Location, real: String, allowUntrusted: Bool,
+                      shadow: ShadowFolder?) throws(Refusal) -> ELFCheck.DynamicSection {
         guard let status = FileStatus(real), status.isRegularFile else {
             throw Refusal(reason: "not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
         }
-        if !allowUntrusted, let reason = PathTrust.problem(found) { throw Refusal(reason: reason) }
+        if !allowUntrusted, let reason = PathTrust.problem(location.original) { throw Refusal(reason: reason) }
+        var read = real
+        if location.isCopy, let shadow {
+            do {
+                read = try shadow.copy(real, as: location.original, expected: status.identity).image
+            } catch {
+                throw Refusal(reason: error.reason)
+            }
+        }
         do {
-            return try ELFCheck.validate(real)
+            return try ELFCheck.validate(read)
         } catch {
             guard case let .notASharedLibrary(_, reason) = error else { throw Refusal(reason: error.description) }
             throw Refusal(reason: reason)
@@ -114,65 +159,25 @@ struct LibraryClosure {
         }.map(\.real).sorted()
     }
 
-    /// Where the loader finds `name` for an object in `origin` with `dynamic`, or `nil`.
-    static func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection) -> String? {
-        if name.contains("/") { return FileStatus(name) == nil ? nil : name }
-        return folders(origin: origin, dynamic: dynamic).lazy.map { "\($0)/\(name)" }.first { FileStatus($0) != nil }
-    }
-
-    /// The folders searched for a library linked by an object in `origin`, in glibc's order. An
-    /// empty or relative folder is taken from the current folder, as the loader takes it.
-    private static func folders(origin: String, dynamic: ELFCheck.DynamicSection) -> [String] {
-        let expand = { (folder: String) in
-            absolute(folder.replacing("${ORIGIN}", with: origin).replacing("$ORIGIN", with: origin))
-        }
-        return (dynamic.runpath == nil ? dynamic.rpath.map(expand) : []) + libraryPath.map(absolute)
-            + (dynamic.runpath ?? []).map(expand) + systemFolders
-    }
-
-    /// `folder` from the current folder if it is empty or relative.
-    private static func absolute(_ folder: String) -> String {
-        guard !folder.hasPrefix("/") else { return folder }
-        let current = FileManager.default.currentDirectoryPath
-        return folder.isEmpty ? current : current + "/" + folder
-    }
-
-    private static func describeSearch(origin: String, dynamic: ELFCheck.DynamicSection) -> String {
-        let own = (dynamic.runpath ?? dynamic.rpath).map { "'\($0)'" }
-        return (own.isEmpty ? "no run path" : "run path \(own.joined(separator: ", "))")
-            + (libraryPath.isEmpty ? "" : ", LD_LIBRARY_PATH") + ", the system's folders"
-    }
-
-    /// `LD_LIBRARY_PATH`, read once: the loader read it when the process started. glibc splits it at
-    /// `:` and `;`, and an empty entry is the current folder.
-    private static let libraryPath: [String] = {
-        guard let value = Posix.environment("LD_LIBRARY_PATH"), !value.isEmpty else { return [] }
-        return value.split(separator: /[:;]/, omittingEmptySubsequences: false).map(String.init)
-    }()
-
-    /// The folders of `/etc/ld.so.conf` (and the files it includes), then the default ones.
-    private static let systemFolders: [String] = {
-        var folders: [String] = []
-        var files = ["/etc/ld.so.conf"]
-        var seen: Set<String> = []
-        while let file = files.popLast() {
-            guard seen.insert(file).inserted, let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
-            for raw in text.split(separator: "\n") {
-                let line = raw.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
-                if line.hasPrefix("include ") {
-                    files += Posix.glob(String(line.dropFirst(8)).trimmingCharacters(in: .whitespaces)).reversed()
-                } else if line.hasPrefix("/") {
-                    folders.append(line)
+    /// Where the loader finds `name` for an object in `origin` with `dynamic`, or `nil`; a folder of
+    /// the copies in `shadow` holds what lies at the same place beside the originals (copied when it
+    /// is checked). Throws what this model cannot decide exactly (``SearchModel``).
+    static func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection,
+                     shadow: ShadowFolder?) throws(SearchModel.Refusal) -> Location? {
+        for folder in try SearchModel.folders(for: name, origin: origin, dynamic: dynamic) {
+            try SearchModel.checkSubfolders(of: folder, for: name)
+            let path = folder + "/" + name
+            if let shadow, let original = shadow.original(ofPathInside: path) {
+                // A copy made already (this load's copy of a plugin file, say) is what the loader finds.
+                if FileStatus(path) != nil || FileStatus(original) != nil {
+                    return Location(loaderPath: shadow.image(of: original), original: original)
                 }
+            } else if FileStatus(path) != nil {
+                return Location(loaderPath: path, original: path)
             }
         }
-        #if arch(x86_64)
-        let triple = "x86_64-linux-gnu"
-        #else
-        let triple = "aarch64-linux-gnu"
-        #endif
-        return folders + ["/lib/\(triple)", "/usr/lib/\(triple)", "/lib", "/usr/lib"]
-    }()
+        return nil
+    }
 
     /// The real path of `path`, or `nil` if it has none.
     static func realPath(_ path: String) -> String? {

@@ -32,8 +32,8 @@ enum LibraryCopies {
             guard candidate.entry == .function, let dynamic = candidate.dynamic else { return [:] }
             var copies: [String: String] = [:]
             for needed in dynamic.needed where LibraryCheck.libraryName(needed) != nil && !LoadedObjects.answer(needed) {
-                copies[needed] = checkedCopy(needed, origin: LibraryClosure.folder(of: candidate.realPath), dynamic: dynamic,
-                                             allowUntrusted: candidate.allowUntrusted)
+                copies[needed] = checkedCopy(needed, origin: LibraryClosure.folder(of: candidate.image), dynamic: dynamic,
+                                             allowUntrusted: candidate.allowUntrusted, shadow: candidate.shadow)
             }
             return copies
         }
@@ -53,7 +53,7 @@ enum LibraryCopies {
             let defined = copies.compactMap { copy in ELFCheck.dynamicSymbols(copy).map { (copy: copy, symbols: $0.defined) } }
             guard defined.contains(where: { $0.symbols.contains(LibraryCheck.versionSymbol(of: name)) }) else { continue }
             let bringers = Dictionary(grouping: users) { finds[$0][needed] ?? "" }.mapValues(\.count)
-            let plugins = users.map { candidates[$0].realPath }
+            let plugins = users.map { candidates[$0].image }
             for plugin in plugins where neededBy[plugin] == nil { neededBy[plugin] = ELFCheck.dynamicSymbols(plugin)?.needed ?? [] }
             guard let best = best(of: defined, needs: plugins.map { neededBy[$0] ?? [] }, bringers: bringers) else { continue }
             fitting[needed] = Set(defined.filter { $0.symbols == best.symbols }.map(\.copy))
@@ -91,15 +91,16 @@ enum LibraryCopies {
         }?.copy
     }
 
-    /// The real path of the copy of `needed` that an object in `origin` would find, if it passes
-    /// the checks a library the plugin brings must pass (``LibraryClosure/check(_:real:allowUntrusted:)``).
+    /// The real path of the file the loader would map for `needed`, for an object in `origin` (a
+    /// copy, for a library beside the copies), if it passes the checks a library the plugin brings
+    /// must pass (``LibraryClosure/check(_:real:allowUntrusted:shadow:)``).
     private static func checkedCopy(_ needed: String, origin: String, dynamic: ELFCheck.DynamicSection,
-                                    allowUntrusted: Bool) -> String? {
-        guard let found = LibraryClosure.find(needed, origin: origin, dynamic: dynamic),
-              let real = LibraryClosure.realPath(found),
-              (try? LibraryClosure.check(found, real: real, allowUntrusted: allowUntrusted)) != nil
+                                    allowUntrusted: Bool, shadow: ShadowFolder?) -> String? {
+        guard let found = try? LibraryClosure.find(needed, origin: origin, dynamic: dynamic, shadow: shadow),
+              let real = LibraryClosure.realPath(found.original),
+              (try? LibraryClosure.check(found, real: real, allowUntrusted: allowUntrusted, shadow: shadow)) != nil
         else { return nil }
-        return real
+        return found.isCopy ? found.loaderPath : real
     }
 
     /// The copy loaded in this process that a plugin linking `needed` (`libName.so`) is bound to, and

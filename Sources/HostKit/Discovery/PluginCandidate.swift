@@ -1,10 +1,16 @@
-/// A file that may be a plugin: the path as the user gave it (made absolute) and the real path
-/// behind every symlink, which is what reaches `dlopen`.
+/// A file that may be a plugin: the path as the user gave it (made absolute), the real path behind
+/// every symlink, and the copy of the file that the checks read and `dlopen` maps (``ShadowFolder``).
 struct PluginCandidate: Sendable, Hashable, Codable {
     /// The path as given, made absolute.
     let path: String
-    /// The canonical path: absolute, with no symlink, `.` or `..`.
+    /// The canonical path: absolute, with no symlink, `.` or `..`. What reports name.
     let realPath: String
+    /// The file the checks read and `dlopen` gets: the copy in ``shadowRoot`` of the bytes at
+    /// ``realPath`` as discovery read them, or ``realPath`` itself for a file the process has
+    /// loaded already (a library of the host's, never mapped again).
+    var image: String
+    /// The ``ShadowFolder`` of the copy: the libraries the plugin brings are copied beside it.
+    var shadowRoot: String?
     /// Whether the libraries the plugin links may be files others could change, as the discovery
     /// that found it allows for the plugin itself.
     var allowUntrusted = false
@@ -12,6 +18,9 @@ struct PluginCandidate: Sendable, Hashable, Codable {
     var dynamic: ELFCheck.DynamicSection?
     /// The file and contents discovery checked: a reload tells a changed file from an unchanged one by it.
     var identity: FileIdentity?
+
+    /// The shadow folder the copy lies in, if it is one.
+    var shadow: ShadowFolder? { shadowRoot.map(ShadowFolder.existing) }
     /// What its dynamic symbol table says of the entry symbol: a file that does not define it as a
     /// function is never opened (a contract library beside the plugins runs nothing by being found
     /// among them).
@@ -21,5 +30,11 @@ struct PluginCandidate: Sendable, Hashable, Codable {
     /// links it as a library names in its `DT_NEEDED`.
     var fileNames: [String] {
         [path, realPath].map { String($0.split(separator: "/").last ?? "") }
+    }
+
+    /// The same file, found at `path` (given so, or moved or linked there since it was read).
+    func found(at path: String, allowUntrusted: Bool) -> PluginCandidate {
+        PluginCandidate(path: path, realPath: realPath, image: image, shadowRoot: shadowRoot,
+                                        allowUntrusted: allowUntrusted, dynamic: dynamic, identity: identity, entry: entry)
     }
 }

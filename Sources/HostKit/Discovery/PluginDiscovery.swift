@@ -7,16 +7,24 @@ public struct PluginDiscovery: Sendable {
     /// Accept plugins that another toolchain built than the host (their ELF `.comment` lines
     /// differ). Such a plugin may lay out Swift's and PluginAPI's types otherwise, and crash.
     public var allowOtherCompilers: Bool
+    /// The folder in which each load makes a private folder for the copies of the files it maps
+    /// (the plugins and the libraries they bring are checked and mapped as copies, so that nothing
+    /// done to a file after its check reaches the code that runs); `nil` for `TMPDIR`, or `/tmp`.
+    /// It must be on a file system that allows mapping code (not mounted `noexec`).
+    public var shadowFolder: String?
 
     /// A discovery that refuses untrusted files unless `allowUntrusted`, and plugins another
-    /// toolchain built unless `allowOtherCompilers`.
-    public init(allowUntrusted: Bool = false, allowOtherCompilers: Bool = false) {
+    /// toolchain built unless `allowOtherCompilers`, and copies the files it maps into a folder made
+    /// in `shadowFolder` (`TMPDIR` or `/tmp` if `nil`).
+    public init(allowUntrusted: Bool = false, allowOtherCompilers: Bool = false, shadowFolder: String? = nil) {
         self.allowUntrusted = allowUntrusted
         self.allowOtherCompilers = allowOtherCompilers
+        self.shadowFolder = shadowFolder
     }
 
-    /// The candidates in the order of the sources, without duplicates, and the problems found.
-    func discover(_ sources: [PluginSource]) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
+    /// The candidates in the order of the sources, without duplicates, and the problems found; each
+    /// file that may be mapped is copied into `shadow` and checked there.
+    func discover(_ sources: [PluginSource], into shadow: ShadowFolder) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
         var candidates: [PluginCandidate] = []
         var problems: [PluginLoadError] = []
         var seen: Set<String> = []
@@ -31,9 +39,9 @@ public struct PluginDiscovery: Sendable {
         func visit(_ source: PluginSource) {
             switch source {
             case let .file(path):
-                add(candidate(path))
+                add(candidate(path, into: shadow))
             case let .directory(path):
-                scan(path).forEach(add)
+                scan(path, into: shadow).forEach(add)
             case let .searchPath(list):
                 let entries = list.split(separator: ":")
                 if entries.isEmpty { add(.failure(.emptySearchPath(list))) }
@@ -44,8 +52,10 @@ public struct PluginDiscovery: Sendable {
         return (candidates, problems)
     }
 
-    /// One file given by the user.
-    func candidate(_ path: String) -> Result<PluginCandidate, PluginLoadError> {
+    /// One file given by the user: trusted by its path, then copied into `shadow` from one opening of
+    /// its real path, and the copy checked (``CheckedFiles``: a file read before, unchanged, is not
+    /// copied again).
+    func candidate(_ path: String, into shadow: ShadowFolder) -> Result<PluginCandidate, PluginLoadError> {
         let path = absolute(path)
         let real: String
         switch realPath(path) {
@@ -60,12 +70,26 @@ public struct PluginDiscovery: Sendable {
         if !allowUntrusted, let reason = PathTrust.problem(path) {
             return .failure(.untrusted(path: path, reason: reason))
         }
+        if let known = CheckedFiles.candidate(real, identity: status.identity) {
+            return .success(known.found(at: path, allowUntrusted: allowUntrusted))
+        }
+        // A library this process loaded already (the host's own PluginAPI, say) is never mapped
+        // again: read where it is.
+        var image = real, identity = status.identity
+        if !LoadedObjects.contain(real) {
+            do {
+                (image, identity) = try shadow.copy(real, as: real, expected: status.identity)
+            } catch {
+                return .failure(.unusablePath(path: path, reason: error.reason))
+            }
+        }
         // Read once, here: the headers checked, the toolchain named, the libraries it links listed.
         let file: ELFCheck.Reading
         do {
-            file = try ELFCheck.read(real)
+            file = try ELFCheck.read(image)
         } catch {
-            return .failure(error)
+            guard case let .notASharedLibrary(_, reason) = error else { return .failure(error) }
+            return .failure(.notASharedLibrary(path: real, reason: reason))
         }
         if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real, file) {
             // Another compiler's file that names no entry symbol is no plugin (a system library, say):
@@ -73,13 +97,15 @@ public struct PluginDiscovery: Sendable {
             let isPlugin = file.symbols == nil || EntrySymbol(file.symbols) != .missing
             return .failure(isPlugin ? mismatch : .missingEntrySymbol(path: real, symbol: PluginHeader.Layout.entrySymbol))
         }
-        return .success(PluginCandidate(path: path, realPath: real, allowUntrusted: allowUntrusted, dynamic: file.dynamic,
-                                        identity: status.identity,
-                                        entry: EntrySymbol(file.symbols)))
+        let candidate = PluginCandidate(path: path, realPath: real, image: image,
+                                        shadowRoot: image == real ? nil : shadow.root, allowUntrusted: allowUntrusted,
+                                        dynamic: file.dynamic, identity: identity, entry: EntrySymbol(file.symbols))
+        CheckedFiles.remember(candidate)
+        return .success(candidate)
     }
 
     /// Every `*.so` in a directory, sorted by name.
-    func scan(_ directory: String) -> [Result<PluginCandidate, PluginLoadError>] {
+    func scan(_ directory: String, into shadow: ShadowFolder) -> [Result<PluginCandidate, PluginLoadError>] {
         let directory = absolute(directory)
         let real: String
         switch realPath(directory) {
@@ -110,7 +136,7 @@ public struct PluginDiscovery: Sendable {
                                               reason: "the file name is not valid UTF-8; rename it to load it"))
             }
         }
-        return names.sorted().map { candidate(base + $0) } + problems.map { .failure($0) }
+        return names.sorted().map { candidate(base + $0, into: shadow) } + problems.map { .failure($0) }
     }
 
     private func absolute(_ path: String) -> String {

@@ -145,10 +145,13 @@ public struct PluginProbe: Sendable {
         let checked = environment[checkedVariable].flatMap { try? JSONDecoder().decode([PluginCandidate].self, from: Data($0.utf8)) } ?? []
         for variable in [tokenVariable, providersVariable, checkedVariable] { Posix.removeEnvironment(variable) }
         let pipeline = LoadPipeline(discovery: discovery)
+        defer { pipeline.finish() }
         let checkedFiles = Dictionary(checked.map { ($0.realPath, $0) }) { first, _ in first }
-        // A file the parent's discovery checked is opened as it was checked; another is discovered here.
+        // A file the parent's discovery checked is opened as it was checked (its copy); another, or
+        // one whose copy went with an earlier load (a provider loaded before), is discovered here.
         let open = { (path: String) in
-            (checkedFiles[path].map { .success($0) } ?? pipeline.discover(file: path)).flatMap(pipeline.open)
+            let checked = checkedFiles[path].flatMap { FileStatus($0.image) == nil ? nil : $0 }
+            return (checked.map { .success($0) } ?? pipeline.discover(file: path)).flatMap(pipeline.open)
         }
         let verdict: Verdict
         switch open(path) {

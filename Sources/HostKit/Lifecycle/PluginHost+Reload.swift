@@ -55,6 +55,7 @@ extension PluginHost {
             return report
         }
         let pipeline = LoadPipeline(discovery: discovery)
+        defer { pipeline.finish() }
         let (candidates, problems) = pipeline.discover(sources)
         let (unchanged, fresh) = Self.sort(candidates, servedBy: published)
         let seenBefore = Set(fresh.filter(PluginLoader.hasOpened).map(\.realPath))

@@ -111,6 +111,7 @@ public final class PluginHost: Sendable {
             state.isShutDown = false
         }
         let pipeline = LoadPipeline(discovery: discovery)
+        defer { pipeline.finish() }
         let (candidates, problems) = pipeline.discover(sources)
         var load = Load()
         let opened = openChoosingCopies(candidates, with: pipeline, probe: probe, into: &load)
@@ -433,6 +434,7 @@ public final class PluginHost: Sendable {
     public static func inspect(_ path: String, discovery: PluginDiscovery = PluginDiscovery(),
                                probe: PluginProbe? = nil) -> PluginInspection {
         let pipeline = LoadPipeline(discovery: discovery)
+        defer { pipeline.finish() }
         switch pipeline.discover(file: path) {
         case let .failure(refusal):
             return PluginInspection(path: path, plugin: nil, refusal: refusal)

@@ -14,20 +14,22 @@ struct DynamicLibrary: @unchecked Sendable {
     /// one: no plugin records their versions, so they are not asked for one.
     let runtimeLibraries: Set<String>
 
-    /// Opens `path`, which must be absolute (a bare name would search the system's library path)
-    /// and real: its ELF headers are checked first (unless discovery read them: then `dynamic`), and
-    /// so is every library the loader would newly map with it (``LibraryClosure``), trusted unless
-    /// `allowUntrustedLibraries`. If the loader then mapped a file that was not checked, the library
-    /// is refused before anything of it is called. `spelling`, if given, is the name `dlopen` gets: the
-    /// same file under a path that names it otherwise (``PluginLoader/spelling(of:image:)``).
-    static func open(_ path: String, as spelling: String? = nil, dynamic known: ELFCheck.DynamicSection? = nil,
-                     allowUntrustedLibraries: Bool = false) throws(PluginLoadError) -> DynamicLibrary {
-        guard path.hasPrefix("/") else { throw .notFound(path: path) }
+    /// Opens `image`, which must be absolute (a bare name would search the system's library path)
+    /// and real: the copy of the plugin `path` in `shadow`, or a file that is not copied. Its ELF
+    /// headers are checked first (unless discovery read them: then `dynamic`), and so is every
+    /// library the loader would newly map with it (``LibraryClosure``, which copies the libraries the
+    /// loader will find beside the copy), trusted unless `allowUntrustedLibraries`. If the loader then
+    /// mapped a file that was not checked, the library is refused before anything of it is called.
+    /// Errors name `path` and the originals of the copies.
+    static func open(_ image: String, reportedAs path: String, dynamic known: ELFCheck.DynamicSection? = nil,
+                     allowUntrustedLibraries: Bool = false, shadow: ShadowFolder? = nil) throws(PluginLoadError) -> DynamicLibrary {
+        guard image.hasPrefix("/") else { throw .notFound(path: path) }
         let dynamic: ELFCheck.DynamicSection
-        if let known { dynamic = known } else { dynamic = try ELFCheck.validate(path) }
-        let closure = try LibraryClosure(plugin: path, dynamic: dynamic, allowUntrusted: allowUntrustedLibraries)
+        if let known { dynamic = known } else { dynamic = try ELFCheck.validate(image) }
+        let closure = try LibraryClosure(plugin: image, reportedAs: path, dynamic: dynamic,
+                                         allowUntrusted: allowUntrustedLibraries, shadow: shadow)
         _ = dlerror()
-        guard let handle = dlopen(spelling ?? path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+        guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             guard let error = lastError() else { throw .notASharedLibrary(path: path, reason: "unknown dlopen error") }
             // The copy a plugin was bound to: loaded before it (its version is asked), or brought by
             // it (checked, mapped and unmapped again by the failed `dlopen`: nothing of it ran, and
@@ -35,18 +37,20 @@ struct DynamicLibrary: @unchecked Sendable {
             let copy = { (library: String) -> SwiftDemangle.Copy? in
                 let file = "lib\(library).so"
                 if let brought = closure.libraries.first(where: { $0.hasSuffix("/" + file) }) {
-                    return SwiftDemangle.Copy(file: brought, version: nil)
+                    return SwiftDemangle.Copy(file: ShadowFolder.original(of: brought), version: nil)
                 }
                 return LibraryCopies.loaded(file).map { SwiftDemangle.Copy(file: $0.file, version: $0.version) }
             }
-            throw .notASharedLibrary(path: path, reason: SwiftDemangle.explain(error, opened: spelling ?? path, copy: copy))
+            let reason = SwiftDemangle.explain(error, opened: image, copy: copy)
+            throw .notASharedLibrary(path: path, reason: ShadowFolder.originals(in: reason))
         }
-        if let unchecked = closure.unchecked(allowing: path).first {
-            throw .libraryRefused(path: path, library: String(unchecked.split(separator: "/").last ?? ""), file: unchecked,
+        if let unchecked = closure.unchecked(allowing: image).first {
+            throw .libraryRefused(path: path, library: String(unchecked.split(separator: "/").last ?? ""),
+                                  file: ShadowFolder.original(of: unchecked),
                                   reason: "the dynamic linker mapped it, but it is not a file that was checked (replaced "
                                   + "since, or found where this host does not look), so the plugin was not called")
         }
-        return DynamicLibrary(path: path, handle: handle, runtimeLibraries: LoadedObjects.runtimeLibraries())
+        return DynamicLibrary(path: image, handle: handle, runtimeLibraries: LoadedObjects.runtimeLibraries())
     }
 
     /// The loaded library that a plugin linking `name` (a file name, such as `libSampleContracts.so`)

@@ -15,3 +15,12 @@ public struct PluginInspection: Sendable {
         return plugin
     }
 }
+
+extension PluginInspection {
+    /// The same file's outcome, for the file found at `candidate`'s path: moved or linked there since
+    /// it was opened, it is the same plugin under its new path.
+    func found(at candidate: PluginCandidate) -> PluginInspection {
+        guard candidate.realPath != path else { return self }
+        return PluginInspection(path: candidate.realPath, plugin: plugin?.moved(to: candidate), refusal: refusal)
+    }
+}

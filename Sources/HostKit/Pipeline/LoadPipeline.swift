@@ -22,15 +22,32 @@
 struct LoadPipeline {
     /// How files are found and which are trusted.
     let discovery: PluginDiscovery
+    /// This load's folder of copies (``ShadowFolder``), or why it has none: then nothing loads.
+    let shadow: Result<ShadowFolder, PluginLoadError>
+
+    /// A pipeline for one load, with a new folder for its copies in `discovery`'s
+    /// ``PluginDiscovery/shadowFolder``. Call ``finish()`` when the load has opened its plugins.
+    init(discovery: PluginDiscovery) {
+        self.discovery = discovery
+        shadow = ShadowFolder.make(in: discovery.shadowFolder)
+    }
 
     /// Phase 1: the candidate files of `sources`, each once, and what was wrong with the rest.
     func discover(_ sources: [PluginSource]) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
-        discovery.discover(sources)
+        switch shadow {
+        case let .success(shadow): discovery.discover(sources, into: shadow)
+        case let .failure(problem): ([], [problem])
+        }
     }
 
     /// Phase 1 for one file given by its path.
     func discover(file path: String) -> Result<PluginCandidate, PluginLoadError> {
-        discovery.candidate(path)
+        shadow.flatMap { discovery.candidate(path, into: $0) }
+    }
+
+    /// Removes this load's copies (what was mapped stays mapped). The load's files are opened by now.
+    func finish() {
+        if case let .success(shadow) = shadow { shadow.remove() }
     }
 
     /// Phase 2: the plugin in the candidate's file, or why it is refused.

@@ -62,11 +62,10 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     case probeFailed(path: String, reason: String)
     /// The plugin's `start` hook threw or timed out; its slots were removed again.
     case startFailed(plugin: String, reason: String)
-    /// New contents were written into a plugin file this process has mapped (same file, other size or
-    /// time): the dynamic loader hands back the image it mapped, and a file written into while mapped
-    /// can crash the process. Refused; a new version is installed under another name and renamed over
-    /// the old file (`install`, `mv`), or the host restarted.
-    case changedInPlace(path: String)
+    /// No folder for the copies of the files a load maps (``PluginDiscovery/shadowFolder``) can be
+    /// made in `path`, or code cannot be mapped from there (a file system mounted `noexec`): nothing
+    /// is loaded.
+    case shadowFolderUnusable(path: String, reason: String)
     /// A reload found the plugin's file gone (or refused), but plugins that stay require its keys: the
     /// plugin is kept serving.
     case stillRequired(plugin: String, requiredBy: [String])
@@ -81,7 +80,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
              let .compilerMismatch(path, _, _),
              let .badMagic(path, _), let .unsupportedHeader(path, _), let .malformedHeader(path, _),
              let .incompatibleLibraries(path, _), let .foreignDescriptor(path), let .malformedMetadata(path, _),
-             let .duplicatePlugin(_, path, _), let .probeFailed(path, _), let .changedInPlace(path):
+             let .duplicatePlugin(_, path, _), let .probeFailed(path, _), let .shadowFolderUnusable(path, _):
             path
         case let .keyConflict(_, plugin, _), let .missingRequirement(plugin, _, _), let .requirementCycle(plugin, _),
              let .requirementTypeMismatch(plugin, _, _, _),
@@ -142,10 +141,9 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .probeFailed(path, reason): "\(path): probe failed: \(reason)"
         case let .startFailed(plugin, reason):
             "plugin '\(plugin)': start \(reason); its services were removed"
-        case let .changedInPlace(path):
-            "\(path): written into while loaded, refused (the loader would hand back the loaded image, and writing "
-                + "into a loaded library can crash the process): install a new version under another name and rename "
-                + "it over the file (install, mv), or restart the host"
+        case let .shadowFolderUnusable(path, reason):
+            "\(path): no plugin was loaded: the host copies each file it maps into a folder of its own made here, "
+                + "but \(reason); name another folder for the copies (PluginDiscovery.shadowFolder)"
         case let .stillRequired(plugin, requiredBy):
             "plugin '\(plugin)': kept, still required by \(requiredBy.map { "'\($0)'" }.joined(separator: ", ")); "
                 + "remove their files too to withdraw it"

@@ -13,6 +13,11 @@ enum Posix {
         try retrying("open") { Glibc.open(path, flags | O_CLOEXEC) }
     }
 
+    /// `open(2)` of `path` with `O_CREAT` among `flags`: a file made has `mode`. Close-on-exec always.
+    static func open(_ path: String, _ flags: Int32, mode: mode_t) throws(SystemCallError) -> Int32 {
+        try retrying("open") { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    }
+
     /// `close(2)`. Not retried: on Linux the descriptor is released even when `close` says `EINTR`,
     /// and a second call could close a descriptor another thread has just been given.
     static func close(_ descriptor: Int32) {
@@ -111,6 +116,47 @@ enum Posix {
         defer { globfree(&result) }
         guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
         return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }.sorted()
+    }
+
+    /// Makes a new folder from `template` (ending in `XXXXXX`), readable and writable by this user
+    /// only (`mkdtemp(3)`); returns its path.
+    static func makeTemporaryFolder(_ template: String) throws(SystemCallError) -> String {
+        var name = Array(template.utf8CString)
+        guard name.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap(mkdtemp) }) != nil else { throw .last("mkdtemp") }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `mkdir(2)` of `path` with `mode`; a folder already there is no error.
+    static func makeFolder(_ path: String, mode: mode_t) throws(SystemCallError) {
+        guard mkdir(path, mode) == 0 || errno == EEXIST else { throw .last("mkdir") }
+    }
+
+    /// Whether the file system holding `path` is mounted without permission to run or map code from
+    /// it (`statvfs(3)`'s `ST_NOEXEC`).
+    static func isMountedNoExec(_ path: String) throws(SystemCallError) -> Bool {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { throw .last("statvfs") }
+        let noExec: UInt = 8  // ST_NOEXEC of <sys/statvfs.h>, an enum Swift does not import
+        return info.f_flag & noExec != 0
+    }
+
+    /// Copies what is left to read of `source` to `destination`, both open descriptors; returns how
+    /// many bytes it copied.
+    static func copy(from source: Int32, to destination: Int32) throws(SystemCallError) -> Int {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+        defer { buffer.deallocate() }
+        // The buffer is this call's own, allocated above and alive until it returns.
+        guard let base = buffer.baseAddress else { return 0 }
+        var total = 0
+        while true {
+            let got = try read(source, into: buffer)
+            if got == 0 { return total }
+            var written = 0
+            while written < got {
+                written += try write(destination, from: base + written, count: got - written)
+            }
+            total += got
+        }
     }
 
     // MARK: The process

@@ -1,0 +1,186 @@
+import Foundation
+import Glibc
+
+/// A folder only this host's user can write, into which a load copies every file it will map: each
+/// plugin file and each library it brings. The checks read the copy, and `dlopen` maps the copy, so
+/// the code that runs is the very bytes that were checked: a file written into, renamed over or
+/// swapped after the check (by an operator's `cp` over a served plugin, say) cannot reach an image,
+/// whose pages the kernel may read from its file at any time. (As ASP.NET's shadow copies do.)
+///
+/// A file is copied to the folder's root followed by its own absolute path (`/srv/plugins/a.so` to
+/// `ROOT/srv/plugins/a.so`), so the copies lie to each other as the originals do: `$ORIGIN`, and a
+/// run path such as `$ORIGIN/../lib`, lead from one copy to the others (``LibraryClosure`` copies each
+/// library where the loader will look for it). Each load has a folder of its own, removed when the
+/// load is done: a mapped file stays mapped after its name is removed, and a library a later load
+/// needs is matched by its name among the loaded objects, never looked for again.
+///
+/// What it costs: the bytes of every file copied, once per load that maps it (a file unchanged since
+/// it was opened is not copied again). On a disk these are ordinary file pages; on a `tmpfs` they are
+/// memory, kept as long as the image is mapped (for the process, as plugins are never unloaded).
+final class ShadowFolder: Sendable {
+    /// The folder: a real path, made by `mkdtemp` (mode 0700).
+    let root: String
+    /// What was copied in this folder: the copy of each original path, by its normalized path.
+    private let copies = Lock<[String: (image: String, identity: FileIdentity)]>([:])
+    /// Whether this process made the folder (and removes it): a probe child uses its parent's.
+    private let made: Bool
+
+    /// Every folder this process made or used, so that a path of a loaded copy can be told by its
+    /// original name in reports, long after the folder is gone.
+    private static let roots = Lock<[String]>([])
+
+    private init(root: String, made: Bool) {
+        self.root = root
+        self.made = made
+        Self.roots.withLock { roots in if !roots.contains(root) { roots.append(root) } }
+    }
+
+    /// The folder's parent when no other is given: `TMPDIR` if it is an absolute path, else `/tmp`.
+    static var defaultParent: String {
+        Posix.environment("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+    }
+
+    /// A new folder in `parent` (``defaultParent`` if `nil`), or why there cannot be one there: it
+    /// cannot be made, or its file system is mounted without permission to map code (`noexec`).
+    static func make(in parent: String?) -> Result<ShadowFolder, PluginLoadError> {
+        let parent = parent ?? defaultParent
+        let unusable = { (reason: String) in PluginLoadError.shadowFolderUnusable(path: parent, reason: reason) }
+        let made: String
+        do {
+            made = try Posix.makeTemporaryFolder((parent.hasSuffix("/") ? parent : parent + "/") + "swift-plugin-host-XXXXXX")
+        } catch {
+            return .failure(unusable("a folder cannot be made in it: \(error.reason)"))
+        }
+        let real = LibraryClosure.realPath(made) ?? made
+        do {
+            if try Posix.isMountedNoExec(real) {
+                try? FileManager.default.removeItem(atPath: real)
+                return .failure(unusable("its file system is mounted noexec, so no code may be mapped from it"))
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: real)
+            return .failure(unusable("its file system cannot be read: \(error.reason)"))
+        }
+        return .success(ShadowFolder(root: real, made: true))
+    }
+
+    /// The folder at `root`, made by another process of this host (a probe child's parent): copies
+    /// made here are removed with it, by that process.
+    static func existing(_ root: String) -> ShadowFolder {
+        ShadowFolder(root: root, made: false)
+    }
+
+    /// Where the copy of the file at the absolute path `original` lies (or will lie).
+    func image(of original: String) -> String {
+        root + Self.normalized(original)
+    }
+
+    /// The original path of `path` if it lies in this folder: a folder or file of a copy.
+    func original(ofPathInside path: String) -> String? {
+        let path = Self.normalized(path)
+        guard path == root || path.hasPrefix(root + "/") else { return nil }
+        let rest = String(path.dropFirst(root.count))
+        return rest.isEmpty ? "/" : rest
+    }
+
+    /// `path` as the file it was copied from, if it lies in a folder this process made or used.
+    static func original(of path: String) -> String {
+        roots.withLock { roots in
+            roots.lazy.compactMap { root in path.hasPrefix(root + "/") ? String(path.dropFirst(root.count)) : nil }.first
+        } ?? path
+    }
+
+    /// `text` (a loader's message, say) with every path of a copy written as its original.
+    static func originals(in text: String) -> String {
+        roots.withLock { roots in roots.reduce(text) { $0.replacing($1 + "/", with: "/") } }
+    }
+
+    /// Copies the regular file at the real path `real` to ``image(of:)`` of `original` (the path it
+    /// is known by: the real path, or the path a library was found at) and returns the copy and the
+    /// identity of the file copied. Copied once per folder: a second call returns the first copy.
+    /// Refused if the file is not the one `expected` (another was put at its path since it was
+    /// checked), or if it changed while it was copied (a write in progress: the next load reads it
+    /// again).
+    func copy(_ real: String, as original: String,
+              expected: FileIdentity? = nil) throws(Refusal) -> (image: String, identity: FileIdentity) {
+        let image = self.image(of: original)
+        if let known = copies.withLock({ $0[image] }) { return known }
+        let source: Int32
+        do {
+            source = try Posix.open(real, O_RDONLY | O_NOFOLLOW)
+        } catch {
+            throw Refusal(reason: "cannot be read: \(error.reason)")
+        }
+        defer { Posix.close(source) }
+        guard let info = try? Posix.fstat(source) else { throw Refusal(reason: "cannot be read: fstat failed") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw Refusal(reason: "not a regular file") }
+        let before = FileIdentity(info)
+        if let expected, !before.isSameFile(as: expected) {
+            throw Refusal(reason: "another file was put at its path while it was checked")
+        }
+        do {
+            try makeFolders(to: image)
+        } catch {
+            throw Refusal(reason: "its copy's folder cannot be made in \(root): \(error.reason)")
+        }
+        let destination: Int32
+        do {
+            destination = try Posix.open(image, O_WRONLY | O_CREAT | O_EXCL, mode: 0o500)
+        } catch where error.code == EEXIST {
+            // Made by the process that made the folder (a probe child's parent), from the same load.
+            return (image, before)
+        } catch {
+            throw Refusal(reason: "cannot be copied to \(root): \(error.reason)")
+        }
+        let copied: Int, after: FileIdentity?
+        do {
+            copied = try Posix.copy(from: source, to: destination)
+            Posix.close(destination)
+            after = (try? Posix.fstat(source)).map(FileIdentity.init)
+        } catch {
+            Posix.close(destination)
+            unlink(image)
+            throw Refusal(reason: "cannot be copied to \(root): \(error.reason)")
+        }
+        guard after == before, Int64(copied) == before.size else {
+            unlink(image)
+            throw Refusal(reason: "it changed while it was read (a write in progress?); it is read again at the next load")
+        }
+        copies.withLock { $0[image] = (image, before) }
+        return (image, before)
+    }
+
+    /// Why a file cannot be copied.
+    struct Refusal: Error {
+        let reason: String
+    }
+
+    /// Removes the folder and every copy in it, if this process made it. Mapped copies stay mapped.
+    func remove() {
+        guard made else { return }
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Makes the folders on the way to `image`, below ``root``, each readable by this user only.
+    private func makeFolders(to image: String) throws(SystemCallError) {
+        var folder = root
+        for part in image.dropFirst(root.count).split(separator: "/").dropLast() {
+            folder += "/" + part
+            try Posix.makeFolder(folder, mode: 0o700)
+        }
+    }
+
+    /// `path` (absolute) without `.`, `..` and repeated slashes, as written: a copy's folders hold no
+    /// symlink, so the kernel resolves a `..` in a path into the folder just so.
+    static func normalized(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": _ = parts.popLast()
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}
