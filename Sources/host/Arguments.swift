@@ -119,6 +119,9 @@ struct Arguments {
             case "--also":
                 guard let path = rest.popFirst() else { throw UsageError(description: "--also needs a path") }
                 also.append(path)
+            case "--shadow-folder":
+                guard let path = rest.popFirst() else { throw UsageError(description: "--shadow-folder needs a folder") }
+                discovery.shadowFolder = path
             case "--json": json = true
             case "--param":
                 guard let value = rest.popFirst() else { throw UsageError(description: "--param needs a VALUE") }
@@ -149,6 +152,7 @@ struct Arguments {
     /// The options a `__probe` child needs to accept the same files.
     var discoveryOptions: [String] {
         Self.discoveryFlags.filter { discovery[keyPath: $0.option] }.map(\.flag)
+            + (discovery.shadowFolder.map { ["--shadow-folder", $0] } ?? [])
     }
 
     /// This command's flag for each option of ``PluginDiscovery``: HostKit's errors name the option

@@ -37,6 +37,9 @@ enum Output {
     /// `line`, which tells of `refusal` (a reload's `kept` or `refused` entry), on stderr with the flag
     /// that would have let the file in, as for a refusal of the load.
     static func problem(_ line: String, refusal: PluginLoadError) {
+        if case .shadowFolderUnusable = refusal {
+            return problem("\(line): with host, --shadow-folder DIR")
+        }
         let flag = refusal.allowedBy.flatMap(Arguments.flag(for:))
         problem(flag.map { "\(line); \($0) loads it anyway" } ?? line)
     }

@@ -39,6 +39,8 @@ enum Usage {
         to the samples is `host run --also path/to/libMine.so`.
         --allow-untrusted     also load files others than you or root could have changed
         --allow-other-compiler  also load plugins another Swift toolchain built (it may crash the host)
+        --shadow-folder DIR   where each load makes its private folder for the copies of the files
+                              it maps (default TMPDIR, else /tmp; not a file system mounted noexec)
         --isolated            open and register each plugin in a child process first (after the
                               plugins it requires); one that crashes, hangs or exits there is
                               reported and not loaded. Start and shutdown hooks run in the host only

@@ -244,3 +244,13 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
     }
 }
+
+extension PluginDiscovery {
+    /// Discovery as a load runs it (each file copied into the load's shadow folder), the copies
+    /// removed after.
+    fileprivate func discover(_ sources: [PluginSource]) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
+        let pipeline = LoadPipeline(discovery: self)
+        defer { pipeline.finish() }
+        return pipeline.discover(sources)
+    }
+}

@@ -37,7 +37,7 @@ import Testing
         .registrationFailed(plugin: "p", reason: "threw"),
         .probeFailed(path: "/p.so", reason: "crashed"),
         .startFailed(plugin: "p", reason: HookOutcome.timedOut(.seconds(1)).description),
-        .changedInPlace(path: "/p.so"),
+        .shadowFolderUnusable(path: "/tmp", reason: "its file system is mounted noexec"),
         .stillRequired(plugin: "p", requiredBy: ["q", "r"]),
     ]
 
@@ -68,7 +68,7 @@ import Testing
         case .registrationFailed: 22
         case .probeFailed: 23
         case .startFailed: 24
-        case .changedInPlace: 25
+        case .shadowFolderUnusable: 25
         case .stillRequired: 26
         }
     }

@@ -1,0 +1,77 @@
+import Foundation
+@testable import HostKit
+@_spi(HostKit) import PluginAPI
+import TestSupport
+import Testing
+
+/// Shadow copies: what is checked is what is mapped, and nothing done to a plugin's file afterwards
+/// reaches the image (`ShadowFolder`).
+@Suite struct ShadowCopyTests {
+    let versioned = "libversioned.so"
+
+    /// The files this process has mapped, as `/proc/self/maps` names them.
+    static func mappedFiles() throws -> Set<String> {
+        // Read to its end: a file of /proc says its size is 0.
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        #expect(!maps.isEmpty)
+        return Set(maps.split(separator: "\n").compactMap { line in
+            line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true).dropFirst(5).first
+                .map { String($0.trimmingCharacters(in: .whitespaces).replacing(" (deleted)", with: "")) }
+        })
+    }
+
+    @Test func aNewBuildCopiedOverAServedFileIsUpgradedAndTheOldVersionStopsCleanly() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
+        let host = plugins.host
+        #expect(try host.locator.tryService(key: versionedKey) == "1")
+        _ = try host.locator.tryService(key: ServiceLocatorEasyKey<any ClosableService>(name: "fixture.versioned.closable"))
+        // As `cp` does: the same file opened, truncated and written with the new build's bytes. Before
+        // shadow copies, the old image's pages came from this file: stopping it crashed the host.
+        let path = plugins.folder.file(versioned)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(contentsOf: URL(fileURLWithPath: BuiltPlugins.path("FixtureVersionTwo"))))
+        try handle.close()
+        let report = host.reload()
+        #expect(report.entries.map(\.summary) == ["upgraded fixture-versioned 1.0.0 -> 2.0.0 (\(path))"], "\(report.text)")
+        #expect(try host.locator.tryService(key: versionedKey) == "2")
+        #expect(script.events == ["start versioned 1", "start versioned 2", "shutdown versioned 1", "close versioned 1"])
+        #expect(host.shutdown().entries.allSatisfy { $0.outcome.isFinished })
+    }
+
+    @Test func theImageMappedIsTheCheckedCopyAndTheCopiesGoWithTheLoad() throws {
+        let folder = try TemporaryFolder()
+        let file = try folder.install("FixtureVersionThree", as: "libthree.so")
+        let parent = try TemporaryFolder()
+        let host = PluginHost(discovery: PluginDiscovery(shadowFolder: parent.path))
+        let report = host.load([.file(file)], start: false)
+        #expect(!report.hasProblems, "\(report.problems)")
+        let mapped = try Self.mappedFiles()
+        // The original is never mapped; its copy, made in a folder of `parent`, is.
+        #expect(!mapped.contains(file))
+        let copies = mapped.filter { $0.hasPrefix(parent.path + "/") }
+        #expect(copies.count == 1 && copies.first?.hasSuffix(file) == true, "\(copies) \(file)")
+        // Once the load is done, its folder is gone (the mapping stays).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).isEmpty)
+        // A report names the original, never the copy.
+        #expect(report.entries.map(\.path) == [file])
+    }
+
+    @Test func aShadowFolderThatCannotBeMadeLoadsNothingAndSaysWhere() throws {
+        let folder = try TemporaryFolder()
+        let file = try folder.install("FixtureVersionOne", as: versioned)
+        let missing = folder.file("no-such-folder")
+        let host = PluginHost(discovery: PluginDiscovery(shadowFolder: missing))
+        let report = host.load([.file(file)], start: false)
+        guard case let .shadowFolderUnusable(path, reason)? = report.problems.first else {
+            Issue.record("not refused: \(report.entries)")
+            return
+        }
+        #expect(path == missing)
+        #expect(reason.contains("cannot be made"))
+        #expect(host.locator.slots.isEmpty)
+    }
+}
