@@ -63,6 +63,26 @@ import Testing
         BuiltPlugins.path(product)
     }
 
+    /// A shadow folder on a file system mounted `noexec` (a tmpfs mounted so in a mount namespace of
+    /// the host's own, `unshare -m`: the test runs as root, as CI does) loads nothing, and the error
+    /// says where, why, and the option to use.
+    @Test func aShadowFolderMountedNoexecIsRefusedNamingTheOption() async throws {
+        let folder = try TemporaryFolder()
+        let mountPoint = folder.file("noexec")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+        let host = "\(BuiltPlugins.directory)/host"
+        let script = "mount -t tmpfs -o noexec tmpfs \"$1\" && exec \"$2\" list --plugins \"$3\" --shadow-folder \"$1\""
+        let run = try await self.host(["-m", "/bin/sh", "-c", script, "sh", mountPoint, host, plugin("ClockPlugin")],
+                                      executable: "/usr/bin/unshare")
+        #expect(run.status == 1, "\(run.output) \(run.errors)")
+        #expect(run.errors.contains("\(mountPoint): no plugin was loaded"), "\(run.errors)")
+        #expect(run.errors.contains("mounted noexec"), "\(run.errors)")
+        #expect(run.errors.contains("--shadow-folder DIR"), "\(run.errors)")
+        // Without the option, the same host loads it (the copy goes to TMPDIR).
+        let plain = try await self.host(["list", "--plugins", plugin("ClockPlugin")])
+        #expect(plain.status == 0, "\(plain.errors)")
+    }
+
     /// Without `--plugins`, `host` loads the plugins built beside it (the samples), lists their slots
     /// and gets each service it can without knowing its type.
     @Test func theDefaultRunLoadsThePluginsBesideItListsSlotsAndGetsEachService() async throws {
