@@ -177,4 +177,31 @@ import Testing
         #expect(ran == Set(closure.libraries), "\(layout): ran \(ran.sorted()), checked \(closure.libraries)")
         return ran.contains { $0.hasPrefix(shadow.root + "/") }
     }
+
+    /// The loader's cache as this host reads it against `ldconfig -p`, which prints it: each name
+    /// listed once for this machine is where the host says the loader takes it.
+    @Test func theLoaderCacheReadsAsLdconfigPrintsIt() throws {
+        let printed = try Self.run("/sbin/ldconfig", ["-p"], in: "/")
+        try #require(printed.status == 0, "\(printed.output)")
+        #if arch(x86_64)
+        let machine = "(libc6,x86-64)"
+        #else
+        let machine = "(libc6,AArch64)"
+        #endif
+        var listed: [String: [String]] = [:]
+        for line in printed.output.split(separator: "\n") where line.contains(machine + " => ") {
+            let parts = line.trimmingCharacters(in: .whitespaces).components(separatedBy: " => ")
+            guard parts.count == 2, let name = parts[0].split(separator: " ").first else { continue }
+            listed[String(name), default: []].append(parts[1])
+        }
+        try #require(listed.count > 10, "ldconfig -p listed \(listed.count) names")
+        for (name, paths) in listed {
+            if paths.count == 1 {
+                #expect(try LoaderCache.path(of: name) == paths[0], "\(name)")
+            } else {
+                #expect(throws: SearchModel.Refusal.self, "\(name)") { try LoaderCache.path(of: name) }
+            }
+        }
+        #expect(try LoaderCache.path(of: "libno-such-library-here.so.9") == nil)
+    }
 }

@@ -15,9 +15,10 @@ import Foundation
 /// `LD_LIBRARY_PATH`, then its `DT_RUNPATH` (`$ORIGIN` is the folder the object was found in). What it
 /// cannot decide exactly, it refuses, naming the entry (``SearchModel``): a name with a `/` or a `$`,
 /// a `DT_RPATH` (searched through a chain of objects), a relative run path folder or one with another
-/// `$` token (`$LIB`, `$PLATFORM`, or a word that only starts like `$ORIGIN`), a folder with
-/// subfolders the loader searches first (hardware capabilities: `glibc-hwcaps`, `tls`, ...), and a
-/// library found only through the loader's cache or the system's folders. A name that a loaded object
+/// `$` token (`$LIB`, `$PLATFORM`, or a word that only starts like `$ORIGIN`), a file in a subfolder
+/// the loader searches first (hardware capabilities: `glibc-hwcaps`, `tls`, ...), a name the loader's
+/// cache holds several builds of. After the run path, the loader's cache and its default folders
+/// (``LoaderCache``, ``SearchModel/defaultFolders``). A name that a loaded object
 /// answers to (its `DT_SONAME`, or the name it was loaded under: its file name, when a loaded object
 /// links it by that name) maps nothing new; a found file that is loaded already (the same real path)
 /// neither. After `dlopen`, ``unchecked(allowing:)`` says whether the loader mapped any file that was
@@ -175,6 +176,15 @@ struct LibraryClosure {
             } else if FileStatus(path) != nil {
                 return Location(loaderPath: path, original: path)
             }
+        }
+        // Then the loader's cache, then its default folders: libraries of the system, which the
+        // loader maps from where they lie.
+        if let cached = try LoaderCache.path(of: name), FileStatus(cached) != nil {
+            return Location(loaderPath: cached, original: cached)
+        }
+        for folder in SearchModel.defaultFolders {
+            try SearchModel.checkSubfolders(of: folder, for: name)
+            if FileStatus(folder + "/" + name) != nil { return Location(loaderPath: folder + "/" + name, original: folder + "/" + name) }
         }
         return nil
     }

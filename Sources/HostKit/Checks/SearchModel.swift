@@ -12,8 +12,8 @@ import Foundation
 /// a relative or empty folder (the current folder at the time of `dlopen`); any other `$` token
 /// (`$LIB`, `$PLATFORM`, `$ORIGINAL`, which glibc does not expand as `$ORIGIN`); a folder holding a
 /// subfolder the loader looks in first for hardware capabilities (`glibc-hwcaps`, `tls`, `x86_64`,
-/// ...); and a library found in no folder of these (the loader would go on to `/etc/ld.so.cache`
-/// and the system's folders, whose choice depends on the cache's contents and the processor).
+/// ...). Then the loader's cache (``LoaderCache``: a name it holds once, for no hardware capability)
+/// and its default folders (``defaultFolders``, with the same subfolder rule).
 enum SearchModel {
     /// Why a search cannot be modelled exactly.
     struct Refusal: Error {
@@ -38,6 +38,14 @@ enum SearchModel {
         }
         return folders
     }
+
+    /// The folders the loader searches last, when neither a run path nor its cache holds a name
+    /// (glibc's system folders on Debian's multiarch layout, as `ld.so --help` lists them).
+    #if arch(x86_64)
+    static let defaultFolders = ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib"]
+    #else
+    static let defaultFolders = ["/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib", "/usr/lib"]
+    #endif
 
     /// The run path entry `entry` with `$ORIGIN` expanded to `origin`, or why it is refused.
     static func expand(_ entry: String, origin: String) throws(Refusal) -> String {
@@ -91,7 +99,7 @@ enum SearchModel {
         let own = (dynamic.runpath ?? []).map { "'\($0)'" }
         return (own.isEmpty ? "no run path" : "run path \(own.joined(separator: ", "))")
             + ((try? libraryPath.get())?.isEmpty == false ? ", LD_LIBRARY_PATH" : "")
-            + "; the loader's cache and the system's folders are not searched for a plugin's libraries"
+            + ", the loader's cache, the system's folders"
     }
 
     /// `LD_LIBRARY_PATH`, read once: the loader read it when the process started. glibc splits it at
