@@ -8,7 +8,8 @@ struct ABIFindings {
     let breaks: [String]
     /// Declarations the baseline lacks. The digester reports each as "a new API without '@available'"
     /// (that attribute matters on Apple's platforms only). A new requirement is also reported as a
-    /// break; it is listed there only.
+    /// break; it is listed there only, and so is one whose only default is in a constrained extension
+    /// (``breaking(_:)``).
     let additions: [String]
 
     /// The marker of an addition in the digester's report.
@@ -27,6 +28,26 @@ struct ABIFindings {
             let declaration = line.dropLast(Self.additionMarker.count)
             return !breaks.contains { $0.hasPrefix(declaration + " ") }
         }
+    }
+
+    private init(breaks: [String], additions: [String]) {
+        self.breaks = breaks
+        self.additions = additions
+    }
+
+    /// These findings with each of `unwitnessed` (`Func Forecaster.tomorrow()`: a requirement added
+    /// whose default an old conformer may not get, see ``UnwitnessedRequirements``) a break, not an
+    /// addition, as the digester reports a requirement added without any default.
+    func breaking(_ unwitnessed: [String]) -> ABIFindings {
+        let named = { (line: String, declaration: String) in line.hasPrefix(declaration + " ") }
+        let new = unwitnessed.filter { declaration in !breaks.contains { named($0, declaration) } }
+        return ABIFindings(
+            breaks: breaks + new.map {
+                "\($0) has been added as a protocol requirement whose default implementation is not for every"
+                    + " conformer (it is in a constrained extension, or has another signature): a conformer built"
+                    + " against the baseline has no witness for it"
+            },
+            additions: additions.filter { line in !unwitnessed.contains { named(line, $0) } })
     }
 
     /// Whether the ABI is the baseline's.

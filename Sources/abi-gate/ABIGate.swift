@@ -29,7 +29,7 @@ import Foundation
             if options.update {
                 // A release's baseline replaces the last one only if the release keeps the rule
                 // against it: else --update would hide the break it should have stopped.
-                if committed.exists, !(try judge(options.module, version, try committed.read(), digester)) {
+                if try committed.exists, !(try judge(options.module, version, try committed.read(), digester)) {
                     print("\(options.module): the baseline was not written: fix what failed first")
                     return false
                 }

@@ -19,7 +19,8 @@ struct APIDigester {
         try requireLoaded(said, doing: "-dump-sdk")
     }
 
-    /// What changed in the library's ABI since the dump `baseline`.
+    /// What changed in the library's ABI since the dump `baseline`: the digester's report, with a new
+    /// requirement whose default not every old conformer gets counted a break (``UnwitnessedRequirements``).
     func findings(against baseline: URL) throws -> ABIFindings {
         try requireInterface()
         let report = try Subprocess(tool: "swift-api-digester", arguments: [
@@ -27,7 +28,12 @@ struct APIDigester {
         ] + searchArguments + ["-use-interface-for-module", module])
             .succeed("swift-api-digester -diagnose-sdk on \(module) against \(baseline.path)")
         try requireLoaded(report, doing: "-diagnose-sdk")
-        return ABIFindings(report: report)
+        // The digester takes any extension member of a new requirement's name for its default; the
+        // library's own dump tells which defaults every old conformer gets.
+        let now = FileManager.default.temporaryDirectory.appendingPathComponent("abi-gate-\(module)-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: now) }
+        try dump(to: now)
+        return ABIFindings(report: report).breaking(try UnwitnessedRequirements(baseline: baseline, now: now).declarations)
     }
 
     /// The digester exits 0 when it cannot load the module (its interface does not build: a module

@@ -11,15 +11,24 @@ struct CommittedBaseline {
     var dumpFile: URL { folder.appendingPathComponent("\(module).abi.json") }
     var versionFile: URL { folder.appendingPathComponent("\(module).version") }
 
-    /// Whether a whole baseline is there (both files): `--update` judges a release against it first.
-    /// Half of one is no baseline, and `--update` writes it whole.
+    /// Whether a baseline is there: `--update` judges a release against it first, and writes a
+    /// first one only where there is none.
     var exists: Bool {
-        FileManager.default.fileExists(atPath: dumpFile.path) && FileManager.default.fileExists(atPath: versionFile.path)
+        get throws {
+            let files = [dumpFile, versionFile].map { FileManager.default.fileExists(atPath: $0.path) }
+            guard files[0] == files[1] else {
+                // Half a baseline is no first release: the release it is left of may be newer than
+                // the library, and writing over it would let the version go down.
+                let (there, missing) = files[0] ? (dumpFile, versionFile) : (versionFile, dumpFile)
+                throw GateError.halfBaseline(module: module, there: there.relativePath, missing: missing.relativePath)
+            }
+            return files[0]
+        }
     }
 
-    /// The baseline, or `GateError.noBaseline` if either file is missing.
+    /// The baseline; `GateError.noBaseline` if neither file is there, `halfBaseline` if one is.
     func read() throws -> Baseline {
-        guard exists else {
+        guard try exists else {
             throw GateError.noBaseline(module: module, looked: "\(dumpFile.relativePath) and \(versionFile.relativePath)")
         }
         let text = try String(contentsOf: versionFile, encoding: .utf8)

@@ -4,6 +4,9 @@ enum GateError: Error, CustomStringConvertible {
     case usage(String)
     /// No baseline where the gate looked.
     case noBaseline(module: String, looked: String)
+    /// One of the baseline's two files is there and the other is not: no comparison, and no first
+    /// baseline written over it.
+    case halfBaseline(module: String, there: String, missing: String)
     /// The library was not built, or not built for library evolution (no module interface).
     case noBuiltModule(module: String, modules: String)
     /// The sources hold no `LibraryVersion("Module", M, m, p)`, or more than one.
@@ -22,6 +25,12 @@ enum GateError: Error, CustomStringConvertible {
                 cannot compare \(module): no baseline (looked for \(looked)).
                 At a release, write it: `swift package --allow-writing-to-package-directory check-abi --update` \
                 (or `abi-gate \(module) ... --update`); or compare with a release's git tag: --baseline-tag TAG.
+                """
+        case let .halfBaseline(module, there, missing):
+            return """
+                cannot compare \(module): half a baseline (\(there) is there, \(missing) is not). \
+                Restore \(missing) from the release that wrote \(there) (git), so that the release is compared with; \
+                --update writes a first baseline only where neither file is.
                 """
         case let .noBuiltModule(module, modules):
             return """

@@ -54,7 +54,8 @@ struct Arguments {
             // `host help [COMMAND]`, as people type it.
             help = true
             rest = rest.dropFirst()
-            if let name = rest.popFirst() {
+            // `host help help` is the general help, which says how `help` goes.
+            if let name = rest.popFirst(), name != "help" {
                 guard let command = Command(rawValue: name), command != .probe else {
                     throw UsageError(description: "no command '\(name)' to help with")
                 }

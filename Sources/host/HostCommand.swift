@@ -108,7 +108,12 @@ struct HostCommand {
                     + ["\(report.loaded.count) loaded, \(report.problems.count) problem(s)"])
             }
         case .list:
-            if arguments.json { Output.json(slotsJSON(host.locator)) } else { Output.lines(slotTable(host.locator)) }
+            // Found nothing: the problem said so, and an empty table under it would say no more.
+            if arguments.json {
+                Output.json(slotsJSON(host.locator))
+            } else if !Self.foundNothing(report) {
+                Output.lines(slotTable(host.locator))
+            }
         case .resolve:
             // A load with problems is exit 1 here too, as everywhere; the service is still gotten.
             let resolved = await resolve(arguments.operand ?? "", in: host.locator)
@@ -198,7 +203,10 @@ struct HostCommand {
                     "built against: \(libraries.joined(separator: ", "))",
                     "provides: \(meta.provides.map(\.storeKey).joined(separator: ", "))",
                     "requires: \(meta.requires.isEmpty ? "-" : meta.requires.map(\.storeKey).joined(separator: ", "))",
-                ] + (inspection.refusal == nil ? [] : ["this host would refuse it (see below)"]))
+                    // As `--json`'s `loadable`: what the operator asked `inspect` for.
+                    inspection.refusal == nil ? "loadable: yes, this host would load it"
+                        : "loadable: no, this host would refuse it (see below)",
+                ])
             }
         }
         guard let refusal = inspection.refusal else { return 0 }

@@ -6,7 +6,8 @@ struct NewCommand {
     let arguments: NewArguments
 
     /// Writes the package and says what it wrote and what to run next; returns the exit status: 2 for
-    /// what the command line can fix (a folder that is not empty, no host package), 1 if a write failed.
+    /// what the command line can fix (a folder that is not empty, no host package, a name the host
+    /// package has), 1 if a write failed or SwiftPM could not read the host package.
     func run() -> Int32 {
         let names = ScaffoldNames(arguments.name, kind: arguments.kind)
         // As printed before each file's path: without the slash a folder may be given with.
@@ -23,6 +24,7 @@ struct NewCommand {
             Output.problem(error.hint)
             return 2
         }
+        if let status = requireFreeName(names, hostPackage: hostPackage) { return status }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
@@ -75,6 +77,32 @@ struct NewCommand {
         throw Arguments.UsageError(description: "the folder \(folder) is named as the package \(clash) of the host package, and"
                                    + " SwiftPM knows a package by its folder's name; choose another NAME or --in FOLDER",
                                    command: .new)
+    }
+
+    /// SwiftPM refuses a package graph in which two packages have a target (or product) of one name:
+    /// the new package's, named `names.library`, must be none of the host package's or of a package it
+    /// depends on, as SwiftPM reads them. Returns the exit status if it is taken (2, with a name that
+    /// is free) or cannot be read (1); nil if it is free.
+    private func requireFreeName(_ names: ScaffoldNames, hostPackage: String) -> Int32? {
+        let taken: PackageGraphNames
+        do throws(PackageGraphNames.Unreadable) {
+            taken = try PackageGraphNames(root: hostPackage)
+        } catch {
+            Output.problem("cannot read the target names of the package at \(error.package) (swift package dump-package), which"
+                           + " the new package's must not repeat:")
+            error.said.split(separator: "\n").prefix(20).forEach { Output.problem("  " + $0) }
+            return 1
+        }
+        guard let owner = taken.owner(of: names.library) else { return nil }
+        let kind = arguments.kind
+        // A NAME whose package would be free, to suggest: the first of a few.
+        let free = (["My" + names.base] + (2...9).map { names.base + String($0) })
+            .first { taken.owner(of: ScaffoldNames($0, kind: kind).library) == nil }
+        Output.problem("host new \(kind.rawValue) \(arguments.name) would name its target and library \(names.library), the name of"
+                       + " \(owner), and SwiftPM refuses a package graph with two of one name; choose another NAME"
+                       + (free.map { ", such as \($0)" } ?? ""))
+        Output.problem(Arguments.UsageError(description: "", command: .new).hint)
+        return 2
     }
 
     /// `--host-package`, else the package this `host` was built from: its real path.

@@ -111,14 +111,18 @@ enum Usage {
             NAME is a Swift identifier (ASCII letters, digits and _). The package, its folder, its
             target and its library are NAME followed by Plugin (or Contracts), unless NAME ends so
             already: `host new plugin Forecast` writes ForecastPlugin/, built as libForecastPlugin.so.
+            That name must be no target's or product's of the host package or of a package it
+            depends on (SwiftPM refuses a package graph with two): `new plugin Greeter` is refused,
+            as the host package has a GreeterPlugin, and a free NAME is suggested.
             --contracts PATH     a package `host new contracts` wrote: the plugin depends on it and
                                  provides its service
             --in FOLDER          where to write the package (default: its name, in this folder)
             --host-package PATH  the SwiftPluginHost package to depend on (default: the one this
                                  host was built from). Manifests name it, and --contracts, relative
                                  to the new package when they share a folder below /
-            Exit status: 0 written, 1 a write failed, 2 usage (a bad NAME, a folder that is not
-            empty, no SwiftPluginHost package at --host-package or above this host).
+            Exit status: 0 written, 1 a write failed (or SwiftPM could not read the host package),
+            2 usage (a bad NAME or one the host package has, a folder that is not empty, no
+            SwiftPluginHost package at --host-package or above this host).
             """)
         }
         let options = [.inspect, .probe, .new].contains(command) ? "" : "\n\n" + loading

@@ -117,6 +117,40 @@ import Testing
         #expect(!result.output.contains("break:"), "\(result.output)")
     }
 
+    /// A requirement whose only default is in a constrained extension: an old conformer that is not
+    /// Equatable gets no witness, and a call through the requirement jumps to address 0. The digester
+    /// calls it an addition (it has a default of its name); the gate calls it a break.
+    @Test func aRequirementWhoseOnlyDefaultIsConstrainedIsABreak() async throws {
+        let work = try Workspace()
+        let constrained = #"extension Forecaster where Self: Equatable { public func tomorrow() -> String { "unknown" } }"#
+        let result = try await work.check(Self.contracts(version: (1, 1, 0), requirements: Self.tomorrow, declarations: constrained),
+                                          against: Self.contracts(version: (1, 0, 0)))
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("break: Func Forecaster.tomorrow() has been added as a protocol requirement whose default"
+                                       + " implementation is not for every conformer"), "\(result.output)")
+        #expect(!result.output.contains("added: Func Forecaster.tomorrow()"), "\(result.output)")
+        #expect(result.output.contains("FAILED: the ABI broke and the major version did not change"), "\(result.output)")
+    }
+
+    /// `--update` over a baseline folder holding a release's version but not its ABI (or the other way
+    /// round) is half a baseline: no verdict (exit 2) and nothing written, never "no baseline" (which
+    /// wrote a first baseline at a lower version). A check says the same.
+    @Test(arguments: ["GateContracts.abi.json", "GateContracts.version"])
+    func halfABaselineIsAnErrorNeverNoBaseline(_ removed: String) async throws {
+        let work = try Workspace()
+        _ = try await work.check(Self.contracts(version: (2, 0, 0)), against: Self.contracts(version: (2, 0, 0)))
+        let baseline = work.root.appendingPathComponent("baseline")
+        try FileManager.default.removeItem(at: baseline.appendingPathComponent(removed))
+        let left = try FileManager.default.contentsOfDirectory(atPath: baseline.path).sorted()
+        let now = try await work.build("now", Self.contracts(version: (1, 0, 0)))
+        for options in [["--baseline", "baseline", "--update"], ["--baseline", "baseline"]] {
+            let result = try await work.gate(now, options)
+            #expect(result.status == 2, "\(options): \(result.output)")
+            #expect(result.output.contains("cannot compare GateContracts: half a baseline (baseline/"), "\(options): \(result.output)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: baseline.path).sorted() == left, "\(options) wrote into the baseline")
+        }
+    }
+
     /// A public function added: at 1.0.1 (no new minor) the gate fails, at 1.1.0 it passes; both list it.
     @Test(arguments: [(1, 0, 1), (1, 1, 0)])
     func anAddedFunctionNeedsAMinorBump(version: (Int, Int, Int)) async throws {

@@ -34,6 +34,11 @@ extension HostCommandTests {
     /// `host help COMMAND` is that command's help; a usage error is one line saying what is wrong and
     /// a hint, not the whole usage.
     @Test func usageErrorsSayWhatIsWrongInOneLineWithAHint() async throws {
+        // `host help help` is the general help (it exited 2: "no command 'help' to help with").
+        let helpHelp = try await host(["help", "help"])
+        #expect(helpHelp.status == 0, "\(helpHelp.errors)")
+        #expect(helpHelp.output == (try await host(["help"])).output)
+
         let help = try await host(["help", "resolve"])
         #expect(help.status == 0)
         #expect(help.output.hasPrefix("usage: host resolve KEY"), "\(help.output)")
@@ -69,9 +74,37 @@ extension HostCommandTests {
             #expect(!check.output.contains("0 loaded, 0 problem(s)"), "\(path): \(check.output)")
             let list = try await host(["list", "--plugins", path])
             #expect(list.errors.contains("no plugin found"), "\(path): \(list.errors)")
+            // No empty table under the error (it printed the header alone).
+            #expect(list.output.isEmpty, "\(path): \(list.output)")
         }
         let help = try await host(["help", "check"])
         #expect(help.output.contains("no plugin"), "\(help.output)")
+    }
+
+    /// A contract library laid beside plugins that link it is no problem, also when every plugin
+    /// there is refused: their refusals are the problems. Before, when no plugin there opened, the
+    /// library was counted a second problem, "not a plugin".
+    @Test func aContractLibraryBesideOnlyRefusedPluginsIsNoProblem() async throws {
+        let folder = try TemporaryFolder()
+        try folder.copy("FixtureUnrecordedContracts", as: "unrecorded.so")
+        try folder.copy("SampleContracts", as: "libSampleContracts.so")
+        let check = try await host(["check", "--plugins", folder.path])
+        #expect(check.status == 1)
+        #expect(check.errorLines.count == 1, "\(check.errors)")
+        #expect(check.errors.contains("unrecorded.so: links SampleContracts"), "\(check.errors)")
+        #expect(check.output.contains("/libSampleContracts.so), linked by unrecorded.so"), "\(check.output)")
+        #expect(check.output.contains("0 loaded, 1 problem(s)"), "\(check.output)")
+    }
+
+    /// `inspect` in text says whether the file would load, as `--json`'s `loadable` does: it said so
+    /// only of a file it would refuse.
+    @Test func inspectSaysWhetherTheFileWouldLoad() async throws {
+        let good = try await host(["inspect", plugin("ClockPlugin")])
+        #expect(good.status == 0, "\(good.errors)")
+        #expect(good.output.contains("\nloadable: yes, this host would load it\n"), "\(good.output)")
+        let refused = try await host(["inspect", plugin("FixtureWrongABI")])
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("\nloadable: no, this host would refuse it (see below)\n"), "\(refused.output)")
     }
 
     /// `serve` that stops cleanly exits 0, whatever problems its load had long before; `--strict`

@@ -15,11 +15,11 @@ extension HostCommandTests {
         return (folder, plugin)
     }
 
-    /// Runs `host check` on `plugin`, killed if it still runs after 20 s (a pipe the loader opened
-    /// would hang it for ever).
+    /// Runs `host check` on `plugin`, killed if it still runs after 60 s (a pipe the loader opened
+    /// would hang it for ever: the bound is the point, and generous for a busy machine).
     private func check(_ plugin: String, _ options: [String] = []) async throws -> Run {
         let child = try Child(["check", "--plugins", plugin] + options)
-        let exited = try await poll(atMost: .seconds(20)) { !child.process.isRunning }
+        let exited = try await poll(atMost: .seconds(60)) { !child.process.isRunning }
         if !exited { kill(child.process.processIdentifier, SIGKILL) }
         child.process.waitUntilExit()
         #expect(exited, "host hung on \(plugin)")

@@ -75,6 +75,33 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.file("Empty/Package.swift")))
     }
 
+    /// The README's own example, `host new plugin Greeter`, would write the target GreeterPlugin, and
+    /// the host package has one: SwiftPM refuses such a graph ("multiple packages declare targets with
+    /// a conflicting name"). Such a NAME is refused before anything is written, naming the clash and a
+    /// NAME that is free, whatever the folder and the case; the NAME suggested is written.
+    @Test func aNameTheHostPackageHasIsRefusedBeforeWritingWithOneThatIsFree() async throws {
+        let folder = try TemporaryFolder()
+        let cases: [([String], String)] = [
+            (["plugin", "Greeter"], "would name its target and library GreeterPlugin, the name of a target of the package SwiftPluginHost"),
+            (["plugin", "clockPlugin"], "would name its target and library clockPlugin, the name of a target of the package SwiftPluginHost"),
+            (["contracts", "Sample"], "would name its target and library SampleContracts, the name of a product of the package SwiftPluginHost"),
+        ]
+        for (arguments, problem) in cases {
+            let target = folder.file("Elsewhere")
+            let run = try await HostCommandTests().host(["new"] + arguments + ["--in", target])
+            #expect(run.status == 2, "\(arguments): \(run.output) \(run.errors)")
+            #expect(run.errorLines.count == 2, "\(arguments): \(run.errors)")
+            #expect(run.errorLines.first?.contains(problem) == true, "\(arguments): \(run.errors)")
+            #expect(run.errorLines.last == "host: see 'host help new' for how it goes", "\(arguments): \(run.errors)")
+            #expect(!FileManager.default.fileExists(atPath: target), "\(arguments) wrote \(target)")
+        }
+        let greeter = try await HostCommandTests().host(["new", "plugin", "Greeter", "--in", folder.file("Greeter")])
+        #expect(greeter.errors.contains("choose another NAME, such as MyGreeter"), "\(greeter.errors)")
+        let suggested = try await HostCommandTests().host(["new", "plugin", "MyGreeter", "--in", folder.file("MyGreeter")])
+        #expect(suggested.status == 0, "\(suggested.errors)")
+        #expect(FileManager.default.fileExists(atPath: folder.file("MyGreeter/Sources/MyGreeterPlugin/MyGreeterPlugin.swift")))
+    }
+
     /// Without `--in`, the package goes into a folder of its name in the current folder, named by the
     /// rule `host help new` gives (NAME + Plugin, NAME + Contracts, or NAME if it ends so); its manifest
     /// names the repository this `host` was built from; the output lists each file and what to run.
@@ -128,7 +155,9 @@ import Testing
     @Test func pathsThatShareAFolderAreWrittenRelative() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("clone"), withIntermediateDirectories: false)
-        _ = try folder.write("clone/Package.swift", Array("let package = Package(\n    name: \"SwiftPluginHost\")\n".utf8))
+        // A manifest SwiftPM reads: `host new` asks it for the package's target names.
+        _ = try folder.write("clone/Package.swift", Array(("// swift-tools-version:6.0\nimport PackageDescription\n"
+                                                          + "let package = Package(\n    name: \"SwiftPluginHost\")\n").utf8))
         let contracts = try await HostCommandTests().host(["new", "contracts", "Tides", "--in", folder.file("shared/TidesContracts"),
                                                            "--host-package", folder.file("clone")])
         #expect(contracts.status == 0, "\(contracts.errors)")

@@ -55,9 +55,10 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
 /// Plugin start and shutdown hooks: order, failures, timeouts. The fixtures: B requires A, C requires B.
 @Suite struct LifecycleTests {
     let a = "fixture-lifecycle-a", b = "fixture-lifecycle-b", c = "fixture-lifecycle-c"
-    /// How long a hook the tests make hang may run: short, yet long enough for a hook that does
-    /// not hang to finish on a loaded machine (or under a sanitizer).
-    let short: Duration = .seconds(1)
+    /// How long a hook the tests make hang may run: the point of those tests, and generous, as the
+    /// hooks that do not hang must finish within it too, on a loaded machine under a sanitizer (1 s
+    /// was too short for them with two builds beside the suite).
+    let short: Duration = .seconds(10)
 
     @Test func pluginsStartInDependencyOrderWhateverTheOrderOfTheFiles() throws {
         let script = LifecycleScript()
@@ -170,7 +171,8 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         let report = host.load(lifecycleFixtures("abc"))
         let took = clock.now - begin
         #expect(took >= short)
-        #expect(took < short + .seconds(10), "the load waited \(took) for a hook bounded by \(short)")
+        // Bounded, not hung: the slack is generous, a hang never ends.
+        #expect(took < short + .seconds(60), "the load waited \(took) for a hook bounded by \(short)")
         #expect(report.loadedNames == [a, b])
         guard case let .startFailed(plugin, reason)? = report.error(for: c) else {
             Issue.record("expected startFailed for \(c), got \(report.problems)")
@@ -216,7 +218,7 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         let begin = clock.now
         let report = host.shutdown(timeout: short)
         let took = clock.now - begin
-        #expect(took < short + .seconds(10), "the shutdown took \(took) with hooks bounded by \(short)")
+        #expect(took < short + .seconds(60), "the shutdown took \(took) with hooks bounded by \(short)")
         #expect(script.events.filter { $0.hasPrefix("shutdown") } == ["shutdown c", "shutdown b", "shutdown a"])
         #expect(report.entries.map(\.plugin) == [c, b, a])
         #expect(report.problems.map(\.plugin) == [c])

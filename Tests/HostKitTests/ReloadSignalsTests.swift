@@ -95,8 +95,9 @@ private final class Reports: @unchecked Sendable {
     var count: Int { lock.withLock { reports.count } }
     var all: [(signal: Int32, lines: [String])] { lock.withLock { reports } }
 
-    /// Waits (polling, at most 20 s) until `count` reports came; returns whether they did.
+    /// Waits (polling, at most 60 s: only a lost signal never comes) until `count` reports came;
+    /// returns whether they did.
     func wait(for count: Int) async throws -> Bool {
-        try await poll(atMost: .seconds(20), every: .milliseconds(10)) { self.count >= count }
+        try await poll(atMost: .seconds(60), every: .milliseconds(10)) { self.count >= count }
     }
 }

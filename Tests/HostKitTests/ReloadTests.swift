@@ -221,7 +221,7 @@ struct PluginFolder {
         let plugins = try PluginFolder([versioned: "FixtureVersionOne"], script: script)
         try plugins.install("FixtureCrash", as: versioned)
         let probe = PluginProbe(executable: "\(BuiltPlugins.directory)/host", arguments: ["__probe"],
-                                timeout: .seconds(10), environment: misbehave)
+                                timeout: .seconds(30), environment: misbehave)
         let host = plugins.host
         let report = await onAThreadOfItsOwn { host.reload(probe: probe) }
         #expect(report.entries.map(\.action) == [.kept])

@@ -53,7 +53,8 @@ func withTimeout<T: Sendable>(seconds: Double = 60, _ operation: @escaping @Send
 }
 
 /// Checks `condition` every few milliseconds until it holds or `seconds` pass; returns whether it held.
-func eventually(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+/// The bound only keeps a hang from holding the run, so it is as generous as ``withTimeout(seconds:_:)``'s.
+func eventually(seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if condition() { return true }
@@ -83,15 +84,40 @@ private func expectObtainErrorAsync<T>(sourceLocation: SourceLocation = #_source
 
 // MARK: Fixtures
 
+/// Something that happens once, for a test to await instead of polling against a clock: on a busy
+/// machine a task may wait its turn for longer than any bound that is not the point of the test.
+/// A test that awaits one has a `.timeLimit`, which ends it if the event never comes.
+final class Event: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream()
+    }
+
+    /// It happened; later calls do nothing.
+    func signal() {
+        continuation.yield()
+        continuation.finish()
+    }
+
+    /// Returns once it happened (at once if it did before). One waiter only.
+    func wait() async {
+        for await _ in stream { return }
+    }
+}
+
 /// Makes widgets numbered by call, after awaiting `delay`; the first `failures` calls throw
-/// `SomeError(code: call number)`.
+/// `SomeError(code: call number)`. `ran` is signalled when the first call ends, made or failed.
 private struct AsyncWidgetFactory: ServiceAsyncFactory {
     let mode: ServiceFactoryMode
     var failures = 0
     var delay: Duration = .zero
     let counter = Counter()
+    let ran = Event()
 
     func makeService() async throws -> Widget {
+        defer { ran.signal() }
         let call = counter.increment()
         if delay > .zero { try await Task.sleep(for: delay) }
         if call <= failures { throw SomeError(code: call) }
@@ -174,28 +200,31 @@ private struct AsyncWidgetFactory: ServiceAsyncFactory {
         #expect(factory.counter.value == 3)
     }
 
-    @Test func atOneStartsAtOnceWithoutAnyGet() async throws {
+    /// The factory runs without a get: the test waits for it to have run, however long a busy
+    /// machine takes to schedule it (it polled for at most 30 s, and once under ThreadSanitizer with
+    /// two builds beside it that was too short). A factory that never runs hits the time limit.
+    @Test(.timeLimit(.minutes(3)))
+    func atOneStartsAtOnceWithoutAnyGet() async throws {
         let factory = AsyncWidgetFactory(mode: .atOne, delay: .milliseconds(5))
         let locator = try locator(with: factory)
         let key = key
 
-        let made = await eventually { locator.existingService(forKey: key.storeKey) != nil }
-        #expect(made, "the atOne factory did not finish without a get")
+        await factory.ran.wait()
         #expect(factory.counter.value == 1)
+        let got = try await locator.tryServiceAsync(key: key)
         let existing = try #require(locator.existingService(forKey: key.storeKey) as? Widget)
-
-        let got = try await withTimeout { try await locator.tryServiceAsync(key: key) }
         #expect(got === existing)
         #expect(got.serial == 1)
-        #expect(factory.counter.value == 1)
+        #expect(factory.counter.value == 1, "a get made the atOne service again")
     }
 
-    @Test func atOneFailureIsRemembered() async throws {
+    @Test(.timeLimit(.minutes(3)))
+    func atOneFailureIsRemembered() async throws {
         let factory = AsyncWidgetFactory(mode: .atOne, failures: 1)
         let locator = try locator(with: factory)
         let key = key
-        let ran = await eventually { factory.counter.value == 1 }
-        #expect(ran, "the atOne factory did not run without a get")
+        await factory.ran.wait()
+        #expect(factory.counter.value == 1, "the atOne factory did not run without a get")
 
         for _ in 0..<3 {
             let error = try #require(await expectObtainErrorAsync {

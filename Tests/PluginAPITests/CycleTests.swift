@@ -29,15 +29,45 @@ import Testing
         #expect(fromB.keys == ["B", "A", "B"])
     }
 
+    /// A cycle through params slots: the same key asked again with the same params.
     @Test func paramsCycle() throws {
         let locator = ServiceLocator()
         let keyA = Keys.label("A"), keyB = Keys.label("B")
-        try locator.addService(key: keyA) { try locator.tryService(key: keyB, params: $0 + "a") }
-        try locator.addService(key: keyB) { try locator.tryService(key: keyA, params: $0 + "b") }
+        try locator.addService(key: keyA) { try locator.tryService(key: keyB, params: $0) }
+        try locator.addService(key: keyB) { try locator.tryService(key: keyA, params: $0) }
 
-        let (error, cycle) = try expectCycle { try locator.tryService(key: keyA, params: "") }
+        let (error, cycle) = try expectCycle { try locator.tryService(key: keyA, params: "x") }
         #expect(cycle.keys == ["A", "B", "A"])
         #expect(error.pathKeys.first == "A")
+    }
+
+    /// A finite recursion over a params slot, `n` getting `n - 1`, is no cycle: a cycle is the same key
+    /// with the same params. (It was refused as one: the slot alone named the call.)
+    @Test func aFiniteRecursionOverAParamsSlotIsNoCycle() throws {
+        let locator = ServiceLocator()
+        let factorial = ServiceLocatorParamsEasyKey<Int, Int>(name: "factorial")
+        try locator.addService(key: factorial) { (n: Int) in n <= 1 ? 1 : n * (try locator.tryService(key: factorial, params: n - 1)) }
+        #expect(try locator.tryService(key: factorial, params: 10) == 3_628_800)
+        // Through two slots, and back to the first with other params.
+        let keyA = Keys.label("A"), keyB = Keys.label("B")
+        try locator.addService(key: keyA) { $0.count >= 4 ? Label(text: $0, serial: 0) : try locator.tryService(key: keyB, params: $0 + "a") }
+        try locator.addService(key: keyB) { try locator.tryService(key: keyA, params: $0 + "b") }
+        #expect(try locator.tryService(key: keyA, params: "").text == "abab")
+    }
+
+    /// Params that are not Hashable cannot be compared: a recursion through them is never called a
+    /// cycle, and one that does not end is stopped as too deep, not a crash.
+    @Test func aRecursionThatDoesNotEndOverIncomparableParamsIsTooDeep() throws {
+        struct Opaque: Sendable { let depth: Int }
+        let locator = ServiceLocator()
+        let endless = ServiceLocatorParamsEasyKey<Int, Opaque>(name: "endless")
+        try locator.addService(key: endless) { (params: Opaque) in try locator.tryService(key: endless, params: Opaque(depth: params.depth + 1)) }
+        let failure = try #require(expectObtainError { try locator.tryService(key: endless, params: Opaque(depth: 0)) })
+        guard case .resolutionTooDeep(let key, _)? = failure.error as? ServiceLocatorError else {
+            Issue.record("expected resolutionTooDeep, got \(failure)")
+            return
+        }
+        #expect(key == "endless")
     }
 
     @Test(arguments: [ServiceFactoryMode.lazy, .weak, .many])

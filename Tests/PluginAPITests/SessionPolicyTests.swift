@@ -156,6 +156,23 @@ private func boundToAda(_ mode: ServiceFactoryMode)
         #expect(calls.all.count == 6)
     }
 
+    /// An observer that changes the session from its callback: it deadlocked on the mediator's lock,
+    /// which the change it was told of held. Observers are told outside it; the change asked for is
+    /// made, and observers hear of it after the one in progress, before the outer call returns.
+    @Test func anObserverMayChangeTheSessionFromItsCallback() {
+        let mediator = ServiceSessionMediator(session: Account(user: "ada"))
+        let heard = Collector<String>()
+        let observation = mediator.addObserver { session, _, step in
+            heard.append("\(session.user) \(step)")
+            if session.user == "bob" && step == .general { mediator.updateSession(Account(user: "carol")) }
+        }
+        let finished = runOnThreads(1) { _ in mediator.updateSession(Account(user: "bob")) }
+        #expect(finished, "the change deadlocked")
+        #expect(mediator.session.user == "carol")
+        #expect(heard.all == ["bob general", "bob make", "carol general", "carol make"])
+        withExtendedLifetime(observation) {}
+    }
+
     /// An atOne service made in the make step finds a lazy service of the same mediator already
     /// switched to the new session.
     @Test func anAtOneFactoryMakingItsServiceSeesTheOthersSwitched() throws {

@@ -245,12 +245,21 @@ public final class PluginHost: Sendable {
 
     /// Turns the "not a plugin" of each file that a plugin of `opened` links into a library entry: a
     /// contract library laid beside the plugins that use it is where it belongs, not a problem. A
-    /// file of that name that is not the copy those plugins are bound to says which copy is.
+    /// file of that name that is not the copy those plugins are bound to says which copy is. So does
+    /// a plugin among `candidates` refused before it opened, by its file's `DT_NEEDED`: its refusal is
+    /// the problem, not the library beside it.
     func markLibraries(of opened: [LoadedPlugin], among candidates: [PluginCandidate],
                        in outcome: inout [String: LoadReport.Entry]) {
         var linkers: [String: [String]] = [:]
         for plugin in opened {
             for file in plugin.linkedLibraries { linkers[file, default: []].append(plugin.metadata.name) }
+        }
+        let openedPaths = Set(opened.map(\.path))
+        for candidate in candidates where !openedPaths.contains(candidate.realPath) {
+            guard let entry = outcome[candidate.realPath], let error = entry.error else { continue }
+            if case .missingEntrySymbol = error { continue }
+            let name = entry.metadata?.name ?? candidate.fileNames.first ?? candidate.path
+            for file in candidate.dynamic?.needed ?? [] { linkers[file, default: []].append(name) }
         }
         guard !linkers.isEmpty else { return }
         // The copies the plugins are bound to (the loader binds every plugin to one copy of a name),

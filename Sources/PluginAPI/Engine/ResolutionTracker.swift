@@ -6,11 +6,14 @@
 /// made, which cannot be finished before the task's wait is.
 final class ResolutionFrame: Sendable {
     let cell: ObjectIdentifier
+    /// Which call of a params slot this frame makes (`.none` for every other service).
+    let call: ParamsOnPath
     let service: ServiceIdentity
     let parent: ResolutionFrame?
 
-    init(cell: ObjectIdentifier, service: ServiceIdentity, parent: ResolutionFrame?) {
+    init(cell: ObjectIdentifier, call: ParamsOnPath = .none, service: ServiceIdentity, parent: ResolutionFrame?) {
         self.cell = cell
+        self.call = call
         self.service = service
         self.parent = parent
     }
@@ -26,13 +29,14 @@ final class ResolutionFrame: Sendable {
         return count
     }
 
-    /// The services from the frame making `cell` up to this one, or `nil` if `cell` is not on the path.
-    func services(from cell: ObjectIdentifier) -> [ServiceIdentity]? {
+    /// The services from the frame making `cell` (for `call`) up to this one, or `nil` if it is not on
+    /// the path.
+    func services(from cell: ObjectIdentifier, call: ParamsOnPath = .none) -> [ServiceIdentity]? {
         var reversed: [ServiceIdentity] = []
         var frame: ResolutionFrame? = self
         while let current = frame {
             reversed.append(current.service)
-            if current.cell == cell { return reversed.reversed() }
+            if current.cell == cell && current.call.isSameCall(as: call) { return reversed.reversed() }
             frame = current.parent
         }
         return nil
@@ -100,12 +104,13 @@ enum ResolutionTracker {
 
     private static let graph = Lock(Graph())
 
-    /// Throws if `cell` is already being made on the current path, or if this thread has too little
-    /// stack left to make one more service on it (``StackHeadroom/isExhausted``).
-    static func checkPath(_ frame: ResolutionFrame?, cell: ObjectIdentifier, service: ServiceIdentity)
-        throws(ServiceObtainError) {
+    /// Throws if `cell` is already being made on the current path (for a params slot: with equal
+    /// params, `call`), or if this thread has too little stack left to make one more service on it
+    /// (``StackHeadroom/isExhausted``).
+    static func checkPath(_ frame: ResolutionFrame?, cell: ObjectIdentifier, call: ParamsOnPath = .none,
+                          service: ServiceIdentity) throws(ServiceObtainError) {
         guard let frame else { return }
-        if let path = frame.services(from: cell) {
+        if let path = frame.services(from: cell, call: call) {
             throw ServiceObtainError(service: service, error: ServiceLocatorError.cycle(path: path + [service], acrossThreads: false))
         }
         if StackHeadroom.isExhausted {
@@ -114,10 +119,10 @@ enum ResolutionTracker {
         }
     }
 
-    /// Runs `make` as the maker of `cell`, with a new frame on the current path.
-    static func make<T>(cell: ObjectIdentifier, service: ServiceIdentity, parent: ResolutionFrame?,
-                        owned: Bool, _ make: () throws -> T) rethrows -> T {
-        let frame = ResolutionFrame(cell: cell, service: service, parent: parent)
+    /// Runs `make` as the maker of `cell` (for `call`), with a new frame on the current path.
+    static func make<T>(cell: ObjectIdentifier, call: ParamsOnPath = .none, service: ServiceIdentity,
+                        parent: ResolutionFrame?, owned: Bool, _ make: () throws -> T) rethrows -> T {
+        let frame = ResolutionFrame(cell: cell, call: call, service: service, parent: parent)
         if owned { own(cell, by: frame) }
         defer { if owned { disown(cell) } }
         return try $current.withValue(frame, operation: make)

@@ -1,17 +1,17 @@
 /// Runs a factory for `service` on the current resolution path, wrapping and logging its errors.
-/// `cell` identifies the core on the path; `owned` marks a singleton being made, which other
-/// threads may wait for.
+/// `cell` identifies the core on the path, and `call` a params slot's call (its params); `owned`
+/// marks a singleton being made, which other threads may wait for.
 @inline(__always)
-func runFactory<Service>(_ cell: AnyObject, _ service: ServiceIdentity, mode: ServiceFactoryMode, owned: Bool,
-                         logger: (any ServiceLogger)?,
+func runFactory<Service>(_ cell: AnyObject, call: ParamsOnPath = .none, _ service: ServiceIdentity,
+                         mode: ServiceFactoryMode, owned: Bool, logger: (any ServiceLogger)?,
                          _ factory: () throws -> Service) throws(ServiceObtainError) -> Service {
     let id = ObjectIdentifier(cell)
     let parent = ResolutionTracker.current
     // A cycle detected right here already names this service. One detected deeper, inside the
     // factory, is nested below like any other failure, so the path starts at the requested service.
-    try ResolutionTracker.checkPath(parent, cell: id, service: service)
+    try ResolutionTracker.checkPath(parent, cell: id, call: call, service: service)
     do {
-        let made = try ResolutionTracker.make(cell: id, service: service, parent: parent, owned: owned, factory)
+        let made = try ResolutionTracker.make(cell: id, call: call, service: service, parent: parent, owned: owned, factory)
         logger?.log(.made(service, mode: mode))
         return made
     } catch {

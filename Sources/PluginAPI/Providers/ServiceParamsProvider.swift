@@ -24,7 +24,7 @@ public struct ServiceParamsProvider<Service: Sendable, Params>: Sendable {
 
     /// A service made for `params`, or a ``ServiceObtainError``.
     public func getService(params: Params) throws -> Service {
-        try runFactory(cell, identity, mode: .many, owned: false, logger: logger) { try make(params) }
+        try runFactory(cell, call: ParamsOnPath(params), identity, mode: .many, owned: false, logger: logger) { try make(params) }
     }
 
     /// A service made for `params`, or `nil` if it could not be made.

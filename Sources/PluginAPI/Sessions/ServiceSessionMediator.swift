@@ -7,11 +7,27 @@
 /// ```
 ///
 /// Changes are serialized: one ``updateSession(_:remakePolicy:)`` finishes with every provider before the next
-/// starts. A get that races a change may still return the previous session's service.
+/// starts. A get that races a change may still return the previous session's service. Observers
+/// (``addObserver(_:)``) hear each change after its providers, outside every lock of the mediator, so
+/// an observer may change the session from its callback.
 public final class ServiceSessionMediator<Session: ServiceSession>: Sendable {
     private struct State {
         var session: Session
+        /// The bound services, told of a change while it is made.
+        var providers: [WeakObserver<Session>] = []
+        /// `addObserver`'s, told of each change once it is made.
         var observers: [WeakObserver<Session>] = []
+        /// Changes made that observers have not heard of yet, oldest first.
+        var unheard: [Change] = []
+        /// Whether a thread is telling observers of `unheard`: it goes on until none is left.
+        var telling = false
+    }
+
+    /// A change made, for observers to hear of.
+    private struct Change {
+        let old: Session
+        let new: Session
+        let policy: ServiceSessionRemakePolicy
     }
 
     private let state: Lock<State>
@@ -33,19 +49,51 @@ public final class ServiceSessionMediator<Session: ServiceSession>: Sendable {
     /// The same key replaces the session value and remakes only failed `atOne` services.
     ///
     /// Every bound provider and every observer hears of every call, also for the same key: first each
-    /// with the `general` step, then each with the `make` step. Do not call it from inside a session
-    /// factory: the change in progress holds it.
+    /// with the `general` step, then each with the `make` step; the providers while the change is
+    /// made, the observers after it, changes in the order they were made. An observer may call this
+    /// from its callback: its change is made at once, and observers hear of it once they have heard of
+    /// the change in progress, before the outer call returns. (A call that races another thread's
+    /// may return before its observers heard of it: that thread tells them next.) Do not call it from
+    /// inside a session factory: the change in progress holds it.
     public func updateSession(_ session: Session, remakePolicy: ServiceSessionRemakePolicy = .none) {
         changing.withLock { _ in
-            let (old, observers) = state.withLock { state in
+            let (old, providers) = state.withLock { state in
                 let old = state.session
                 state.session = session
-                state.observers.removeAll { $0.observer == nil }
-                return (old, state.observers.compactMap(\.observer))
+                state.providers.removeAll { $0.observer == nil }
+                return (old, state.providers.compactMap(\.observer))
             }
             for step in [ServiceSessionChangeStep.general, .make] {
+                for provider in providers {
+                    provider.sessionChanged(from: old, to: session, policy: remakePolicy, step: step)
+                }
+            }
+            // Still under `changing`: the queue holds changes in the order they were made.
+            state.withLock { $0.unheard.append(Change(old: old, new: session, policy: remakePolicy)) }
+        }
+        tellObservers()
+    }
+
+    /// Tells the observers of every change they have not heard of, unless a thread (maybe this one,
+    /// further up: an observer changing the session) is at it already and will tell them of it too.
+    private func tellObservers() {
+        let teller = state.withLock { state in
+            guard !state.telling else { return false }
+            state.telling = true
+            return true
+        }
+        guard teller else { return }
+        while let (change, observers) = state.withLock({ state -> (Change, [any SessionObserver<Session>])? in
+            guard !state.unheard.isEmpty else {
+                state.telling = false
+                return nil
+            }
+            state.observers.removeAll { $0.observer == nil }
+            return (state.unheard.removeFirst(), state.observers.compactMap(\.observer))
+        }) {
+            for step in [ServiceSessionChangeStep.general, .make] {
                 for observer in observers {
-                    observer.sessionChanged(from: old, to: session, policy: remakePolicy, step: step)
+                    observer.sessionChanged(from: change.old, to: change.new, policy: change.policy, step: step)
                 }
             }
         }
@@ -59,20 +107,22 @@ public final class ServiceSessionMediator<Session: ServiceSession>: Sendable {
 
     /// Calls `observer` on every later change (not now: nothing is replayed), with the new session,
     /// the policy and the step: for each change, `general` then `make`, in registration order among
-    /// observers. The calls go on while the returned observation lives and is not cancelled.
+    /// observers. The calls go on while the returned observation lives and is not cancelled. They come
+    /// after the change is made, outside every lock of the mediator: the callback may read or change
+    /// the session (``updateSession(_:remakePolicy:)``).
     public func addObserver(
         _ observer: @escaping @Sendable (_ session: Session, _ policy: ServiceSessionRemakePolicy,
                                          _ step: ServiceSessionChangeStep) -> Void
     ) -> ServiceSessionObservation {
         let relay = ClosureObserver(observer)
-        _ = register(relay)
+        state.withLock { $0.observers.append(WeakObserver(observer: relay)) }
         return ServiceSessionObservation(relay)
     }
 
-    /// Adds `observer` and returns the session it starts with.
-    func register(_ observer: any SessionObserver<Session>) -> Session {
+    /// Binds `provider` and returns the session it starts with: it hears each change while it is made.
+    func register(_ provider: any SessionObserver<Session>) -> Session {
         state.withLock { state in
-            state.observers.append(WeakObserver(observer: observer))
+            state.providers.append(WeakObserver(observer: provider))
             return state.session
         }
     }
