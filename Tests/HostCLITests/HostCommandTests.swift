@@ -352,6 +352,18 @@ import Testing
         #expect(isolated.output.contains("name:     greeter"), "\(isolated.output)")
     }
 
+    /// A probe child that crashes leaves no folder of copies behind: its own lies inside its parent's,
+    /// which the parent removes (from the adversarial review: one folder leaked per crash).
+    @Test func aCrashingProbeChildLeavesNoFolderOfCopies() async throws {
+        var environment = misbehave
+        environment["HOSTKIT_FIXTURE_CRASH_IN_ENTRY"] = "1"
+        let parent = try TemporaryFolder()
+        let crash = try await host(["inspect", "--isolated", "--shadow-folder", parent.path, plugin("FixtureCrash")],
+                                   environment: environment)
+        #expect(crash.errors.contains("probe failed: crashed while loading: signal 11"), "\(crash.errors)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).isEmpty)
+    }
+
     /// A start hook bounded by `--start-timeout`, not by the 30 s default.
     @Test func startTimeoutBoundsAHangingStartHook() async throws {
         let clock = ContinuousClock()

@@ -87,7 +87,9 @@ import Testing
     /// Run path entries the model decides (`CASE` stands for the case's folder), and entries it refuses.
     static let modelled = ["$ORIGIN", "${ORIGIN}", "$ORIGIN/lib", "$ORIGIN/../lib", "${ORIGIN}/../lib", "$ORIGIN/",
                            "CASE/abs", "CASE/link", "CASE/plugins/../abs"]
-    static let refused = ["$ORIGINAL", "$ORIGIN_X", "${ORIGIN}X", "$ORIGIN/$LIB", "$LIB", "${PLATFORM}", "lib", "", "./lib"]
+    static let refused = ["$ORIGINAL", "$ORIGIN_X", "${ORIGIN}X", "$ORIGIN/$LIB", "$LIB", "${PLATFORM}", "lib", "", "./lib",
+                          // A `..` after a folder below $ORIGIN: the folder of copies need not have it.
+                          "$ORIGIN/nosuch/../../lib", "$ORIGIN/lib/../../abs", "${ORIGIN}/lib/../lib"]
 
     @Test func theFilesThatRunAreTheFilesTheHostChecked() throws {
         let given = ProcessInfo.processInfo.environment["SEARCH_MODEL_SEED"].flatMap { UInt64($0) }
@@ -109,13 +111,15 @@ import Testing
                      "-Wl,--enable-new-dtags,-rpath,$ORIGIN"], in: build)
         try FileManager.default.copyItem(atPath: build + "/linked/libsmdep.so", toPath: build + "/linked/lib/libsmdep.so")
         var accepted = 0, refused = 0, fromCopies = 0
+        var layouts = Self.foundByReview
         for seed in seeds {
             var random = Generator(state: seed)
-            for index in 0..<30 {
-                switch try judge(case: "\(seed)-\(index)", in: work, build: build, random: &random) {
-                case nil: refused += 1
-                case let copied?: accepted += 1; fromCopies += copied ? 1 : 0
-                }
+            layouts += (0..<30).map { _ in Layout(random: &random) }
+        }
+        for (index, layout) in layouts.enumerated() {
+            switch try judge(layout, name: "\(index)", in: work, build: build) {
+            case nil: refused += 1
+            case let copied?: accepted += 1; fromCopies += copied ? 1 : 0
             }
         }
         // Both kinds occur, or the layouts test nothing.
@@ -125,35 +129,48 @@ import Testing
         #expect(fromCopies >= 3, "only \(fromCopies) ran a library from the shadow folder")
     }
 
+    /// One case: where the dependency lies (and the leaf library beside it), which build of it, the
+    /// plugin's run path (`CASE` for the case's folder), its tags, how it names the dependency, and
+    /// whether it names the leaf as a filter (DT_AUXILIARY).
+    struct Layout: CustomStringConvertible {
+        var placed: [(place: String, leaf: Bool)]
+        var linked: Bool
+        var runpath: [String]
+        var oldTags = false
+        var slashName = false
+        var filter = false
+
+        var description: String {
+            "run path '\(runpath.joined(separator: ":"))'\(oldTags ? " (DT_RPATH)" : ""), dependency in \(placed.map(\.place))"
+                + "\(linked ? " linking the leaf" : "")\(slashName ? ", named with a slash" : "")\(filter ? ", leaf as a filter" : "")"
+        }
+    }
+
+    /// Layouts an adversarial review broke the first model with: a `..` after a folder the copies do
+    /// not have (the loader went on to the next folder), a filter library (mapped unchecked).
+    static let foundByReview = [
+        Layout(placed: [("lib", false), ("abs", false)], linked: false, runpath: ["$ORIGIN/nosuch/../../lib", "CASE/abs"]),
+        Layout(placed: [("plugins/lib", false), ("abs", false)], linked: false, runpath: ["$ORIGIN/lib/../lib", "CASE/abs"]),
+        Layout(placed: [("abs", true)], linked: false, runpath: ["CASE/abs"], filter: true),
+    ]
+
     /// Lays out one case, judges it, and for an accepted plugin compares with the real loader.
     /// Returns nil if the host refused it, else whether a library ran from the shadow folder.
-    private func judge(case name: String, in work: TemporaryFolder, build: String,
-                       random: inout Generator) throws -> Bool? {
+    private func judge(_ layout: Layout, name: String, in work: TemporaryFolder, build: String) throws -> Bool? {
         let root = work.path + "/case-" + name
         let fileManager = FileManager.default
         for place in Self.places + Self.capabilityPlaces { try fileManager.createDirectory(atPath: root + "/" + place, withIntermediateDirectories: true) }
         try fileManager.createSymbolicLink(atPath: root + "/link", withDestinationPath: root + "/real")
-        let linked = Bool.random(using: &random)
-        let source = build + (linked ? "/linked" : "/alone")
-        // The dependency in some places (maybe none), the leaf beside some of them.
-        let placed = Self.places.filter { _ in Bool.random(using: &random) }
-            + Self.capabilityPlaces.filter { _ in Int.random(in: 0..<6, using: &random) == 0 }
-        for place in placed {
+        let source = build + (layout.linked ? "/linked" : "/alone")
+        for (place, leaf) in layout.placed {
             try fileManager.copyItem(atPath: source + "/libsmdep.so", toPath: "\(root)/\(place)/libsmdep.so")
-            if linked, Bool.random(using: &random) {
-                try fileManager.copyItem(atPath: build + "/libsmleaf.so", toPath: "\(root)/\(place)/libsmleaf.so")
-            }
+            if leaf { try fileManager.copyItem(atPath: build + "/libsmleaf.so", toPath: "\(root)/\(place)/libsmleaf.so") }
         }
-        let count = Int.random(in: 1...3, using: &random)
-        let runpath = (0..<count).map { _ in
-            let entries = Int.random(in: 0..<10, using: &random) < 8 ? Self.modelled : Self.refused
-            return entries.randomElement(using: &random)?.replacing("CASE", with: root) ?? "$ORIGIN"
-        }.joined(separator: ":")
-        let tags = Int.random(in: 0..<6, using: &random) == 0 ? "--disable-new-dtags" : "--enable-new-dtags"
-        // Linked by its bare name, or by a path with a slash (the name the file then needs).
-        let library = Int.random(in: 0..<6, using: &random) == 0 ? ["linked/lib/libsmdep.so"] : ["-L\(source)", "-lsmdep"]
+        let runpath = layout.runpath.map { $0.replacing("CASE", with: root) }.joined(separator: ":")
+        let tags = layout.oldTags ? "--disable-new-dtags" : "--enable-new-dtags"
+        let library = layout.slashName ? ["linked/lib/libsmdep.so"] : ["-L\(source)", "-lsmdep"]
         let plugin = root + "/plugins/libplugin.so"
-        try Self.cc(["-shared", "-fPIC", "-o", plugin, "plugin.c"] + library
+        try Self.cc(["-shared", "-fPIC", "-o", plugin, "plugin.c"] + library + (layout.filter ? ["-Wl,-f,libsmleaf.so"] : [])
                     + ["-Wl,-rpath-link,\(build)", "-Wl,\(tags),-rpath,\(runpath)"], in: build)
         // The host's judgement: discovered (copied), then the library closure of the copy.
         let shadow = try #require(try? ShadowFolder.make(in: work.path).get())
@@ -172,9 +189,8 @@ import Testing
         let ran = Set(((try? String(contentsOfFile: marks, encoding: .utf8)) ?? "").split(separator: "\n").map { path in
             LibraryClosure.realPath(String(path)) ?? String(path)
         })
-        let layout = "case \(name): run path '\(runpath)' (\(tags)), \(library), linked leaf: \(linked)"
-        #expect(opened.status == 0, "the host accepted what the loader could not open: \(layout): \(opened.output)")
-        #expect(ran == Set(closure.libraries), "\(layout): ran \(ran.sorted()), checked \(closure.libraries)")
+        #expect(opened.status == 0, "the host accepted what the loader could not open: case \(name), \(layout): \(opened.output)")
+        #expect(ran == Set(closure.libraries), "case \(name), \(layout): ran \(ran.sorted()), checked \(closure.libraries)")
         return ran.contains { $0.hasPrefix(shadow.root + "/") }
     }
 
@@ -203,5 +219,55 @@ import Testing
             }
         }
         #expect(try LoaderCache.path(of: "libno-such-library-here.so.9") == nil)
+    }
+
+    /// From the adversarial review: a library found through an absolute run path is mapped from where
+    /// it lies; one renamed over its path between its check and `dlopen` keeps the path, so comparing
+    /// paths missed it (1 run in 40). The device and inode it is mapped from tell it apart.
+    @Test func aLibraryRenamedOverBetweenItsCheckAndDlopenIsCaught() throws {
+        let work = try TemporaryFolder()
+        let build = work.path
+        try Self.marking("swapped_value").write(toFile: build + "/swapped.c", atomically: true, encoding: .utf8)
+        try "extern int swapped_value(void);\nvoid *swift_plugin_entry(void) { return (void *)(long)swapped_value(); }\n"
+            .write(toFile: build + "/plugin.c", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: build + "/lib", withIntermediateDirectories: true)
+        try Self.cc(["-shared", "-fPIC", "-o", "lib/libsmswapped.so", "swapped.c"], in: build)
+        try Self.cc(["-shared", "-fPIC", "-o", "other.so", "swapped.c"], in: build)
+        try Self.cc(["-shared", "-fPIC", "-o", "libplugin.so", "plugin.c", "-Llib", "-lsmswapped",
+                     "-Wl,--enable-new-dtags,-rpath,\(build)/lib"], in: build)
+        let shadow = try #require(try? ShadowFolder.make(in: build).get())
+        defer { shadow.remove() }
+        let candidate = try PluginDiscovery(allowUntrusted: true, allowOtherCompilers: true)
+            .candidate(build + "/libplugin.so", into: shadow).get()
+        let closure = try LibraryClosure(plugin: candidate.image, reportedAs: candidate.realPath,
+                                         dynamic: candidate.dynamic ?? .init(), allowUntrusted: true, shadow: candidate.shadow)
+        #expect(closure.libraries == [build + "/lib/libsmswapped.so"])
+        // Another file renamed over the checked one, then the loader maps it.
+        #expect(rename(build + "/other.so", build + "/lib/libsmswapped.so") == 0)
+        #expect(dlopen(candidate.image, RTLD_NOW | RTLD_LOCAL) != nil)
+        #expect(closure.unchecked(allowing: candidate.image) == [build + "/lib/libsmswapped.so"])
+    }
+}
+
+extension SearchModelTests.Layout {
+    /// A layout drawn from `random`: mostly what the model decides, now and then what it refuses.
+    init(random: inout SearchModelTests.Generator) {
+        linked = Bool.random(using: &random)
+        let linkedLeaf = linked
+        placed = (SearchModelTests.places.filter { _ in Bool.random(using: &random) }
+            + SearchModelTests.capabilityPlaces.filter { _ in Int.random(in: 0..<6, using: &random) == 0 })
+            .map { ($0, linkedLeaf && Bool.random(using: &random)) }
+        runpath = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+            let entries = Int.random(in: 0..<10, using: &random) < 7 ? SearchModelTests.modelled : SearchModelTests.refused
+            return entries.randomElement(using: &random) ?? "$ORIGIN"
+        }
+        oldTags = Int.random(in: 0..<6, using: &random) == 0
+        slashName = Int.random(in: 0..<6, using: &random) == 0
+        filter = Int.random(in: 0..<8, using: &random) == 0
+        // A filter is mapped only if found: then it lies beside the plugin.
+        if filter {
+            placed.removeAll { $0.place == "plugins" }
+            placed.append(("plugins", true))
+        }
     }
 }

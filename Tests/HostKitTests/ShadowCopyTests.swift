@@ -71,7 +71,60 @@ import Testing
             return
         }
         #expect(path == missing)
-        #expect(reason.contains("cannot be made"))
+        #expect(reason.contains("No such file"), "\(reason)")
         #expect(host.locator.slots.isEmpty)
+    }
+
+    /// From the adversarial review: whoever may write the folder the copies' folder is made in may
+    /// rename it away and put another in its place (a planted copy ran as root). Refused as a plugin's
+    /// folder would be; a sticky folder such as /tmp is fine.
+    @Test func aShadowFolderOthersCanWriteIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let file = try folder.install("FixtureVersionOne", as: versioned)
+        let open = folder.file("open")
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o777])
+        let report = PluginHost(discovery: PluginDiscovery(shadowFolder: open)).load([.file(file)], start: false)
+        guard case let .shadowFolderUnusable(path, reason)? = report.problems.first else {
+            Issue.record("not refused: \(report.entries)")
+            return
+        }
+        #expect(path == open)
+        #expect(reason.contains("writable"), "\(reason)")
+        #expect(!reason.contains("allowUntrusted"), "\(reason)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: open).isEmpty)
+    }
+
+    /// From the adversarial review: a file that is no shared library is refused from its headers,
+    /// where it lies, before a byte of it is copied (a 3 GB one filled the folder of copies).
+    @Test func aFileThatIsNoLibraryIsRefusedBeforeItIsCopied() throws {
+        let folder = try TemporaryFolder()
+        let file = try folder.write("libhuge.so", [])
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        try handle.truncate(atOffset: 64 << 20)
+        try handle.close()
+        let shadow = try #require(try? ShadowFolder.make(in: folder.path).get())
+        defer { shadow.remove() }
+        let outcome = PluginDiscovery().candidate(file, into: shadow)
+        guard case let .failure(.notASharedLibrary(path, reason)) = outcome else {
+            Issue.record("not refused as no library: \(outcome)")
+            return
+        }
+        #expect(path == file && reason == "not an ELF file", "\(reason)")
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: shadow.root).isEmpty)
+    }
+
+    /// Copies are made readable whatever the umask (with umask 0477 a plugin was refused as unreadable,
+    /// naming the plugin rather than its copy).
+    @Test func aCopyIsReadableWhateverTheUmask() throws {
+        let folder = try TemporaryFolder()
+        let file = try folder.install("FixtureVersionOne", as: "libumask.so")
+        let shadow = try #require(try? ShadowFolder.make(in: folder.path).get())
+        defer { shadow.remove() }
+        let previous = umask(0o477)
+        defer { umask(previous) }
+        let copy = try shadow.copy(file, as: file).image
+        let status = try #require(FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int)
+        #expect(status == 0o500)
     }
 }

@@ -14,6 +14,8 @@ enum ELFCheck {
     private static let segmentStack: UInt32 = 0x6474_E551, flagExecute: UInt32 = 1
     private static let tagNeeded: UInt64 = 1, tagStrtab: UInt64 = 5, tagStrsz: UInt64 = 10, tagSoname: UInt64 = 14
     private static let tagRpath: UInt64 = 15, tagRunpath: UInt64 = 29
+    private static let tagFlags1: UInt64 = 0x6FFF_FFFB, flagNoDefaultLibraries: UInt64 = 0x800
+    private static let tagAuxiliary: UInt64 = 0x7FFF_FFFD, tagFilter: UInt64 = 0x7FFF_FFFF
     private static let headerSize = 64
     private static let programHeaderSize = 56
     private static let sectionHeaderSize = 64
@@ -36,6 +38,10 @@ enum ELFCheck {
         var runpath: [String]?
         /// The `DT_SONAME`, if any.
         var soname: String?
+        /// The `DT_AUXILIARY` and `DT_FILTER` names: libraries the loader maps as filters of this one.
+        var filters: [String] = []
+        /// `DF_1_NODEFLIB` in `DT_FLAGS_1`: the loader's cache and default folders are not searched.
+        var noDefaultLibraries = false
     }
 
     /// What one reading of a file that may be loaded says: its dynamic section, the strings of its
@@ -62,14 +68,21 @@ enum ELFCheck {
     /// from one opening of the file: what discovery needs of a plugin file before `dlopen` (the
     /// compiler check reads the comment, and the symbols say whether it defines an entry to call).
     static func read(_ path: String, comment: Bool = true, symbols: Bool = true) throws(PluginLoadError) -> Reading {
-        let fail = { (reason: String) in PluginLoadError.notASharedLibrary(path: path, reason: reason) }
-        let descriptor: Int32, size: Int
+        let descriptor: Int32
         do {
             descriptor = try Posix.open(path, O_RDONLY)
         } catch {
-            throw fail("cannot open: \(error.reason)")
+            throw .notASharedLibrary(path: path, reason: "cannot open: \(error.reason)")
         }
         defer { Posix.close(descriptor) }
+        return try read(descriptor, path: path, comment: comment, symbols: symbols)
+    }
+
+    /// ``read(_:comment:symbols:)`` of the file open as `descriptor` (named `path` in errors).
+    static func read(_ descriptor: Int32, path: String, comment: Bool = true,
+                     symbols: Bool = true) throws(PluginLoadError) -> Reading {
+        let fail = { (reason: String) in PluginLoadError.notASharedLibrary(path: path, reason: reason) }
+        let size: Int
         do {
             size = Int(try Posix.fstat(descriptor).st_size)
         } catch {
@@ -151,18 +164,19 @@ enum ELFCheck {
               offset <= UInt64(fileSize), dynamic.length <= UInt64(fileSize) - offset else { return nil }
         let bytes = read(descriptor, offset: Int(offset), count: Int(dynamic.length / entrySize * entrySize))
         var names: [(tag: UInt64, offset: UInt64)] = []
-        var stringsAddress: UInt64?, stringsLength: UInt64?
+        var stringsAddress: UInt64?, stringsLength: UInt64?, noDefaultLibraries = false
         for entry in stride(from: 0, to: bytes.count, by: Int(entrySize)) {
             let tag = integer(bytes, entry, UInt64.self), value = integer(bytes, entry + 8, UInt64.self)
             if tag == 0 { break }  // DT_NULL ends the section
             switch tag {
-            case tagNeeded, tagSoname, tagRpath, tagRunpath: names.append((tag, value))
+            case tagNeeded, tagSoname, tagRpath, tagRunpath, tagAuxiliary, tagFilter: names.append((tag, value))
+            case tagFlags1: noDefaultLibraries = value & flagNoDefaultLibraries != 0
             case tagStrtab: stringsAddress = value
             case tagStrsz: stringsLength = value
             default: break
             }
         }
-        guard !names.isEmpty else { return DynamicSection() }
+        guard !names.isEmpty else { return DynamicSection(noDefaultLibraries: noDefaultLibraries) }
         // The string table's file offset: the segment that maps its address.
         guard let stringsAddress, let stringsLength else { return nil }
         let strings = (address: stringsAddress, length: stringsLength)
@@ -170,13 +184,14 @@ enum ELFCheck {
               offset <= UInt64(fileSize), strings.length <= UInt64(fileSize) - offset else { return nil }
         let table = read(descriptor, offset: Int(offset), count: Int(strings.length))
         guard table.count == Int(strings.length) else { return nil }
-        var section = DynamicSection()
+        var section = DynamicSection(noDefaultLibraries: noDefaultLibraries)
         for (tag, start) in names {
             guard start < strings.length else { return nil }
             let text = String(decoding: table[Int(start)...].prefix { $0 != 0 }, as: UTF8.self)
             switch tag {
             case tagNeeded: section.needed.append(text)
             case tagSoname: section.soname = text
+            case tagAuxiliary, tagFilter: section.filters.append(text)
             // An empty folder in a run path is the current folder to the loader: kept.
             case tagRpath: section.rpath += text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             default:

@@ -35,6 +35,9 @@ struct LibraryClosure {
     private var answered: Set<String> = []
     private let allowUntrusted: Bool
     private let shadow: ShadowFolder?
+    /// The file each library mapped from where it lies (not a copy) was when it was checked, by real
+    /// path: one renamed over it before `dlopen` is another file.
+    private var checkedFiles: [String: FileIdentity] = [:]
 
     /// Finds and checks every library the plugin at `image` (the file `dlopen` gets; reported as
     /// `path`), whose dynamic section is `dynamic`, would newly map, copying into `shadow` those the
@@ -45,6 +48,12 @@ struct LibraryClosure {
         loadedBefore = LoadedObjects.count()
         self.allowUntrusted = allowUntrusted
         self.shadow = shadow
+        do {
+            try SearchModel.checkObject(dynamic)
+        } catch {
+            throw .notASharedLibrary(path: path, reason: "the dynamic linker would search for its libraries in a way this "
+                                     + "host cannot model exactly: " + error.reason)
+        }
         LoadedObjects.note(needed: dynamic.needed, of: image)
         // Breadth first, as the loader maps: an object's needs are looked up before their own needs.
         var queue: [(origin: String, dynamic: ELFCheck.DynamicSection, object: String)] = [(Self.folder(of: image), dynamic, path)]
@@ -94,9 +103,16 @@ struct LibraryClosure {
         if libraries.contains(mapped) || LoadedObjects.contain(mapped) { return nil }
         let linked: ELFCheck.DynamicSection
         do {
-            linked = try Self.check(location, real: real, allowUntrusted: allowUntrusted, shadow: shadow)
+            let checked = try Self.check(location, real: real, allowUntrusted: allowUntrusted, shadow: shadow)
+            linked = checked.dynamic
+            if !location.isCopy { checkedFiles[real] = checked.identity }
         } catch {
             throw refuse(error.reason)
+        }
+        do {
+            try SearchModel.checkObject(linked)
+        } catch {
+            throw refuse("looked for in a way this host cannot model exactly, so it is not loaded: " + error.reason)
         }
         if let soname = linked.soname { answered.insert(soname) }
         libraries.append(mapped)
@@ -123,9 +139,10 @@ struct LibraryClosure {
     /// Checks the library at `location` (the real path of its original `real`) as the plugin itself
     /// is checked: a regular file (a pipe would hang the loader), a trusted path unless
     /// `allowUntrusted`, ELF headers that fit the file. A library the loader finds among the copies
-    /// is copied into `shadow` first, and its copy is read. Returns its dynamic section.
+    /// is copied into `shadow` first, and its copy is read. Returns its dynamic section and the file
+    /// read (device, inode, size, time), from one opening of it.
     static func check(_ location: Location, real: String, allowUntrusted: Bool,
-                      shadow: ShadowFolder?) throws(Refusal) -> ELFCheck.DynamicSection {
+                      shadow: ShadowFolder?) throws(Refusal) -> (dynamic: ELFCheck.DynamicSection, identity: FileIdentity) {
         guard let status = FileStatus(real), status.isRegularFile else {
             throw Refusal(reason: "not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
         }
@@ -138,8 +155,18 @@ struct LibraryClosure {
                 throw Refusal(reason: error.reason)
             }
         }
+        let descriptor: Int32
         do {
-            return try ELFCheck.validate(read)
+            descriptor = try Posix.open(read, O_RDONLY | O_NOFOLLOW)
+        } catch {
+            throw Refusal(reason: "cannot be read: \(error.reason)")
+        }
+        defer { Posix.close(descriptor) }
+        guard let info = try? Posix.fstat(descriptor), info.st_mode & S_IFMT == S_IFREG else {
+            throw Refusal(reason: "not a regular file")
+        }
+        do {
+            return (try ELFCheck.read(descriptor, path: read, comment: false, symbols: false).dynamic, FileIdentity(info))
         } catch {
             guard case let .notASharedLibrary(_, reason) = error else { throw Refusal(reason: error.description) }
             throw Refusal(reason: reason)
@@ -151,11 +178,18 @@ struct LibraryClosure {
         String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     }
 
-    /// The files the loader mapped since the closure was computed, under a name the closure looked
-    /// for, that are neither `allowed` (the plugin) nor one of its checked libraries: a file that was
-    /// not checked. (Objects mapped meanwhile under other names are another thread's loads.)
+    /// The files the loader mapped since the closure was computed that were not checked: one renamed
+    /// over a checked library's path in between (another device or inode where it is mapped), or one
+    /// under a name the closure looked for that is neither `allowed` (the plugin) nor one of its
+    /// checked libraries. (Objects mapped meanwhile under other names are another thread's loads.)
     func unchecked(allowing allowed: String) -> [String] {
-        LoadedObjects.added(since: loadedBefore).filter { real, answersTo in
+        // A library mapped from where it lies, whose path now names another file than the one checked.
+        let mapped = MappedFiles.files(at: Set(checkedFiles.keys))
+        let replaced = checkedFiles.filter { real, checked in
+            mapped[real].map { $0.device != checked.device || $0.inode != checked.inode } ?? false
+        }.keys
+        if !replaced.isEmpty { return replaced.sorted() }
+        return LoadedObjects.added(since: loadedBefore).filter { real, answersTo in
             real != allowed && !libraries.contains(real) && !answersTo.isDisjoint(with: sought)
         }.map(\.real).sorted()
     }
@@ -178,7 +212,8 @@ struct LibraryClosure {
             }
         }
         // Then the loader's cache, then its default folders: libraries of the system, which the
-        // loader maps from where they lie.
+        // loader maps from where they lie (unless the object forbids them, DF_1_NODEFLIB).
+        if dynamic.noDefaultLibraries { return nil }
         if let cached = try LoaderCache.path(of: name), FileStatus(cached) != nil {
             return Location(loaderPath: cached, original: cached)
         }

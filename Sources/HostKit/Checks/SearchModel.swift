@@ -27,10 +27,7 @@ enum SearchModel {
             throw Refusal(reason: "it is named with a '/' ('\(name)'), which the loader opens as a path, not by its search")
         }
         if name.contains("$") { throw Refusal(reason: "its name '\(name)' holds a '$' token") }
-        if dynamic.runpath == nil, !dynamic.rpath.isEmpty {
-            throw Refusal(reason: "the object linking it has a DT_RPATH ('\(dynamic.rpath.joined(separator: ":"))'), searched "
-                          + "along every object that loaded it; rebuild it with a DT_RUNPATH (-Wl,--enable-new-dtags)")
-        }
+        try checkObject(dynamic)
         var folders: [String] = []
         for entry in try libraryPath.get() { folders.append(entry) }
         for entry in dynamic.runpath ?? [] {
@@ -47,11 +44,35 @@ enum SearchModel {
     static let defaultFolders = ["/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib", "/usr/lib"]
     #endif
 
+    /// Throws if the object whose dynamic section is `dynamic` makes the loader search in a way this
+    /// model does not follow: a `DT_RPATH` (searched along every object that loaded it, up to the
+    /// program), or filter libraries (`DT_AUXILIARY`, `DT_FILTER`: mapped beside it, by names of
+    /// their own).
+    static func checkObject(_ dynamic: ELFCheck.DynamicSection) throws(Refusal) {
+        if dynamic.runpath == nil, !dynamic.rpath.isEmpty {
+            throw Refusal(reason: "it has a DT_RPATH ('\(dynamic.rpath.joined(separator: ":"))'), searched along every "
+                          + "object that loaded it; rebuild it with a DT_RUNPATH (-Wl,--enable-new-dtags)")
+        }
+        if let filter = dynamic.filters.first {
+            throw Refusal(reason: "it names a filter library ('\(filter)', DT_AUXILIARY or DT_FILTER), which the loader "
+                          + "maps beside it")
+        }
+    }
+
     /// The run path entry `entry` with `$ORIGIN` expanded to `origin`, or why it is refused.
     static func expand(_ entry: String, origin: String) throws(Refusal) -> String {
         for token in ["$ORIGIN", "${ORIGIN}"] where entry == token || entry.hasPrefix(token + "/") {
             let rest = entry.dropFirst(token.count)
             guard !rest.contains("$") else { break }
+            // A `..` the kernel resolves only if the folder before it exists: among the copies, only the
+            // copies' own folders and theirs do. So `..` only right after `$ORIGIN` (or another `..`).
+            var named = false
+            for part in rest.split(separator: "/") where part != "." {
+                if part != ".." { named = true } else if named {
+                    throw Refusal(reason: "its run path entry '\(entry)' goes back ('..') after a folder below $ORIGIN, "
+                                  + "which the folder of copies need not have")
+                }
+            }
             return origin + rest
         }
         if entry.contains("$") {

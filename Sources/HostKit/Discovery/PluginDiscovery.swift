@@ -70,17 +70,36 @@ public struct PluginDiscovery: Sendable {
         if !allowUntrusted, let reason = PathTrust.problem(path) {
             return .failure(.untrusted(path: path, reason: reason))
         }
-        if let known = CheckedFiles.candidate(real, identity: status.identity) {
-            return .success(known.found(at: path, allowUntrusted: allowUntrusted))
+        let known = CheckedFiles.outcome(real, identity: status.identity, otherCompilers: allowOtherCompilers)
+        let outcome = known ?? read(real, identity: status.identity, into: shadow)
+        if known == nil {
+            // What the bytes are is remembered; a copy that failed (a write in progress) is tried again.
+            switch outcome {
+            case .success, .failure(.notASharedLibrary):
+                CheckedFiles.remember(outcome, real: real, identity: status.identity, otherCompilers: allowOtherCompilers)
+            default: break
+            }
         }
+        return outcome.map { $0.found(at: path, allowUntrusted: allowUntrusted) }
+    }
+
+    /// The file at the real path `real` (last seen with `identity`) as a candidate: its headers
+    /// checked where it lies (a file that is no shared library is never copied: a huge one would fill
+    /// the folder), then its bytes copied into `shadow` and the copy read.
+    private func read(_ real: String, identity: FileIdentity, into shadow: ShadowFolder) -> Result<PluginCandidate, PluginLoadError> {
         // A library this process loaded already (the host's own PluginAPI, say) is never mapped
         // again: read where it is.
-        var image = real, identity = status.identity
+        var image = real, copied = identity
         if !LoadedObjects.contain(real) {
             do {
-                (image, identity) = try shadow.copy(real, as: real, expected: status.identity)
+                try ELFCheck.validate(real)
             } catch {
-                return .failure(.unusablePath(path: path, reason: error.reason))
+                return .failure(error)
+            }
+            do {
+                (image, copied) = try shadow.copy(real, as: real, expected: identity)
+            } catch {
+                return .failure(.unusablePath(path: real, reason: error.reason))
             }
         }
         // Read once, here: the headers checked, the toolchain named, the libraries it links listed.
@@ -97,11 +116,9 @@ public struct PluginDiscovery: Sendable {
             let isPlugin = file.symbols == nil || EntrySymbol(file.symbols) != .missing
             return .failure(isPlugin ? mismatch : .missingEntrySymbol(path: real, symbol: PluginHeader.Layout.entrySymbol))
         }
-        let candidate = PluginCandidate(path: path, realPath: real, image: image,
-                                        shadowRoot: image == real ? nil : shadow.root, allowUntrusted: allowUntrusted,
-                                        dynamic: file.dynamic, identity: identity, entry: EntrySymbol(file.symbols))
-        CheckedFiles.remember(candidate)
-        return .success(candidate)
+        return .success(PluginCandidate(path: real, realPath: real, image: image, shadowRoot: image == real ? nil : shadow.root,
+                                        allowUntrusted: allowUntrusted, dynamic: file.dynamic, identity: copied,
+                                        entry: EntrySymbol(file.symbols)))
     }
 
     /// Every `*.so` in a directory, sorted by name.

@@ -28,6 +28,8 @@ final class ShadowFolder: Sendable {
     /// Every folder this process made or used, so that a path of a loaded copy can be told by its
     /// original name in reports, long after the folder is gone.
     private static let roots = Lock<[String]>([])
+    /// The folders this process made and has not removed: what ``existing(_:)`` hands back.
+    private static let live = Lock<[String: ShadowFolder]>([:])
 
     private init(root: String, made: Bool) {
         self.root = root
@@ -45,6 +47,12 @@ final class ShadowFolder: Sendable {
     static func make(in parent: String?) -> Result<ShadowFolder, PluginLoadError> {
         let parent = parent ?? defaultParent
         let unusable = { (reason: String) in PluginLoadError.shadowFolderUnusable(path: parent, reason: reason) }
+        guard parent.hasPrefix("/") else { return .failure(unusable("it is not an absolute path")) }
+        // Whoever may write the parent may rename the folder away and put another in its place: the
+        // same rule as for a plugin's folders (a sticky folder such as /tmp is fine).
+        if let reason = PathTrust.problem(parent) {
+            return .failure(unusable(reason.replacing("; " + PathTrust.allowance, with: "")))
+        }
         let made: String
         do {
             made = try Posix.makeTemporaryFolder((parent.hasSuffix("/") ? parent : parent + "/") + "swift-plugin-host-XXXXXX")
@@ -61,13 +69,15 @@ final class ShadowFolder: Sendable {
             try? FileManager.default.removeItem(atPath: real)
             return .failure(unusable("its file system cannot be read: \(error.reason)"))
         }
-        return .success(ShadowFolder(root: real, made: true))
+        let folder = ShadowFolder(root: real, made: true)
+        live.withLock { $0[real] = folder }
+        return .success(folder)
     }
 
-    /// The folder at `root`, made by another process of this host (a probe child's parent): copies
-    /// made here are removed with it, by that process.
+    /// The folder at `root`: the one this process made, or one another process of this host made (a
+    /// probe child's parent), whose copies are removed with it, by that process.
     static func existing(_ root: String) -> ShadowFolder {
-        ShadowFolder(root: root, made: false)
+        live.withLock { $0[root] } ?? ShadowFolder(root: root, made: false)
     }
 
     /// Where the copy of the file at the absolute path `original` lies (or will lie).
@@ -126,15 +136,19 @@ final class ShadowFolder: Sendable {
         let destination: Int32
         do {
             destination = try Posix.open(image, O_WRONLY | O_CREAT | O_EXCL, mode: 0o500)
-        } catch where error.code == EEXIST {
-            // Made by the process that made the folder (a probe child's parent), from the same load.
+        } catch where error.code == EEXIST && !made {
+            // Copied by the process that made the folder (a probe child's parent), in the same load.
             return (image, before)
+        } catch where error.code == EEXIST {
+            throw Refusal(reason: "a file this host did not copy lies where its copy goes (\(image))")
         } catch {
             throw Refusal(reason: "cannot be copied to \(root): \(error.reason)")
         }
         let copied: Int, after: FileIdentity?
         do {
-            copied = try Posix.copy(from: source, to: destination)
+            // Read and run by this user only, whatever the umask; never more than the file had.
+            try Posix.setMode(of: destination, 0o500)
+            copied = try Posix.copy(from: source, to: destination, atMost: Int(before.size))
             Posix.close(destination)
             after = (try? Posix.fstat(source)).map(FileIdentity.init)
         } catch {
@@ -158,6 +172,7 @@ final class ShadowFolder: Sendable {
     /// Removes the folder and every copy in it, if this process made it. Mapped copies stay mapped.
     func remove() {
         guard made else { return }
+        Self.live.withLock { $0[root] = nil }
         try? FileManager.default.removeItem(atPath: root)
     }
 

@@ -53,6 +53,21 @@ enum Posix {
         return Array(bytes.prefix(try got.get()))
     }
 
+    /// Every byte of the file at `path`, read to its end (a file of `/proc` says its size is 0).
+    static func readWhole(_ path: String) throws(SystemCallError) -> [UInt8] {
+        let descriptor = try open(path, O_RDONLY)
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = try chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemCallError) in try read(descriptor, into: buffer) }
+            }.get()
+            if got == 0 { return bytes }
+            bytes += chunk.prefix(got)
+        }
+    }
+
     /// `read(2)` into `buffer`: how many bytes came (0 at the end of the file or pipe).
     static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
         try retrying("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
@@ -123,12 +138,25 @@ enum Posix {
     static func makeTemporaryFolder(_ template: String) throws(SystemCallError) -> String {
         var name = Array(template.utf8CString)
         guard name.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap(mkdtemp) }) != nil else { throw .last("mkdtemp") }
-        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // 0700 whatever the umask (mkdtemp takes it off).
+        guard chmod(path, 0o700) == 0 else { throw .last("chmod") }
+        return path
     }
 
     /// `mkdir(2)` of `path` with `mode`; a folder already there is no error.
     static func makeFolder(_ path: String, mode: mode_t) throws(SystemCallError) {
-        guard mkdir(path, mode) == 0 || errno == EEXIST else { throw .last("mkdir") }
+        if mkdir(path, mode) == 0 {
+            // `mkdir` takes the umask off the mode; the folder gets it whole.
+            guard chmod(path, mode) == 0 else { throw .last("chmod") }
+        } else if errno != EEXIST {
+            throw .last("mkdir")
+        }
+    }
+
+    /// `fchmod(2)`: gives the open file `mode`.
+    static func setMode(of descriptor: Int32, _ mode: mode_t) throws(SystemCallError) {
+        guard fchmod(descriptor, mode) == 0 else { throw .last("fchmod") }
     }
 
     /// Whether the file system holding `path` is mounted without permission to run or map code from
@@ -140,9 +168,9 @@ enum Posix {
         return info.f_flag & noExec != 0
     }
 
-    /// Copies what is left to read of `source` to `destination`, both open descriptors; returns how
-    /// many bytes it copied.
-    static func copy(from source: Int32, to destination: Int32) throws(SystemCallError) -> Int {
+    /// Copies what is left to read of `source`, up to `limit` bytes, to `destination`, both open
+    /// descriptors; returns how many bytes it copied (one more than `limit` if there was more).
+    static func copy(from source: Int32, to destination: Int32, atMost limit: Int) throws(SystemCallError) -> Int {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
         defer { buffer.deallocate() }
         // The buffer is this call's own, allocated above and alive until it returns.
@@ -151,6 +179,7 @@ enum Posix {
         while true {
             let got = try read(source, into: buffer)
             if got == 0 { return total }
+            if total + got > limit { return limit + 1 }
             var written = 0
             while written < got {
                 written += try write(destination, from: base + written, count: got - written)
