@@ -22,7 +22,9 @@ extension HostCommandTests {
         #expect(kill(pid, SIGHUP) == 0)
         let kept = "kept fixture-versioned 2.0.0 (\(path)): \(path): bad plugin header"
         try await expectOutput(child, reload + kept)
-        #expect(child.errors.contains("host: " + kept), "\(child.errors)")
+        // Written to stderr after stdout's line: waited for, not read at once (under load it came later).
+        let said = try await poll(atMost: .seconds(60)) { child.errors.contains("host: " + kept) }
+        #expect(said, "\(child.errors)")
         #expect(child.process.isRunning, "a refused version ended the host")
 
         try FileManager.default.removeItem(atPath: path)

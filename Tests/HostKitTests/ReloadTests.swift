@@ -132,6 +132,59 @@ struct PluginFolder {
         #expect(script.events == ["start versioned 1", "start user", "shutdown user", "shutdown versioned 1"])
     }
 
+    /// A new provider and the new version of a plugin that now requires it, deployed together, go in
+    /// one step, the provider first: a fresh load of the same files loads both too.
+    @Test func aNewProviderAndTheNewVersionOfAPluginThatNowRequiresItGoInTogether() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne", user: "FixtureVersionUser"], script: script)
+        try plugins.install("FixtureProvider", as: "libprovider.so")
+        try plugins.install("FixtureVersionUserThree", as: user)
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.summary) == [
+            "added fixture-provider 1.0.0 (\(plugins.folder.file("libprovider.so")))",
+            "upgraded fixture-versioned-user 1.0.0 -> 3.0.0 (\(plugins.folder.file(user)))",
+        ], "\(report.text)")
+        #expect(try plugins.host.locator.tryService(key: versionedUserKey) == "user of provider 1")
+        #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")
+        #expect(report.unchanged == 1)
+        #expect(PluginHost().load([.directory(plugins.folder.path)], start: false).loadedNames.sorted()
+                == ["fixture-provider", "fixture-versioned", "fixture-versioned-user"])
+    }
+
+    /// Whether a plugin whose file is gone is still required is judged by the versions served after
+    /// the reload: its only user's new version no longer requires it.
+    @Test func aProviderRemovedWhileItsUserDropsTheRequirementIsWithdrawn() throws {
+        let script = LifecycleScript()
+        let plugins = try PluginFolder(["libprovider.so": "FixtureProvider", user: "FixtureVersionUserThree"], script: script)
+        try plugins.remove("libprovider.so")
+        try plugins.install("FixtureVersionUserTwo", as: user)
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.summary) == [
+            "upgraded fixture-versioned-user 3.0.0 -> 2.0.0 (\(plugins.folder.file(user)))",
+            "withdrawn fixture-provider 1.0.0 (\(plugins.folder.file("libprovider.so")))",
+        ], "\(report.text)")
+        #expect(try plugins.host.locator.tryService(key: versionedUserKey) == "user two")
+        #expect(plugins.host.locator.getService(key: ServiceLocatorEasyKey<String>(name: "fixture.provider")) == nil)
+    }
+
+    /// A plugin whose file is gone, required only by the version its user is replaced with, waits for
+    /// that step: when the new version fails to start, the old one serves on, and so does the plugin.
+    @Test func aProviderWhoseUsersNewVersionFailsToStartIsKept() throws {
+        let script = LifecycleScript(["start user": "throw"])
+        let plugins = try PluginFolder([versioned: "FixtureVersionOne", user: "FixtureVersionUserThree",
+                                        "libprovider.so": "FixtureProvider"], script: script)
+        try plugins.remove("libprovider.so")
+        try plugins.install("FixtureVersionUser", as: user)
+        let report = plugins.host.reload()
+        #expect(report.entries.map(\.action) == [.kept, .kept], "\(report.text)")
+        guard case .startFailed("fixture-versioned-user", _)? = report.entries.first?.error else {
+            Issue.record("not kept for its start: \(report.text)")
+            return
+        }
+        #expect(report.entries.last?.error == .stillRequired(plugin: "fixture-provider", requiredBy: ["fixture-versioned-user"]))
+        #expect(try plugins.host.locator.tryService(key: versionedUserKey) == "user of provider 1")
+    }
+
     @Test func aNewVersionWithoutAKeyAnotherPluginRequiresIsRefused() throws {
         let script = LifecycleScript()
         let plugins = try PluginFolder([versioned: "FixtureVersionOne", user: "FixtureVersionUser"], script: script)

@@ -67,6 +67,8 @@ let fixtures = [
     plugin("FixtureVersionFive", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureVersionUser", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureVersionUserTwo", contracts: false),
+    plugin("FixtureVersionUserThree", contracts: false),
+    plugin("FixtureProvider", contracts: false),
     // Casts what its registrar and its start hook lend it to a ServiceLocator, and says what it got.
     plugin("FixtureDowncast", contracts: false),
     // A C library whose `swift_plugin_entry` is a data object: calling it would crash the host.

@@ -3,7 +3,10 @@ import Glibc
 
 extension PluginHost {
     /// Scans the sources of every earlier ``load(_:probe:)`` again and brings the running host up to
-    /// date, without a restart and without unloading code, deciding by plugin name:
+    /// date, without a restart and without unloading code, deciding by plugin name. It ends where a
+    /// first load of the files found now would, judged as that load would judge them, except that a
+    /// served plugin whose new version is refused serves on, and one whose file is gone stays while
+    /// the plugins served after the reload require it:
     ///
     /// - A plugin in a **new file** is added, with every check of a first load.
     /// - A plugin whose **file changed** (another file renamed over its path, or its name found in
@@ -12,14 +15,16 @@ extension PluginHost {
     ///   version's keys (a key it adds must be free), started, and swapped in; then the old version
     ///   is stopped. The plugins that require it, directly or through others, are registered again
     ///   from their own files and started with it, so that no service of theirs keeps an object of
-    ///   the old version (``ReloadReport/Action/restarted``); one with a new version of its own in
-    ///   this reload is upgraded in the same step.
+    ///   the old version (``ReloadReport/Action/restarted``). Changes linked by their keys go in one
+    ///   step, providers first: a plugin and one that requires it, both with a new version; a new
+    ///   provider and the new version of a plugin that now requires it.
     /// - A plugin whose **file is gone** is withdrawn: its services removed, then stopped. One that
-    ///   plugins staying still require is kept, named in the report.
+    ///   the plugins served after the reload still require (by their new versions' requirements) is
+    ///   kept, named in the report.
     ///
-    /// Each plugin's step is all or nothing: a new version that is refused by any check, fails to
-    /// register or to start (or a plugin that requires it does) leaves the old one serving, and
-    /// what it started is stopped again.
+    /// Each step is all or nothing: a new version that is refused by any check, fails to register or
+    /// to start (or a plugin of its step does) leaves the old one serving, and what it started is
+    /// stopped again.
     ///
     /// **When the old version stops**: after the swap, no new get reaches it. Its shutdown hook runs
     /// once nothing reads the old services any more: every get that began before the swap has
@@ -67,8 +72,7 @@ extension PluginHost {
                 (path: candidate.realPath, error: $0, isNew: !seenBefore.contains(candidate.realPath))
             }
         }
-        let plan = ReloadPlan(published: published, unchanged: unchanged, opened: opened, refused: refused,
-                              problems: problems)
+        let plan = plan(published: published, unchanged: unchanged, opened: opened, refused: refused, problems: problems)
         if !plan.moved.isEmpty {
             state.withLock { state in
                 for plugin in plan.moved {
@@ -80,31 +84,57 @@ extension PluginHost {
         }
         var report = ReloadReport()
         report.entries = plan.decided
-        if !plan.withdrawals.isEmpty {
-            withdraw(plan.withdrawals, limits: limits, into: &report)
+        if !plan.withdrawnFirst.isEmpty {
+            withdraw(plan.withdrawnFirst, limits: limits, into: &report)
         }
-        // Providers first, so that a plugin and one that requires it, both with a new version, go in
-        // one step (the provider's), whatever the order of their files.
-        let position = Dictionary(published.enumerated().map { ($1.metadata.name, $0) }) { first, _ in first }
-        let upgrades = plan.upgrades.sorted { position[$0.old.metadata.name, default: 0] < position[$1.old.metadata.name, default: 0] }
-        let pending = Dictionary(upgrades.map { ($0.old.metadata.name, $0.new) }) { first, _ in first }
-        var settled: Set<String> = []
-        for (old, new) in upgrades where !settled.contains(old.metadata.name) {
-            settled.formUnion(upgrade(old, to: new, pending: pending, with: pipeline, probe: probe,
-                                      registeredInProbe: load.registeredInProbe, limits: limits, into: &report))
+        let position = Dictionary(plan.order.enumerated().map { ($1.metadata.name, $0) }) { first, _ in first }
+        for step in plan.steps where step.upgrades {
+            apply(step, position: position, with: pipeline, probe: probe, registeredInProbe: load.registeredInProbe,
+                  limits: limits, into: &report)
         }
-        if !plan.additions.isEmpty {
+        // New plugins that need no new version: planned together, as a first load's are.
+        let additions = plan.steps.filter { !$0.upgrades }.flatMap(\.changes).map(\.new)
+        if !additions.isEmpty {
             var added = Load(registeredInProbe: load.registeredInProbe)
-            publish(plan.additions, with: pipeline, probe: probe, load: &added)
-            for plugin in plan.additions {
+            publish(ReloadStep.inOrder(additions.map { (nil, $0) }, position: position).map(\.new), with: pipeline,
+                    probe: probe, load: &added)
+            for plugin in additions {
                 let error = added.outcome[plugin.path]?.error
                 report.entries.append(ReloadReport.Entry(error == nil ? .added : .refused, plugin, error: error))
             }
+        }
+        if !plan.withdrawnLast.isEmpty {
+            withdrawUnlessRequired(plan.withdrawnLast, limits: limits, into: &report)
         }
         let touched = Set(report.entries.map(\.plugin))
         report.unchanged = published.count { !touched.contains($0.metadata.name) }
         report.imagesMapped = PluginLoader.imageCount
         return report
+    }
+
+    /// The ``ReloadPlan`` of these files, planned beside the host's own services (the keys of its base
+    /// locator, which no plugin provides). The locator read for them is let go on return: a reference
+    /// kept for the whole reload would hold back the stop of every version it replaces.
+    private func plan(published: [LoadedPlugin], unchanged: Set<String>, opened: [LoadedPlugin],
+                      refused: [(path: String, error: PluginLoadError, isNew: Bool)], problems: [PluginLoadError]) -> ReloadPlan {
+        let current = locator
+        let pluginKeys = Set(published.flatMap(\.metadata.providedStoreKeys))
+        return ReloadPlan(published: published, unchanged: unchanged, opened: opened, refused: refused, problems: problems) { key in
+            pluginKeys.contains(key) ? nil : current.slotInfo(forKey: key).map { $0.origin ?? "host" }
+        }
+    }
+
+    /// Withdraws `plugins` (in publication order) but those that a plugin served now requires (a step
+    /// that would have replaced it with a version that does not was refused): kept, named in the report.
+    private func withdrawUnlessRequired(_ plugins: [LoadedPlugin], limits: Limits, into report: inout ReloadReport) {
+        let published = state.withLock(\.published)
+        var leaving = plugins
+        while let index = leaving.indices.first(where: { !ReloadPlan.users(of: leaving[$0], among: published, leaving: leaving).isEmpty }) {
+            let plugin = leaving.remove(at: index)
+            let users = ReloadPlan.users(of: plugin, among: published, leaving: leaving + [plugin])
+            report.entries.append(ReloadReport.Entry(.kept, plugin, error: .stillRequired(plugin: plugin.metadata.name, requiredBy: users)))
+        }
+        if !leaving.isEmpty { withdraw(leaving, limits: limits, into: &report) }
     }
 
     /// The real paths of `candidates` that are a served plugin's file as it was loaded (two plugins may
@@ -147,39 +177,37 @@ extension PluginHost {
         retiring = []
     }
 
-    /// One upgrade step: `new` in the place of `old`, with the plugins that require `old` registered
-    /// again (in their `pending` new version, if they have one); all or nothing. Returns the names
-    /// whose upgrade this step settled: `old`'s, and, if it succeeded, the dependents it upgraded too.
-    @discardableResult
-    private func upgrade(_ old: LoadedPlugin, to new: LoadedPlugin, pending: [String: LoadedPlugin],
-                         with pipeline: LoadPipeline, probe: PluginProbe?, registeredInProbe: Set<String>,
-                         limits: Limits, into report: inout ReloadReport) -> Set<String> {
+    /// One step (``ReloadStep``): its new versions and new plugins, with the plugins that require a
+    /// version it replaces registered again from their own files (restarted), all in `position`'s
+    /// order (the result's: providers first); all or nothing. A failure leaves every served version
+    /// of the step serving (`kept`) and its new plugins out (`refused`), and stops what it started.
+    private func apply(_ step: ReloadStep, position: [String: Int], with pipeline: LoadPipeline, probe: PluginProbe?,
+                       registeredInProbe: Set<String>, limits: Limits, into report: inout ReloadReport) {
         let published = state.withLock(\.published)
-        let oldDependents = Self.dependents(of: old, among: published)
-        let dependents = oldDependents.map { pending[$0.metadata.name] ?? $0 }
-        let replaced = Set([old.metadata.name] + dependents.map(\.metadata.name))
-        func keep(_ error: PluginLoadError) -> Set<String> {
-            report.entries.append(ReloadReport.Entry(.kept, old, error: error))
-            return [old.metadata.name]
-        }
-        if let reason = LoadPlan.malformation(of: new.metadata) {
-            return keep(.malformedMetadata(path: new.path, reason: reason))
+        let changing = Set(step.changes.map(\.new.metadata.name))
+        let restarted = ReloadStep.dependents(of: step.changes.compactMap(\.old), among: published)
+            .filter { !changing.contains($0.metadata.name) }
+        let members = ReloadStep.inOrder(step.changes + restarted.map { (old: $0, new: $0) }, position: position)
+        let replaced = Set(members.compactMap { $0.old?.metadata.name })
+        func fail(_ error: PluginLoadError) {
+            report.entries += step.changes.map { change in
+                change.old.map { ReloadReport.Entry(.kept, $0, error: error) } ?? ReloadReport.Entry(.refused, change.new, error: error)
+            }
         }
         let next: ServiceLocator
         do {
             next = try locator.clone()
         } catch {
-            return keep(.registrationFailed(plugin: new.metadata.name, reason: "the host's locator: \(error)"))
+            return fail(.registrationFailed(plugin: members.first?.new.metadata.name ?? "", reason: "the host's locator: \(error)"))
         }
         let source = ServiceSource(next)
         let services = ServiceResolver(source: source)
-        // The old version's keys go; the new version may take them and free ones, nothing else.
-        next.withdraw(old.metadata.providedStoreKeys)
+        // The replaced versions' keys go; the new ones may take them and free ones, nothing else.
+        for old in members.compactMap(\.old) { next.withdraw(old.metadata.providedStoreKeys) }
         var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
         let staying = published.filter { !replaced.contains($0.metadata.name) }
-        for (plugin, previous) in zip([new] + dependents, [old] + oldDependents) {
-            if plugin.path != new.path { next.withdraw(previous.metadata.providedStoreKeys) }
-            let error = Self.unmet(plugin, in: next, upgrading: old, to: new, dependents: dependents)
+        for plugin in members.map(\.new) {
+            let error = Self.unmet(plugin, in: next)
                 ?? probe.flatMap { probe in
                     registeredInProbe.contains(plugin.path) ? nil
                         : Self.probeRegistration(of: plugin, with: probe, after: staying + registered.map(\.plugin))
@@ -195,14 +223,14 @@ extension PluginHost {
                 }
                 report.stopped.entries += Self.notSwappedIn(Self.stop(unstarted, in: next, timeout: limits.hook,
                                                                       runningHooks: false, keeping: locator))
-                return keep(error)
+                return fail(error)
             }
         }
         next.setReadOnly(denyClone: false)
         let (started, dropped) = start(registered, in: next, services: services)
         if let failure = dropped.first {
             report.stopped.entries += Self.notSwappedIn(Self.stop(started, in: next, timeout: limits.hook, keeping: locator))
-            return keep(failure.error)
+            return fail(failure.error)
         }
         var (previous, retiring): (ServiceLocator?, [StartedPlugin]) = swap(to: next, builtBy: source) { state in
             state.published.removeAll { replaced.contains($0.metadata.name) }
@@ -210,53 +238,30 @@ extension PluginHost {
             defer { state.started += started }
             return Self.removeStarted(replaced, from: &state)
         }
-        report.entries.append(ReloadReport.Entry(.upgraded, new, previous: old))
-        for (plugin, previous) in zip(dependents, oldDependents) {
-            report.entries.append(plugin.path == previous.path && plugin.image == previous.image
-                                  ? ReloadReport.Entry(.restarted, plugin) : ReloadReport.Entry(.upgraded, plugin, previous: previous))
+        for (old, new) in members {
+            guard let old else {
+                report.entries.append(ReloadReport.Entry(.added, new))
+                continue
+            }
+            report.entries.append(new.path == old.path && new.image == old.image
+                                  ? ReloadReport.Entry(.restarted, new) : ReloadReport.Entry(.upgraded, new, previous: old))
         }
         report.stopped.entries += retire(retiring, replaced: &previous, limits: limits).entries
         retiring = []
-        return replaced
     }
 
-    /// The plugins of `published` (in its order, providers first) that require a key of `plugin`, or
-    /// of another plugin in the result.
-    private static func dependents(of plugin: LoadedPlugin, among published: [LoadedPlugin]) -> [LoadedPlugin] {
-        var keys = Set(plugin.metadata.providedStoreKeys)
-        var result: [LoadedPlugin] = []
-        for other in published where other.metadata.name != plugin.metadata.name
-            && other.metadata.requiredStoreKeys.contains(where: keys.contains) {
-            result.append(other)
-            keys.formUnion(other.metadata.providedStoreKeys)
-        }
-        return result
-    }
-
-    /// Why `plugin` (the new version, or one of its dependents) cannot be registered into `next` as
-    /// it stands, or nil: a key it provides is another's, a key it requires is missing, or the new
-    /// version requires a key of a plugin that requires it.
-    private static func unmet(_ plugin: LoadedPlugin, in next: ServiceLocator, upgrading old: LoadedPlugin,
-                              to new: LoadedPlugin, dependents: [LoadedPlugin]) -> PluginLoadError? {
+    /// Why `plugin` cannot be registered into `next` as it stands, or nil: a key it provides is
+    /// another's, or a key it requires is missing. (The plan saw to both; the host's locator is
+    /// checked again all the same.)
+    private static func unmet(_ plugin: LoadedPlugin, in next: ServiceLocator) -> PluginLoadError? {
         let meta = plugin.metadata
         for key in meta.providedStoreKeys {
             if let slot = next.slotInfo(forKey: key) {
                 return .keyConflict(key: key, plugin: meta.name, providedBy: slot.origin ?? "host")
             }
         }
-        // A dependent's keys are still the old instance's while the new version registers: met, but
-        // by a plugin that requires the new version.
-        if plugin.path == new.path {
-            for key in meta.requiredStoreKeys {
-                if let user = dependents.first(where: { $0.metadata.providedStoreKeys.contains(key) }) {
-                    return .requirementCycle(plugin: meta.name, chain: [meta.name, user.metadata.name, meta.name])
-                }
-            }
-        }
         for key in meta.requiredStoreKeys where next.slotInfo(forKey: key) == nil {
-            let reason = old.metadata.providedStoreKeys.contains(key)
-                ? "which \(new.metadata.name) \(new.metadata.version) no longer provides" : "no loaded plugin provides it"
-            return .missingRequirement(plugin: meta.name, key: key, reason: reason)
+            return .missingRequirement(plugin: meta.name, key: key, reason: "no loaded plugin provides it")
         }
         return nil
     }

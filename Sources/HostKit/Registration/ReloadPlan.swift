@@ -2,20 +2,30 @@
 ///
 /// A plugin is known by its name. Its file is unchanged if discovery finds its real path with the
 /// identity it had when it was loaded (``FileIdentity``); then it is not opened again. Otherwise:
-/// - a plugin of a new name is **added**;
-/// - a plugin of a served name is an **upgrade** of it, unless the served one's file is still there,
-///   unchanged (then two files hold the plugin: the new one is refused, the served one **kept**);
-/// - a served plugin whose name no file holds any more is **withdrawn**, unless a file refused
+/// - a plugin of a new name is to be **added**;
+/// - a plugin of a served name is to be an **upgrade** of it, unless the served one's file is still
+///   there, unchanged (then two files hold the plugin: the new one is refused, the served one **kept**);
+/// - a served plugin whose name no file holds any more is to be **withdrawn**, unless a file refused
 ///   now lies at its path or a new file refused before its name could be read lies in its folder
 ///   (then it is **kept**: that file may be its next version), or its folder is refused (untrusted
-///   now, say: not gone), or plugins that stay require its keys (**kept**,
-///   ``PluginLoadError/stillRequired(plugin:requiredBy:)``);
+///   now, say: not gone);
 /// - a served plugin's image found under another path (its file moved, or linked) is the same plugin.
+///
+/// Which of those changes are made is judged against the result (``ReloadTarget``): a new version
+/// or new plugin that the result refuses is not, and a plugin whose file is gone stays while the
+/// result requires it (``PluginLoadError/stillRequired(plugin:requiredBy:)``). The changes made go
+/// in steps (``ReloadStep``), providers first.
 struct ReloadPlan {
-    private(set) var upgrades: [(old: LoadedPlugin, new: LoadedPlugin)] = []
-    private(set) var additions: [LoadedPlugin] = []
-    /// In the order they were published; withdrawn together.
-    private(set) var withdrawals: [LoadedPlugin] = []
+    /// The upgrades and additions, in steps (``ReloadStep``), providers first.
+    private(set) var steps: [ReloadStep] = []
+    /// Every plugin served after the reload, as planned: in registration order, providers first.
+    private(set) var order: [LoadedPlugin] = []
+    /// Plugins to withdraw before the steps (nothing served now requires them), in publication order;
+    /// withdrawn together: a key one gives up may pass to a plugin of a step.
+    private(set) var withdrawnFirst: [LoadedPlugin] = []
+    /// Plugins to withdraw after the steps (a plugin served now requires them; its new version, or
+    /// nothing in the result, does not), each once nothing served then requires it.
+    private(set) var withdrawnLast: [LoadedPlugin] = []
     /// The `kept` and `refused` outcomes decided here.
     private(set) var decided: [ReloadReport.Entry] = []
     /// Served plugins whose image was found at another path (the file moved, or was linked there):
@@ -27,14 +37,16 @@ struct ReloadPlan {
     /// `refused`: the other files, with why each was refused, and whether the file is new (not
     /// refused at an earlier load or reload); `problems`: what discovery refused.
     init(published: [LoadedPlugin], unchanged: Set<String>, opened: [LoadedPlugin],
-         refused: [(path: String, error: PluginLoadError, isNew: Bool)], problems: [PluginLoadError]) {
+         refused: [(path: String, error: PluginLoadError, isNew: Bool)], problems: [PluginLoadError],
+         existing: (String) -> String?) {
         let byName = Dictionary(published.map { ($0.metadata.name, $0) }) { first, _ in first }
         var staying = Set(published.filter { unchanged.contains($0.path) }.map(\.metadata.name))
         var upgraded: [String: LoadedPlugin] = [:]
+        var changes: [ReloadTarget.Change] = []
         for plugin in opened {
             let name = plugin.metadata.name
             guard let served = byName[name] else {
-                additions.append(plugin)
+                changes.append((nil, plugin))
                 continue
             }
             if plugin.image != nil, plugin.image == served.image {
@@ -50,7 +62,7 @@ struct ReloadPlan {
                                                                                              loadedFrom: first.path)))
             } else {
                 upgraded[name] = plugin
-                upgrades.append((served, plugin))
+                changes.append((served, plugin))
             }
         }
         // A file refused at a served plugin's path (written over, say): the served version stays.
@@ -81,26 +93,34 @@ struct ReloadPlan {
             }
         }
         // Gone: neither found nor upgraded. Kept while a new file in its folder was refused before its
-        // name could be read (it may be the next version, under a new name), and while a plugin that
-        // stays requires one of its keys.
+        // name could be read (it may be the next version, under a new name).
         var newlyRefusedIn: [String: PluginLoadError] = [:]
         for (path, error, isNew) in refused where isNew && newlyRefusedIn[LibraryClosure.folder(of: path)] == nil {
             newlyRefusedIn[LibraryClosure.folder(of: path)] = error
         }
-        var leaving: [LoadedPlugin] = []
+        var leaving: Set<String> = []
         for plugin in published where !staying.contains(plugin.metadata.name) && upgraded[plugin.metadata.name] == nil {
             if let error = newlyRefusedIn[LibraryClosure.folder(of: plugin.path)] {
                 decided.append(ReloadReport.Entry(.kept, plugin, error: error))
             } else {
-                leaving.append(plugin)
+                leaving.insert(plugin.metadata.name)
             }
         }
-        while let index = leaving.indices.first(where: { !Self.users(of: leaving[$0], among: published, leaving: leaving).isEmpty }) {
-            let plugin = leaving.remove(at: index)
-            let users = Self.users(of: plugin, among: published, leaving: leaving + [plugin])
-            decided.append(ReloadReport.Entry(.kept, plugin, error: .stillRequired(plugin: plugin.metadata.name, requiredBy: users)))
+        // The result, judged as a first load of these files would be; the served plugins by their path now.
+        let movedByName = Dictionary(moved.map { ($0.metadata.name, $0) }) { first, _ in first }
+        let target = ReloadTarget(published: published.map { movedByName[$0.metadata.name] ?? $0 }, leaving: leaving,
+                                  changes: changes, existing: existing)
+        decided += target.decided
+        order = target.order
+        steps = ReloadStep.steps(of: target.changes, published: published, order: target.order)
+        // First those no plugin served now requires; the others once the steps are done.
+        var first = target.withdrawals
+        while let index = first.indices.first(where: { !Self.users(of: first[$0], among: published, leaving: first).isEmpty }) {
+            first.remove(at: index)
         }
-        withdrawals = leaving
+        let firstNames = Set(first.map(\.metadata.name))
+        withdrawnFirst = first
+        withdrawnLast = target.withdrawals.filter { !firstNames.contains($0.metadata.name) }
     }
 
     /// `path` without the slashes at its end (`/srv/plugins/` as a source names `/srv/plugins`).
@@ -111,7 +131,7 @@ struct ReloadPlan {
     }
 
     /// The names of the plugins of `published`, not `leaving`, that require a key `plugin` provides.
-    private static func users(of plugin: LoadedPlugin, among published: [LoadedPlugin], leaving: [LoadedPlugin]) -> [String] {
+    static func users(of plugin: LoadedPlugin, among published: [LoadedPlugin], leaving: [LoadedPlugin]) -> [String] {
         let keys = Set(plugin.metadata.providedStoreKeys)
         let gone = Set(leaving.map(\.metadata.name))
         return published.filter { other in

@@ -49,8 +49,10 @@ public struct ReloadReport: Sendable {
         }
     }
 
-    /// Withdrawals, then upgrades (each with the plugins restarted for it), then additions, as they
-    /// were done; `kept` and `refused` where they were decided.
+    /// What was decided before anything changed (`kept`, `refused`), then what was done, in order:
+    /// the withdrawals of plugins nothing served required, each step's upgrades, additions and
+    /// restarts (providers first), the additions that needed no new version, the other withdrawals
+    /// (or `kept`, if a step that would have freed them was refused).
     public internal(set) var entries: [Entry] = []
     /// The shutdown hooks of the versions replaced and of the plugins withdrawn, and the closing of
     /// their services, in the order they ran.
