@@ -11,21 +11,26 @@ import Synchronization
 /// stuck one stays stuck. The threads live until ``retire()``, and then until they have nothing left
 /// to run; the deadlines' watch (``CallDeadlines``) until no call waits for its answer.
 final class HandlerThreads: TaskExecutor, @unchecked Sendable {
-    // @unchecked: `waiting`, `running` and `retired` are only read or written with `condition`
-    // locked; the rest is immutable or Sendable.
+    // @unchecked: `waiting`, `running`, `sleeping`, `spinning` and `retired` are only read or written
+    // with `condition` locked; the rest is immutable or Sendable.
 
     /// How many jobs may wait for a thread before calls are turned away at once: with every thread
     /// stuck, the queue stops growing there (a call already waiting is still bounded by its timeout).
     let maxWaiting: Int
     /// How long a call waits for its answer, the wait for a thread included.
     var timeout: Duration { deadlines.timeout }
-    /// Guards the state below, signalled for each job queued. Not Synchronization's Mutex, which
-    /// ThreadSanitizer does not see through on Linux (ARCHITECTURE.md, "Locks, and why none is a Mutex").
+    /// Guards the state below; signalled when a job is queued and no thread is spinning for one. Not
+    /// Synchronization's Mutex, which ThreadSanitizer does not see through on Linux (ARCHITECTURE.md,
+    /// "Locks, and why none is a Mutex").
     private let condition = NSCondition()
     /// Jobs waiting for a thread, oldest first (short: a free thread takes the first at once).
     private var waiting: [UnownedJob] = []
+    /// `waiting.count`, for a spinning thread to poll without the lock (written with it held).
+    private let queued = Atomic(0)
     /// Threads that have not left `runJobs`.
     private var running = 0
+    /// Threads asleep in `condition.wait()`, and threads spinning for a job (at most one).
+    private var sleeping = 0, spinning = 0
     /// Set by ``retire()``: a thread that finds no job waiting leaves.
     private var retired = false
     /// The calls waiting for their answers, which it answers ``Outcome/timedOut`` at their deadline.
@@ -46,15 +51,19 @@ final class HandlerThreads: TaskExecutor, @unchecked Sendable {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let threadNeeded = condition.withLock {
+        let (wake, threadNeeded) = condition.withLock {
             waiting.append(job)
-            condition.signal()
+            queued.store(waiting.count, ordering: .releasing)
             // A call begun before the retirement may still have a job to run (its handler resumed
             // after an await) when every thread has left: one comes back for it.
-            guard retired, running == 0 else { return false }
-            running += 1
-            return true
+            let threadNeeded = retired && running == 0
+            if threadNeeded { running += 1 }
+            // A spinning thread takes the job without a wake-up (a system call and a context switch,
+            // most of what a handoff cost); it wakes another if more jobs wait (`nextJob`).
+            return (spinning == 0 && sleeping > 0, threadNeeded)
         }
+        // Signalled after unlocking: a thread woken with the lock held would block on it at once.
+        if wake { condition.signal() }
         if threadNeeded { startThread() }
     }
 
@@ -65,18 +74,42 @@ final class HandlerThreads: TaskExecutor, @unchecked Sendable {
     }
 
     /// The oldest job, once there is one; nil if these threads are retired and none is waiting.
+    ///
+    /// With no job waiting, one thread at a time spins for a while (yielding its core) before it
+    /// sleeps: under load the next job comes within microseconds, and is taken without a wake-up.
+    /// A thread that takes a job while more wait and none spins wakes another, so that a job never
+    /// waits behind a handler that blocks while a thread sleeps.
     private func nextJob() -> UnownedJob? {
-        condition.withLock {
-            while waiting.isEmpty {
-                if retired {
-                    running -= 1
-                    return nil
-                }
-                condition.wait()
+        condition.lock()
+        defer { condition.unlock() }
+        var spun = false
+        while waiting.isEmpty {
+            if retired {
+                running -= 1
+                return nil
             }
-            return waiting.removeFirst()
+            if !spun && spinning == 0 {
+                spun = true
+                spinning += 1
+                condition.unlock()
+                for _ in 0..<Self.spins where queued.load(ordering: .acquiring) == 0 { sched_yield() }
+                condition.lock()
+                spinning -= 1
+                continue
+            }
+            sleeping += 1
+            condition.wait()
+            sleeping -= 1
         }
+        let job = waiting.removeFirst()
+        queued.store(waiting.count, ordering: .releasing)
+        if !waiting.isEmpty && spinning == 0 && sleeping > 0 { condition.signal() }
+        return job
     }
+
+    /// How many times a thread with nothing to run yields its core, looking for a job, before it
+    /// sleeps: some tens of microseconds.
+    private static let spins = 64
 
     /// Lets the threads end once they are idle: the plugin serves from other threads now (a new
     /// version's), and the calls begun here finish here. A thread stuck in a handler ends when the
