@@ -92,7 +92,11 @@ final class HandlerThreads: TaskExecutor, @unchecked Sendable {
                 spun = true
                 spinning += 1
                 condition.unlock()
-                for _ in 0..<Self.spins where queued.load(ordering: .acquiring) == 0 { sched_yield() }
+                var spins = 0
+                while spins < Self.spins, queued.load(ordering: .acquiring) == 0 {
+                    sched_yield()
+                    spins += 1
+                }
                 condition.lock()
                 spinning -= 1
                 continue
