@@ -25,6 +25,8 @@ let plugins = [plugin("HelloRoutePlugin", also: ["HelloRoute"]), plugin("Counter
     // Misbehaving route plugins the tests load beside the good ones (inert unless PLUGIN_SERVER_FIXTURES is set).
     plugin("FixtureConflictRoutes", in: "Tests/PluginFixtures"),
     plugin("FixtureBlockingRoute", in: "Tests/PluginFixtures"),
+    plugin("FixtureBlockingPath", in: "Tests/PluginFixtures"),
+    plugin("FixtureBadAnswers", in: "Tests/PluginFixtures"),
     // One route plugin in two versions (code in FixtureRouteSupport, linked into each): the reload tests.
     plugin("FixtureRouteOne", in: "Tests/PluginFixtures", also: ["FixtureRouteSupport"]),
     plugin("FixtureRouteTwo", in: "Tests/PluginFixtures", also: ["FixtureRouteSupport"]),

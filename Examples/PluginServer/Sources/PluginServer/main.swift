@@ -13,9 +13,12 @@ import ServiceLifecycle
 // On SIGHUP it reloads the plugins (new files added, a file renamed over a plugin's upgrades it, a
 // plugin whose file is gone is withdrawn) and installs their routes again; a request in flight
 // finishes on the version it began on, which stops only then.
-// Each plugin's route handlers run on a few threads of that plugin's own (HandlerThreads), so one that
+// Each plugin's code runs on a few threads of that plugin's own (HandlerThreads): its route handlers,
+// and the reads of its routes (a handler's method and path) when they are installed. So a plugin that
 // blocks stops neither the server's routes nor the other plugins'; a request its plugin's handler has
-// not answered within --handler-timeout seconds (10 ms to a day) is answered 503.
+// not answered within --handler-timeout seconds (10 ms to a day) is answered 503, a plugin whose routes
+// are not read by then has them refused. What a handler answers is checked before it is sent: a status
+// out of range or a header value that is not one is answered 500 and logged (PluginRouteMiddleware).
 let options: ServerOptions
 switch ServerOptions.parse(Array(CommandLine.arguments.dropFirst())) {
 case let .run(parsed):
@@ -56,6 +59,7 @@ router.get("/plugins") { _, _ in
 // The server's own routes, `METHOD path` (read after the last one is added): a plugin that claims one
 // of them is refused.
 let serverRoutes = router.routes.map { "\($0.method) \($0.path)" }
+routes.announce(serverRoutes: serverRoutes)
 
 struct Introspection: Encodable {
     /// The started plugins' names.
@@ -67,16 +71,18 @@ struct Introspection: Encodable {
 
 /// Fills the route table from the host's current locator, logging what was refused and what is served.
 /// The plugins in `renewing` (upgraded or restarted by a reload) get new handler threads.
-func installRoutes(renewing: Set<String> = []) {
-    let installed = routes.install(serverRoutes: serverRoutes, renewing: renewing)
+func installRoutes(renewing: Set<String> = []) async {
+    let installed = await routes.install(serverRoutes: serverRoutes, renewing: renewing)
     for refusal in installed.refused {
         logger.error("plugin route refused: served already", metadata: [
             "route": "\(refusal.route)", "plugin": "\(refusal.plugin)", "slot": "\(refusal.slot)",
             "servedBy": "\(refusal.servedBy)",
         ])
     }
-    for (slot, plugin, error) in installed.unusable {
-        logger.error("plugin route unusable", metadata: ["slot": "\(slot)", "plugin": "\(plugin)", "error": "\(error)"])
+    for unusable in installed.unusable {
+        logger.error("plugin route unusable", metadata: [
+            "slot": "\(unusable.slot)", "plugin": "\(unusable.plugin)", "problem": "\(unusable.problem)",
+        ])
     }
     logger.info("serving plugin routes", metadata: ["routes": "\(installed.routes.joined(separator: ", "))"])
 }
@@ -85,7 +91,7 @@ func installRoutes(renewing: Set<String> = []) {
 let plugins = PluginHostService(host: host, sources: paths.map(PluginSource.path), logger: logger) { report in
     pluginFiles.record(report)
     let renewed: Set<ReloadReport.Action> = [.upgraded, .restarted]
-    installRoutes(renewing: Set(report.entries.filter { renewed.contains($0.action) }.map(\.plugin)))
+    await installRoutes(renewing: Set(report.entries.filter { renewed.contains($0.action) }.map(\.plugin)))
 }
 
 /// Fills the route table once the plugins are loaded. With no plugin found (no --plugins, an empty or
@@ -100,7 +106,7 @@ struct RouteInstaller: Service {
                 "lookedIn": "\(TerminalText.escaped(lookedIn))",
             ])
         }
-        installRoutes()
+        await installRoutes()
         try? await gracefulShutdown()
     }
 }
