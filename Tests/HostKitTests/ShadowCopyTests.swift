@@ -127,4 +127,19 @@ import Testing
         let status = try #require(FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int)
         #expect(status == 0o500)
     }
+
+    /// A host killed while it loaded leaves its folder of copies; the next folder made beside it
+    /// removes it (its process is gone), and leaves a live process's folder alone.
+    @Test func aFolderLeftByAProcessThatIsGoneIsRemoved() throws {
+        let parent = try TemporaryFolder()
+        // A process number no process has (kill says ESRCH), and this process's own.
+        let gone = try #require((100_000..<4_000_000).lazy.map { Int32($0) }.first { kill($0, 0) != 0 && errno == ESRCH })
+        let left = parent.file("\(ShadowFolder.namePrefix)\(gone)-AbCdEf")
+        let live = parent.file("\(ShadowFolder.namePrefix)\(getpid())-GhIjKl")
+        for folder in [left, live] { try FileManager.default.createDirectory(atPath: folder + "/x", withIntermediateDirectories: true) }
+        let shadow = try #require(try? ShadowFolder.make(in: parent.path).get())
+        defer { shadow.remove() }
+        #expect(!FileManager.default.fileExists(atPath: left))
+        #expect(FileManager.default.fileExists(atPath: live))
+    }
 }

@@ -53,9 +53,11 @@ final class ShadowFolder: Sendable {
         if let reason = PathTrust.problem(parent) {
             return .failure(unusable(reason.replacing("; " + PathTrust.allowance, with: "")))
         }
+        let prefix = (parent.hasSuffix("/") ? parent : parent + "/") + namePrefix
+        removeLeftovers(prefix)
         let made: String
         do {
-            made = try Posix.makeTemporaryFolder((parent.hasSuffix("/") ? parent : parent + "/") + "swift-plugin-host-XXXXXX")
+            made = try Posix.makeTemporaryFolder(prefix + "\(Posix.processID)-XXXXXX")
         } catch {
             return .failure(unusable("a folder cannot be made in it: \(error.reason)"))
         }
@@ -72,6 +74,21 @@ final class ShadowFolder: Sendable {
         let folder = ShadowFolder(root: real, made: true)
         live.withLock { $0[real] = folder }
         return .success(folder)
+    }
+
+    /// How the name of every such folder starts; the process that made it follows, then a dash.
+    static let namePrefix = "swift-plugin-host-"
+
+    /// Removes the folders named `prefix` + a process number + `-…` whose process is gone and that
+    /// belong to this user: left by a host that was killed while it loaded.
+    private static func removeLeftovers(_ prefix: String) {
+        for folder in Posix.glob(prefix + "*-*") {
+            let number = folder.dropFirst(prefix.count).prefix { $0 != "-" }
+            guard let process = Int32(number), process != Posix.processID, !Posix.isRunning(process),
+                  let status = try? FileStatus(linkAt: folder), status.isDirectory, status.owner == Posix.effectiveUser
+            else { continue }
+            try? FileManager.default.removeItem(atPath: folder)
+        }
     }
 
     /// The folder at `root`: the one this process made, or one another process of this host made (a
@@ -136,11 +153,11 @@ final class ShadowFolder: Sendable {
         let destination: Int32
         do {
             destination = try Posix.open(image, O_WRONLY | O_CREAT | O_EXCL, mode: 0o500)
-        } catch where error.code == EEXIST && !made {
-            // Copied by the process that made the folder (a probe child's parent), in the same load.
-            return (image, before)
         } catch where error.code == EEXIST {
-            throw Refusal(reason: "a file this host did not copy lies where its copy goes (\(image))")
+            // Copied in this load by another process of this host (a probe child, or its parent): the
+            // folder is this user's alone (mode 0700, in a folder only this user or root may rename
+            // it out of).
+            return (image, before)
         } catch {
             throw Refusal(reason: "cannot be copied to \(root): \(error.reason)")
         }

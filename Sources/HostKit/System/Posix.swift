@@ -200,6 +200,14 @@ enum Posix {
         unsetenv(name)
     }
 
+    /// This process's id (`getpid(2)`, which cannot fail).
+    static var processID: Int32 { getpid() }
+
+    /// Whether a process `process` exists (`kill(2)` with signal 0: `ESRCH` if none does).
+    static func isRunning(_ process: Int32) -> Bool {
+        Glibc.kill(process, 0) == 0 || errno != ESRCH
+    }
+
     /// The effective user id (`geteuid(2)`, which cannot fail).
     static var effectiveUser: uid_t { geteuid() }
 
