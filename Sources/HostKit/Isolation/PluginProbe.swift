@@ -144,10 +144,12 @@ public struct PluginProbe: Sendable {
         let providers = environment[providersVariable].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
         let checked = environment[checkedVariable].flatMap { try? JSONDecoder().decode([PluginCandidate].self, from: Data($0.utf8)) } ?? []
         for variable in [tokenVariable, providersVariable, checkedVariable] { Posix.removeEnvironment(variable) }
-        // A folder of its own inside its parent's: removed with the parent's load, also when the
-        // plugin kills this child.
+        // A folder of its own inside its parent's load's: removed with it, also when the plugin kills
+        // this child. (A file opened at an earlier load names that load's folder, which is gone.)
         var discovery = discovery
-        if let parent = checked.lazy.compactMap(\.shadowRoot).first { discovery.shadowFolder = parent }
+        if let parent = checked.lazy.compactMap(\.shadowRoot).first(where: { FileStatus($0)?.isDirectory == true }) {
+            discovery.shadowFolder = parent
+        }
         let pipeline = LoadPipeline(discovery: discovery)
         defer { pipeline.finish() }
         let checkedFiles = Dictionary(checked.map { ($0.realPath, $0) }) { first, _ in first }
