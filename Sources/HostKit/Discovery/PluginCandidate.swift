@@ -37,4 +37,14 @@ struct PluginCandidate: Sendable, Hashable, Codable {
         PluginCandidate(path: path, realPath: realPath, image: image, shadowRoot: shadowRoot,
                                         allowUntrusted: allowUntrusted, dynamic: dynamic, identity: identity, entry: entry)
     }
+
+    /// The same file, its copy (made or to be made) in `shadow`: a file that is copied, not one the
+    /// process has loaded.
+    func copied(into shadow: ShadowFolder) -> PluginCandidate {
+        guard shadowRoot != nil else { return self }
+        var candidate = self
+        candidate.shadowRoot = shadow.root
+        candidate.image = shadow.image(of: realPath)
+        return candidate
+    }
 }

@@ -80,7 +80,8 @@ public struct PluginDiscovery: Sendable {
             default: break
             }
         }
-        return outcome.map { $0.found(at: path, allowUntrusted: allowUntrusted) }
+        // A file read at an earlier load names that load's folder of copies, gone now: this load's.
+        return outcome.map { $0.found(at: path, allowUntrusted: allowUntrusted).copied(into: shadow) }
     }
 
     /// The file at the real path `real` (last seen with `identity`) as a candidate: its headers
