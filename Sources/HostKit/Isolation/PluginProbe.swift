@@ -209,3 +209,28 @@ public struct PluginProbe: Sendable {
         }
     }
 }
+
+extension PluginProbe {
+    /// Probes the registration of `plugin` in a child, after the plugins among `registered` (in their
+    /// registration order) that provide its requirements, and theirs; returns why it failed, or nil.
+    func checkRegistration(of plugin: LoadedPlugin, after registered: [LoadedPlugin]) -> PluginLoadError? {
+        var providerOf: [String: Int] = [:]
+        for (index, candidate) in registered.enumerated() {
+            for key in candidate.metadata.providedStoreKeys { providerOf[key] = index }
+        }
+        var needed: Set<Int> = []
+        var keys = plugin.metadata.requiredStoreKeys
+        while let key = keys.popLast() {
+            guard let index = providerOf[key], needed.insert(index).inserted else { continue }
+            keys += registered[index].metadata.requiredStoreKeys
+        }
+        switch check(plugin, after: needed.sorted().map { registered[$0] }) {
+        case let .failure(failure): return failure
+        // Refused in the child without a crash: the registration here reports the exact error.
+        case .success(.registered), .success(.refused): return nil
+        case .success(.opened):
+            return .probeFailed(path: plugin.path, reason: "the probe could not meet its requirements "
+                                + "(services of the host's own base locator? give the probe child the same base)")
+        }
+    }
+}

@@ -59,20 +59,18 @@ extension PluginHost {
             report.afterShutdown = true
             return report
         }
-        let pipeline = LoadPipeline(discovery: discovery)
+        let pipeline = pipeline(probe: probe)
         defer { pipeline.finish() }
         let (candidates, problems) = pipeline.discover(sources)
         let (unchanged, fresh) = Self.sort(candidates, servedBy: published)
         let seenBefore = Set(fresh.filter(PluginLoader.hasOpened).map(\.realPath))
-        var load = Load()
-        let opened = openChoosingCopies(fresh, with: pipeline, probe: probe, into: &load)
-        markLibraries(of: published + opened, among: fresh, in: &load.outcome)
+        let opened = pipeline.open(fresh, beside: published)
         let refused = fresh.compactMap { candidate in
-            load.outcome[candidate.realPath]?.error.map {
+            opened.outcome[candidate.realPath]?.error.map {
                 (path: candidate.realPath, error: $0, isNew: !seenBefore.contains(candidate.realPath))
             }
         }
-        let plan = plan(published: published, unchanged: unchanged, opened: opened, refused: refused, problems: problems)
+        let plan = plan(published: published, unchanged: unchanged, opened: opened.plugins, refused: refused, problems: problems)
         if !plan.moved.isEmpty {
             state.withLock { state in
                 for plugin in plan.moved {
@@ -89,15 +87,16 @@ extension PluginHost {
         }
         let position = Dictionary(plan.order.enumerated().map { ($1.metadata.name, $0) }) { first, _ in first }
         for step in plan.steps where step.upgrades {
-            apply(step, position: position, with: pipeline, probe: probe, registeredInProbe: load.registeredInProbe,
+            apply(step, position: position, with: pipeline, registeredInProbe: opened.registeredInProbe,
                   limits: limits, into: &report)
         }
         // New plugins that need no new version: planned together, as a first load's are.
         let additions = plan.steps.filter { !$0.upgrades }.flatMap(\.changes).map(\.new)
         if !additions.isEmpty {
-            var added = Load(registeredInProbe: load.registeredInProbe)
-            publish(ReloadStep.inOrder(additions.map { (nil, $0) }, position: position).map(\.new), with: pipeline,
-                    probe: probe, load: &added)
+            let added = pipeline.stage(ReloadStep.inOrder(additions.map { (nil, $0) }, position: position).map(\.new),
+                                       onto: locator, after: state.withLock(\.published),
+                                       registeredInProbe: opened.registeredInProbe, as: .planned)
+            publish(added)
             for plugin in additions {
                 let error = added.outcome[plugin.path]?.error
                 report.entries.append(ReloadReport.Entry(error == nil ? .added : .refused, plugin, error: error))
@@ -181,7 +180,7 @@ extension PluginHost {
     /// version it replaces registered again from their own files (restarted), all in `position`'s
     /// order (the result's: providers first); all or nothing. A failure leaves every served version
     /// of the step serving (`kept`) and its new plugins out (`refused`), and stops what it started.
-    private func apply(_ step: ReloadStep, position: [String: Int], with pipeline: LoadPipeline, probe: PluginProbe?,
+    private func apply(_ step: ReloadStep, position: [String: Int], with pipeline: LoadPipeline,
                        registeredInProbe: Set<String>, limits: Limits, into report: inout ReloadReport) {
         let published = state.withLock(\.published)
         let changing = Set(step.changes.map(\.new.metadata.name))
@@ -189,53 +188,24 @@ extension PluginHost {
             .filter { !changing.contains($0.metadata.name) }
         let members = ReloadStep.inOrder(step.changes + restarted.map { (old: $0, new: $0) }, position: position)
         let replaced = Set(members.compactMap { $0.old?.metadata.name })
-        func fail(_ error: PluginLoadError) {
+        // The replaced versions' keys go; the new ones may take them and free ones, nothing else.
+        let staged = pipeline.stage(members.map(\.new), onto: locator,
+                                    after: published.filter { !replaced.contains($0.metadata.name) },
+                                    registeredInProbe: registeredInProbe,
+                                    as: .allOrNothing(withdrawing: members.compactMap(\.old).flatMap(\.metadata.providedStoreKeys),
+                                                      stopTimeout: limits.hook))
+        report.stopped.entries += staged.stopped.entries
+        guard let next = staged.locator, let source = staged.source else {
+            let error = staged.failure ?? .registrationFailed(plugin: members.first?.new.metadata.name ?? "", reason: "not staged")
             report.entries += step.changes.map { change in
                 change.old.map { ReloadReport.Entry(.kept, $0, error: error) } ?? ReloadReport.Entry(.refused, change.new, error: error)
             }
-        }
-        let next: ServiceLocator
-        do {
-            next = try locator.clone()
-        } catch {
-            return fail(.registrationFailed(plugin: members.first?.new.metadata.name ?? "", reason: "the host's locator: \(error)"))
-        }
-        let source = ServiceSource(next)
-        let services = ServiceResolver(source: source)
-        // The replaced versions' keys go; the new ones may take them and free ones, nothing else.
-        for old in members.compactMap(\.old) { next.withdraw(old.metadata.providedStoreKeys) }
-        var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
-        let staying = published.filter { !replaced.contains($0.metadata.name) }
-        for plugin in members.map(\.new) {
-            let error = Self.unmet(plugin, in: next)
-                ?? probe.flatMap { probe in
-                    registeredInProbe.contains(plugin.path) ? nil
-                        : Self.probeRegistration(of: plugin, with: probe, after: staying + registered.map(\.plugin))
-                }
-            let outcome = error.map { Result.failure($0) } ?? pipeline.register(plugin, into: next, services: services)
-            switch outcome {
-            case let .success(module):
-                registered.append((plugin, module))
-            case let .failure(error):
-                // Nothing started; what an `atOne` factory of a registered one made is closed.
-                let unstarted = registered.map {
-                    StartedPlugin(name: $0.plugin.metadata.name, module: $0.module, keys: $0.plugin.metadata.providedStoreKeys)
-                }
-                report.stopped.entries += Self.notSwappedIn(Self.stop(unstarted, in: next, timeout: limits.hook,
-                                                                      runningHooks: false, keeping: locator))
-                return fail(error)
-            }
-        }
-        next.setReadOnly(denyClone: false)
-        let (started, dropped) = start(registered, in: next, services: services)
-        if let failure = dropped.first {
-            report.stopped.entries += Self.notSwappedIn(Self.stop(started, in: next, timeout: limits.hook, keeping: locator))
-            return fail(failure.error)
+            return
         }
         var (previous, retiring): (ServiceLocator?, [StartedPlugin]) = swap(to: next, builtBy: source) { state in
             state.published.removeAll { replaced.contains($0.metadata.name) }
-            state.published += registered.map(\.plugin)
-            defer { state.started += started }
+            state.published += staged.registered
+            defer { state.started += staged.started }
             return Self.removeStarted(replaced, from: &state)
         }
         for (old, new) in members {
@@ -248,31 +218,6 @@ extension PluginHost {
         }
         report.stopped.entries += retire(retiring, replaced: &previous, limits: limits).entries
         retiring = []
-    }
-
-    /// Why `plugin` cannot be registered into `next` as it stands, or nil: a key it provides is
-    /// another's, or a key it requires is missing. (The plan saw to both; the host's locator is
-    /// checked again all the same.)
-    private static func unmet(_ plugin: LoadedPlugin, in next: ServiceLocator) -> PluginLoadError? {
-        let meta = plugin.metadata
-        for key in meta.providedStoreKeys {
-            if let slot = next.slotInfo(forKey: key) {
-                return .keyConflict(key: key, plugin: meta.name, providedBy: slot.origin ?? "host")
-            }
-        }
-        for key in meta.requiredStoreKeys where next.slotInfo(forKey: key) == nil {
-            return .missingRequirement(plugin: meta.name, key: key, reason: "no loaded plugin provides it")
-        }
-        return nil
-    }
-
-    /// The entries of `report`, each plugin named as an instance of a step that was not swapped in:
-    /// beside a `kept` entry for the same name, a bare `stopped name` would read as the served one.
-    private static func notSwappedIn(_ report: ShutdownReport) -> [ShutdownReport.Entry] {
-        report.entries.map {
-            ShutdownReport.Entry(plugin: "\($0.plugin) (new instance, not swapped in)", service: $0.service,
-                                 outcome: $0.outcome, duration: $0.duration)
-        }
     }
 
     /// Takes the started plugins of `names` out of the bookkeeping; returns them, in start order.
@@ -299,6 +244,6 @@ extension PluginHost {
             pause = min(pause * 2, 10_000)
         }
         // (A host's locator never refuses a clone; without one, nothing is closed rather than the new ones.)
-        return Self.stop(plugins, in: closing ?? ServiceLocator(), timeout: limits.hook, keeping: locator)
+        return PluginStop.run(plugins, in: closing ?? ServiceLocator(), timeout: limits.hook, keeping: locator)
     }
 }

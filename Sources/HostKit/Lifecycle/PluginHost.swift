@@ -103,60 +103,41 @@ public final class PluginHost: Sendable {
         loading.withLock { _ in loadSerially(sources, probe: probe, start: start) }
     }
 
-    /// The phases of `LoadPipeline`, one after another, then the start hooks (unless `start` is
-    /// false) and the swap.
+    /// This host's pipeline for one load (``LoadPipeline``): its discovery, `probe`, and its start
+    /// hooks bounded by ``startTimeout`` (none with `start` false) and given up when a shutdown is asked for.
+    func pipeline(probe: PluginProbe?, start: Bool = true) -> LoadPipeline {
+        let pending = shutdownsPending
+        let hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
+        return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil)
+    }
+
+    /// A whole ``LoadPipeline`` run for `sources`, then the swap.
     private func loadSerially(_ sources: [PluginSource], probe: PluginProbe?, start: Bool) -> LoadReport {
-        state.withLock { state in
+        let published = state.withLock { state in
             for source in sources where !state.sources.contains(source) { state.sources.append(source) }
             state.isShutDown = false
+            return state.published
         }
-        let pipeline = LoadPipeline(discovery: discovery)
+        let pipeline = pipeline(probe: probe, start: start)
         defer { pipeline.finish() }
         let (candidates, problems) = pipeline.discover(sources)
-        var load = Load()
-        let opened = openChoosingCopies(candidates, with: pipeline, probe: probe, into: &load)
-        markLibraries(of: opened, among: candidates, in: &load.outcome)
-        publish(opened, with: pipeline, probe: probe, start: start, load: &load)
+        let opened = pipeline.open(candidates)
+        let staged = pipeline.stage(opened.plugins, onto: locator, after: published,
+                                    registeredInProbe: opened.registeredInProbe, as: .planned)
+        publish(staged)
+        let outcome = opened.outcome.merging(staged.outcome) { _, staged in staged }
         var report = LoadReport()
-        report.entries = candidates.compactMap { load.outcome[$0.realPath] }
+        report.entries = candidates.compactMap { outcome[$0.realPath] }
             + problems.map { LoadReport.Entry(path: $0.subject, metadata: nil, error: $0) }
         return report
     }
 
-    /// Phases 3 to 5 for the plugins `opened` (in discovery order), then the swap: plans them beside
-    /// the published services, registers them into a clone of the current locator, starts them
-    /// (unless `start` is false), and publishes the clone. Each plugin's outcome goes into `load`.
-    func publish(_ opened: [LoadedPlugin], with pipeline: LoadPipeline, probe: PluginProbe?, start: Bool = true,
-                 load: inout Load) {
-        let next: ServiceLocator
-        do {
-            next = try locator.clone()
-        } catch {
-            // Not expected: every locator this host publishes allows cloning. Nothing was registered.
-            for plugin in opened {
-                load.outcome[plugin.path] = LoadReport.Entry(
-                    plugin, error: .registrationFailed(plugin: plugin.metadata.name, reason: "the host's locator: \(error)"))
-            }
-            return
-        }
-        // What this load's plugins get services through: `next` while the load runs (its plugins see
-        // each other), the host's published locator once it is published. Never `next` itself.
-        let source = ServiceSource(next)
-        let services = ServiceResolver(source: source)
-        let plan = pipeline.plan(opened, in: next)
-        for (plugin, error) in plan.refused {
-            load.outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
-        }
-        let registered = register(plan.order, with: pipeline, probe: probe, into: next, services: services, load: &load)
-        next.setReadOnly(denyClone: false)
-        let (started, dropped) = start ? self.start(registered, in: next, services: services) : ([], [])
-        for (plugin, error) in dropped {
-            load.outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
-        }
-        let droppedPaths = Set(dropped.map(\.plugin.path))
+    /// Swaps in what `staged` holds, adding its plugins to the bookkeeping (nothing if it failed).
+    func publish(_ staged: LoadPipeline.Staged) {
+        guard let next = staged.locator, let source = staged.source else { return }
         swap(to: next, builtBy: source) { state in
-            state.started += started
-            state.published += registered.map(\.plugin).filter { !droppedPaths.contains($0.path) }
+            state.started += staged.started
+            state.published += staged.registered
         }
     }
 
@@ -173,181 +154,6 @@ public final class PluginHost: Sendable {
             source.follow(currentSource)
             return (replaced, update(&state))
         }
-    }
-
-    /// What one load has found out so far.
-    struct Load {
-        /// Each file's outcome, by real path.
-        var outcome: [String: LoadReport.Entry] = [:]
-        /// The plugins a probe child registered already (they require nothing): no second probe.
-        var registeredInProbe: Set<String> = []
-    }
-
-    /// ``open(_:with:probe:into:)`` in the order that maps the copy of each contract library chosen
-    /// (``LibraryCopies``) before the others: the loader binds every later plugin to the copy it maps
-    /// first. Returns the plugins in the order of `candidates`.
-    func openChoosingCopies(_ candidates: [PluginCandidate], with pipeline: LoadPipeline, probe: PluginProbe?,
-                            into load: inout Load) -> [LoadedPlugin] {
-        let position = Dictionary(candidates.enumerated().map { ($1.realPath, $0) }) { first, _ in first }
-        return open(LibraryCopies.openingOrder(for: candidates), with: pipeline, probe: probe, into: &load)
-            .sorted { position[$0.path, default: .max] < position[$1.path, default: .max] }
-    }
-
-    /// Phase 2 for each candidate (after its probe, if there is one): the plugins opened, in
-    /// discovery order; the refused ones go into `load`.
-    func open(_ candidates: [PluginCandidate], with pipeline: LoadPipeline, probe: PluginProbe?,
-                      into load: inout Load) -> [LoadedPlugin] {
-        var opened: [LoadedPlugin] = []
-        for candidate in candidates {
-            switch probe?.check(candidate) {
-            case let .failure(failure):
-                load.outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: failure)
-                continue
-            case .success(.registered): load.registeredInProbe.insert(candidate.realPath)
-            case .success, nil: break
-            }
-            switch pipeline.open(candidate) {
-            case let .success(plugin): opened.append(plugin)
-            case let .failure(error):
-                load.outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: error)
-            }
-        }
-        return opened
-    }
-
-    /// Phase 4 for the planned plugins, in order (each that requires keys probed first, if there is
-    /// a probe); returns those registered, with their modules.
-    func register(_ order: [LoadedPlugin], with pipeline: LoadPipeline, probe: PluginProbe?,
-                          into next: ServiceLocator, services: ServiceResolver,
-                          load: inout Load) -> [(plugin: LoadedPlugin, module: ModuleHandle)] {
-        var failed = FailedProviders()
-        var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
-        let published = state.withLock(\.published)
-        for plugin in order {
-            if let probe, !load.registeredInProbe.contains(plugin.path),
-               failed.missingRequirement(of: plugin.metadata, failedTo: "register") == nil,
-               let failure = Self.probeRegistration(of: plugin, with: probe, after: published + registered.map(\.plugin)) {
-                failed.add(plugin.metadata)
-                load.outcome[plugin.path] = LoadReport.Entry(plugin, error: failure)
-                continue
-            }
-            switch pipeline.register(plugin, into: next, services: services, failed: failed) {
-            case let .success(module):
-                registered.append((plugin, module))
-                load.outcome[plugin.path] = LoadReport.Entry(plugin, error: nil)
-            case let .failure(error):
-                failed.add(plugin.metadata)
-                load.outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
-            }
-        }
-        return registered
-    }
-
-    /// Turns the "not a plugin" of each file that a plugin of `opened` links into a library entry: a
-    /// contract library laid beside the plugins that use it is where it belongs, not a problem. A
-    /// file of that name that is not the copy those plugins are bound to says which copy is. So does
-    /// a plugin among `candidates` refused before it opened, by its file's `DT_NEEDED`: its refusal is
-    /// the problem, not the library beside it.
-    func markLibraries(of opened: [LoadedPlugin], among candidates: [PluginCandidate],
-                       in outcome: inout [String: LoadReport.Entry]) {
-        var linkers: [String: [String]] = [:]
-        for plugin in opened {
-            for file in plugin.linkedLibraries { linkers[file, default: []].append(plugin.metadata.name) }
-        }
-        let openedPaths = Set(opened.map(\.path))
-        for candidate in candidates where !openedPaths.contains(candidate.realPath) {
-            guard let entry = outcome[candidate.realPath], let error = entry.error else { continue }
-            if case .missingEntrySymbol = error { continue }
-            let name = entry.metadata?.name ?? candidate.fileNames.first ?? candidate.path
-            for file in candidate.dynamic?.needed ?? [] { linkers[file, default: []].append(name) }
-        }
-        guard !linkers.isEmpty else { return }
-        // The copies the plugins are bound to (the loader binds every plugin to one copy of a name),
-        // by file and by the name plugins link them by.
-        let copies = opened.flatMap(\.copies)
-        let byFile = Dictionary(copies.map { ($0.file, $0) }) { first, _ in first }
-        let byName = Dictionary(copies.map { ("lib\($0.version.name).so", $0) }) { first, _ in first }
-        for candidate in candidates {
-            guard case .missingEntrySymbol? = outcome[candidate.realPath]?.error,
-                  let (name, users) = candidate.fileNames.lazy.compactMap({ name in linkers[name].map { (name, $0) } }).first
-            else { continue }
-            if let bound = byName[name], bound.file != candidate.realPath {
-                outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil, usedInstead: bound)
-            } else {
-                outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil, linkedBy: users,
-                                                               library: byFile[candidate.realPath])
-            }
-        }
-    }
-
-    /// Probes the registration of `plugin` in a child, after the plugins among `registered` (in their
-    /// registration order) that provide its requirements, and theirs; returns why it failed, or nil.
-    static func probeRegistration(of plugin: LoadedPlugin, with probe: PluginProbe,
-                                          after registered: [LoadedPlugin]) -> PluginLoadError? {
-        var providerOf: [String: Int] = [:]
-        for (index, candidate) in registered.enumerated() {
-            for key in candidate.metadata.providedStoreKeys { providerOf[key] = index }
-        }
-        var needed: Set<Int> = []
-        var keys = plugin.metadata.requiredStoreKeys
-        while let key = keys.popLast() {
-            guard let index = providerOf[key], needed.insert(index).inserted else { continue }
-            keys += registered[index].metadata.requiredStoreKeys
-        }
-        switch probe.check(plugin, after: needed.sorted().map { registered[$0] }) {
-        case let .failure(failure): return failure
-        // Refused in the child without a crash: the registration here reports the exact error.
-        case .success(.registered), .success(.refused): return nil
-        case .success(.opened):
-            return .probeFailed(path: plugin.path, reason: "the probe could not meet its requirements "
-                                + "(services of the host's own base locator? give the probe child the same base)")
-        }
-    }
-
-    /// Runs the start hooks of `plugins` (in dependency order) with `services`, which reads `locator`;
-    /// returns the plugins that started and the ones dropped: a failed start, or a requirement
-    /// provided by a dropped plugin. A dropped plugin's slots are withdrawn from `locator` before the
-    /// next hook runs.
-    func start(_ plugins: [(plugin: LoadedPlugin, module: ModuleHandle)], in locator: ServiceLocator,
-                       services: ServiceResolver)
-        -> (started: [StartedPlugin], dropped: [(plugin: LoadedPlugin, error: PluginLoadError)]) {
-        var started: [StartedPlugin] = []
-        var dropped: [(plugin: LoadedPlugin, error: PluginLoadError)] = []
-        var failed = FailedProviders()
-        let stopping = { self.shutdownsPending.withLock { $0 > 0 } }
-        for (plugin, handle) in plugins {
-            let meta = plugin.metadata
-            let error: PluginLoadError?
-            if let missing = failed.missingRequirement(of: meta, failedTo: "start") {
-                error = missing
-            } else if stopping() {
-                error = .startFailed(plugin: meta.name, reason: "was not run: the host is shutting down")
-            } else {
-                let outcome = HookRunner.run(name: "start \(meta.name)", timeout: startTimeout, stop: stopping) {
-                    try await handle.module.start(services: services)
-                }
-                error = outcome.isFinished ? nil : .startFailed(plugin: meta.name, reason: outcome.description)
-            }
-            if let error {
-                failed.add(meta)
-                // What it made is closed, as at shutdown: taken before its slots go. Not what the
-                // published locator serves (the same object, from a plugin registered again).
-                var seen = Self.servedInstances(in: self.locator)
-                let keys = meta.providedStoreKeys
-                let closables = Self.existingClosables(keys, in: locator, seen: &seen)
-                // At once, from the locator every resolver of this load reads: the hooks that run
-                // after this one cannot reach it either.
-                locator.withdraw(keys)
-                let unclosed = closables.compactMap { key, closable -> String? in
-                    let outcome = HookRunner.run(name: "close \(key)", timeout: startTimeout) { try await closable.close() }
-                    return outcome.isFinished ? nil : "closing \(key) \(outcome)"
-                }
-                dropped.append((plugin, unclosed.isEmpty ? error : error.adding(unclosed.joined(separator: "; "))))
-            } else {
-                started.append(StartedPlugin(name: meta.name, module: handle, keys: meta.providedStoreKeys))
-            }
-        }
-        return (started, dropped)
     }
 
     /// The plugins started and not shut down yet, in start order.
@@ -370,68 +176,7 @@ public final class PluginHost: Sendable {
                 state.isShutDown = true
                 return (state.started, state.current)
             }
-            return Self.stop(stopping, in: locator, timeout: timeout)
-        }
-    }
-
-    /// Runs the shutdown hooks of `plugins` in reverse start order, each followed by the closing of
-    /// its services that exist in `locator` and are closable, then closes what a later hook made;
-    /// each hook and each close bounded by `timeout`. Without `runningHooks`, only closes (for plugins
-    /// registered and never started). An instance that `served` serves (the locator published, when
-    /// the plugins stopped are an old version or a refused new one) is not closed: a plugin registered
-    /// again from its image may serve the same object (a static) from its new instance.
-    static func stop(_ plugins: [StartedPlugin], in locator: ServiceLocator, timeout: Duration,
-                     runningHooks: Bool = true, keeping served: ServiceLocator? = nil) -> ShutdownReport {
-        var report = ShutdownReport()
-        let clock = ContinuousClock()
-        func run(_ plugin: String, service: String?, _ body: @escaping @Sendable () async throws -> Void) {
-            let begin = clock.now
-            let thread = service.map { "close \($0)" } ?? "shutdown \(plugin)"
-            let outcome = HookRunner.run(name: thread, timeout: timeout, body)
-            report.entries.append(ShutdownReport.Entry(plugin: plugin, service: service, outcome: outcome,
-                                                       duration: clock.now - begin))
-        }
-        // One instance registered under several keys (or by several plugins) is closed once.
-        var closed = served.map(servedInstances) ?? []
-        var closedKeys: Set<String> = []
-        for plugin in plugins.reversed() {
-            if runningHooks { run(plugin.name, service: nil) { try await plugin.module.module.shutdown() } }
-            for (key, closable) in existingClosables(plugin.keys.reversed(), in: locator, seen: &closed) {
-                closedKeys.insert(key)
-                run(plugin.name, service: key) { try await closable.close() }
-            }
-        }
-        // A lazy service that a later plugin's shutdown hook made, after its own plugin's were
-        // closed: closed now, after every hook.
-        for plugin in plugins.reversed() {
-            let late = plugin.keys.reversed().filter { !closedKeys.contains($0) }
-            for (key, closable) in existingClosables(late, in: locator, seen: &closed) {
-                run(plugin.name, service: key) { try await closable.close() }
-            }
-        }
-        return report
-    }
-
-    /// The instances of classes that `locator` serves now (made already), under any key.
-    static func servedInstances(in locator: ServiceLocator) -> Set<ObjectIdentifier> {
-        Set(locator.slots.compactMap { slot in
-            locator.existingService(forKey: slot.key).flatMap { service in
-                type(of: service) is AnyClass ? ObjectIdentifier(service as AnyObject) : nil
-            }
-        })
-    }
-
-    /// The `ClosableService`s that exist under `keys` in `locator`, in the order of `keys`: only what
-    /// exists (a lazy service never made is not made to be closed), and an instance (of a class) that
-    /// `seen` holds or that an earlier key served is left out, so that each is closed once.
-    static func existingClosables(_ keys: some Sequence<String>, in locator: ServiceLocator,
-                                          seen: inout Set<ObjectIdentifier>) -> [(key: String, service: any ClosableService)] {
-        keys.compactMap { key in
-            guard let closable = locator.existingService(forKey: key) as? any ClosableService else { return nil }
-            if type(of: closable as Any) is AnyClass, !seen.insert(ObjectIdentifier(closable as AnyObject)).inserted {
-                return nil
-            }
-            return (key, closable)
+            return PluginStop.run(stopping, in: locator, timeout: timeout)
         }
     }
 
@@ -442,16 +187,8 @@ public final class PluginHost: Sendable {
     /// there is reported and never opened in this process.
     public static func inspect(_ path: String, discovery: PluginDiscovery = PluginDiscovery(),
                                probe: PluginProbe? = nil) -> PluginInspection {
-        let pipeline = LoadPipeline(discovery: discovery)
+        let pipeline = LoadPipeline(discovery: discovery, probe: probe)
         defer { pipeline.finish() }
-        switch pipeline.discover(file: path) {
-        case let .failure(refusal):
-            return PluginInspection(path: path, plugin: nil, refusal: refusal)
-        case let .success(candidate):
-            if case let .failure(failure)? = probe?.check(candidate) {
-                return PluginInspection(path: candidate.realPath, plugin: nil, refusal: failure)
-            }
-            return pipeline.inspect(candidate)
-        }
+        return pipeline.inspect(file: path)
     }
 }
