@@ -6,14 +6,14 @@ import Testing
 /// fixtures are built apart from the sample plugins, so that `host --plugins .build/debug` finds no
 /// crashing or hanging plugin.
 @Suite struct PackageProductsTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func theRootPackageOffersNoFixtureAndTheFixturesAreBuiltApart() async throws {
         let work = try TemporaryFolder()
         let folder = URL(fileURLWithPath: work.path)
         // A scratch folder of its own: the running `swift test` holds the lock of `.build`.
         let dump = try await runBuild("/usr/bin/env", ["swift", "package", "--package-path", repositoryRoot.path,
                                                       "--scratch-path", work.file("scratch"), "dump-package"],
-                                      in: folder, log: folder, timeout: .seconds(90))
+                                      in: folder, log: folder, timeout: .seconds(480))
         try #require(dump.status == 0, "\(dump.output)")
         let json = String(dump.output.drop { $0 != "{" })
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], "\(dump.output)")

@@ -36,6 +36,9 @@ public struct PluginProbe: Sendable {
     /// The variable that gives the child the files the host's discovery checked already (a JSON array
     /// of candidates): the child opens them without walking their paths and reading their headers again.
     static let checkedVariable = "SWIFT_PLUGIN_PROBE_CHECKED"
+    /// The variable that gives the child the folder of copies of its parent's load: the child makes
+    /// its own inside it, so that it goes with the parent's, also when the plugin kills the child.
+    static let folderVariable = "SWIFT_PLUGIN_PROBE_FOLDER"
 
     /// What the child did with the probed plugin.
     enum Verdict: String {
@@ -56,20 +59,22 @@ public struct PluginProbe: Sendable {
         self.environment = environment
     }
 
-    /// Runs the child for the file discovery found in `candidate`.
-    func check(_ candidate: PluginCandidate) -> Result<Verdict, PluginLoadError> {
-        check(candidate.realPath, after: [], checked: [candidate])
+    /// Runs the child for the file discovery found in `candidate`, for a load whose copies are in `folder`.
+    func check(_ candidate: PluginCandidate, folder: String?) -> Result<Verdict, PluginLoadError> {
+        check(candidate.realPath, after: [], checked: [candidate], folder: folder)
     }
 
-    /// Runs the child for `plugin`, after registering `providers` (in registration order).
-    func check(_ plugin: LoadedPlugin, after providers: [LoadedPlugin]) -> Result<Verdict, PluginLoadError> {
-        check(plugin.path, after: providers.map(\.path), checked: ([plugin] + providers).compactMap(\.candidate))
+    /// Runs the child for `plugin`, after registering `providers` (in registration order), for a
+    /// load whose copies are in `folder`.
+    func check(_ plugin: LoadedPlugin, after providers: [LoadedPlugin], folder: String?) -> Result<Verdict, PluginLoadError> {
+        check(plugin.path, after: providers.map(\.path), checked: ([plugin] + providers).compactMap(\.candidate), folder: folder)
     }
 
     /// Runs the child for the plugin at `path` (a real path), after registering `providers` (real
-    /// paths, in registration order), handing it the files discovery `checked`; returns its verdict,
-    /// or why it crashed, hung or exited without one.
-    private func check(_ path: String, after providers: [String], checked: [PluginCandidate]) -> Result<Verdict, PluginLoadError> {
+    /// paths, in registration order), handing it the files discovery `checked` and the load's
+    /// `folder` of copies; returns its verdict, or why it crashed, hung or exited without one.
+    private func check(_ path: String, after providers: [String], checked: [PluginCandidate],
+                       folder: String?) -> Result<Verdict, PluginLoadError> {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments + [path]
@@ -81,6 +86,7 @@ public struct PluginProbe: Sendable {
         variables[Self.providersVariable] = providers.isEmpty ? nil
             : (try? JSONEncoder().encode(providers)).map { String(decoding: $0, as: UTF8.self) }
         variables[Self.checkedVariable] = (try? JSONEncoder().encode(checked)).map { String(decoding: $0, as: UTF8.self) }
+        variables[Self.folderVariable] = folder
         process.environment = variables
         // A file, not a pipe: a child that writes much must not block on a full pipe.
         let verdictFile = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-probe-\(token)")
@@ -143,13 +149,14 @@ public struct PluginProbe: Sendable {
         let token = environment[tokenVariable] ?? ""
         let providers = environment[providersVariable].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
         let checked = environment[checkedVariable].flatMap { try? JSONDecoder().decode([PluginCandidate].self, from: Data($0.utf8)) } ?? []
-        for variable in [tokenVariable, providersVariable, checkedVariable] { Posix.removeEnvironment(variable) }
-        // A folder of its own inside its parent's load's: removed with it, also when the plugin kills
-        // this child. (A file opened at an earlier load names that load's folder, which is gone.)
-        var discovery = discovery
-        if let parent = checked.lazy.compactMap(\.shadowRoot).first(where: { FileStatus($0)?.isDirectory == true }) {
-            discovery.shadowFolder = parent
+        let folder = environment[folderVariable]
+        for variable in [tokenVariable, providersVariable, checkedVariable, folderVariable] {
+            Posix.removeEnvironment(variable)
         }
+        // A folder of its own inside its parent's load's: removed with it, also when the plugin kills
+        // this child.
+        var discovery = discovery
+        if let folder, FileStatus(folder)?.isDirectory == true { discovery.shadowFolder = folder }
         let pipeline = LoadPipeline(discovery: discovery)
         defer { pipeline.finish() }
         let checkedFiles = Dictionary(checked.map { ($0.realPath, $0) }) { first, _ in first }
@@ -213,7 +220,7 @@ public struct PluginProbe: Sendable {
 extension PluginProbe {
     /// Probes the registration of `plugin` in a child, after the plugins among `registered` (in their
     /// registration order) that provide its requirements, and theirs; returns why it failed, or nil.
-    func checkRegistration(of plugin: LoadedPlugin, after registered: [LoadedPlugin]) -> PluginLoadError? {
+    func checkRegistration(of plugin: LoadedPlugin, after registered: [LoadedPlugin], folder: String?) -> PluginLoadError? {
         var providerOf: [String: Int] = [:]
         for (index, candidate) in registered.enumerated() {
             for key in candidate.metadata.providedStoreKeys { providerOf[key] = index }
@@ -224,7 +231,7 @@ extension PluginProbe {
             guard let index = providerOf[key], needed.insert(index).inserted else { continue }
             keys += registered[index].metadata.requiredStoreKeys
         }
-        switch check(plugin, after: needed.sorted().map { registered[$0] }) {
+        switch check(plugin, after: needed.sorted().map { registered[$0] }, folder: folder) {
         case let .failure(failure): return failure
         // Refused in the child without a crash: the registration here reports the exact error.
         case .success(.registered), .success(.refused): return nil

@@ -39,6 +39,9 @@ struct LoadPipeline {
         shadow = ShadowFolder.make(in: discovery.shadowFolder)
     }
 
+    /// Where this load's copies are: a probe child makes its own folder inside.
+    private var shadowRoot: String? { try? shadow.get().root }
+
     /// Removes this load's copies (what was mapped stays mapped). The load's files are opened by now.
     func finish() {
         if case let .success(shadow) = shadow { shadow.remove() }
@@ -78,7 +81,7 @@ struct LoadPipeline {
     func open(_ candidates: [PluginCandidate], beside served: [LoadedPlugin] = []) -> Opened {
         var opened = Opened()
         for candidate in LibraryCopies.openingOrder(for: candidates) {
-            switch probe?.check(candidate) {
+            switch probe?.check(candidate, folder: shadowRoot) {
             case let .failure(failure):
                 opened.outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: failure)
                 continue
@@ -109,7 +112,7 @@ struct LoadPipeline {
         case let .failure(refusal):
             return PluginInspection(path: path, plugin: nil, refusal: refusal)
         case let .success(candidate):
-            if case let .failure(failure)? = probe?.check(candidate) {
+            if case let .failure(failure)? = probe?.check(candidate, folder: shadowRoot) {
                 return PluginInspection(path: candidate.realPath, plugin: nil, refusal: failure)
             }
             return PluginLoader.inspect(candidate)
@@ -238,7 +241,7 @@ struct LoadPipeline {
         case .allOrNothing: Self.unmet(plugin, in: locator)
         }
         if let unmet { return .failure(unmet) }
-        if let probe, let probed, let failure = probe.checkRegistration(of: plugin, after: probed) {
+        if let probe, let probed, let failure = probe.checkRegistration(of: plugin, after: probed, folder: shadowRoot) {
             return .failure(failure)
         }
         return register(plugin, into: locator, services: services)
