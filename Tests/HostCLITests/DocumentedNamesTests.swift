@@ -50,7 +50,35 @@ import Testing
         #expect(missing.isEmpty, "the docs name what the repository does not have:\n\(missing.joined(separator: "\n"))")
     }
 
-    @Test func theRecordsIndexListsEveryRecordOnce() throws {
+    /// ARCHITECTURE.md's "What lives where" table: each row names folders under `Sources/` and what lives
+    /// there; every type a row names must live in one of its folders (a file named after it, a file that
+    /// declares it, or a folder of that name), so a type moved elsewhere fails here until the map says so.
+    @Test func theMapsTableSaysWhereEachTypeLives() throws {
+        let repository = try Repository(root: repositoryRoot)
+        let map = try String(contentsOf: repositoryRoot.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        let start = try #require(map.range(of: "## What lives where\n"))
+        let table = String(map[start.upperBound...]).components(separatedBy: "\n## ").first ?? ""
+        var checked = 0
+        var misplaced: [String] = []
+        for row in table.split(separator: "\n") where row.hasPrefix("| `") {
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard cells.count >= 4 else { continue }
+            let folders = try Self.backticked(in: cells[1]).map { "Sources/" + ($0.hasSuffix("/") ? String($0.dropLast()) : $0) }
+            for name in try Self.backticked(in: cells[2]) where name.allSatisfy({ $0.isLetter || $0.isNumber })
+                && name.first?.isUppercase == true {
+                checked += 1
+                if !folders.contains(where: { repository.folder($0, holds: name) }) {
+                    misplaced.append("\(name) is not in \(folders.joined(separator: " or "))")
+                }
+            }
+        }
+        #expect(checked > 40, "\(checked) names in the table checked")
+        #expect(misplaced.isEmpty, "ARCHITECTURE.md's table puts types where they do not live: \(misplaced)")
+    }
+
+    /// The index lists each record once, and every `PH-NNNN` the map, SECURITY.md and the records cite
+    /// is a record.
+    @Test func theRecordsIndexListsEveryRecordOnceAndEveryCitedRecordExists() throws {
         let index = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/Records/README.md"), encoding: .utf8)
         let records = try recordFiles()
         #expect(!records.isEmpty)
@@ -58,6 +86,16 @@ import Testing
             let name = (record as NSString).lastPathComponent
             let lines = index.split(separator: "\n").filter { $0.hasPrefix("- [") && $0.contains("(\(name))") }
             #expect(lines.count == 1, "Docs/Records/README.md lists \(name) \(lines.count) times")
+        }
+        let numbers = Set(records.map { String(($0 as NSString).lastPathComponent.prefix(7)) })
+        let citation = try NSRegularExpression(pattern: "PH-[0-9]{4}")
+        for document in ["ARCHITECTURE.md", "SECURITY.md"] + records {
+            let text = try String(contentsOf: repositoryRoot.appendingPathComponent(document), encoding: .utf8)
+            let cited = citation.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+                Range($0.range, in: text).map { String(text[$0]) }
+            }
+            let unknown = Set(cited).subtracting(numbers)
+            #expect(unknown.isEmpty, "\(document) cites records that do not exist: \(unknown.sorted())")
         }
     }
 
@@ -81,11 +119,13 @@ import Testing
 
 /// The repository's files and folders, and the names its Swift sources declare.
 private struct Repository {
+    let root: URL
     var paths: [String] = []
     var baseNames: Set<String> = []
     var declared: Set<String> = ["init"]
 
     init(root: URL) throws {
+        self.root = root
         let rootPath = root.standardizedFileURL.path + "/"
         let walk = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
         let declaration = try NSRegularExpression(
@@ -119,6 +159,21 @@ private struct Repository {
                     if !name.isEmpty { declared.insert(String(name)) }
                 }
             }
+        }
+    }
+
+    /// Whether `folder` (a path from the root) holds a file or folder named `name`, or a Swift file that
+    /// declares a type `name`.
+    func folder(_ folder: String, holds name: String) -> Bool {
+        let inside = paths.filter { $0.hasPrefix(folder + "/") }
+        if inside.contains(where: { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension == name }) {
+            return true
+        }
+        let pattern = "\\b(?:struct|class|enum|protocol|actor|typealias)\\s+\(name)\\b"
+        return inside.contains { path in
+            guard path.hasSuffix(".swift"),
+                  let text = try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) else { return false }
+            return text.range(of: pattern, options: .regularExpression) != nil
         }
     }
 
