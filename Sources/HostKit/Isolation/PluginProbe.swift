@@ -178,24 +178,28 @@ public struct PluginProbe: Sendable {
         return verdict == .refused ? cleanFailureStatus : 0
     }
 
-    /// Stages the `providers` that opened, then `plugin`, on a clone of `base`, as a load stages its
-    /// plugins (no start hook runs). A requirement that stays unmet (no provider, or one that failed
-    /// here as it failed in its own probe) leaves the plugin opened, not refused: the real load
-    /// meets it or reports it.
+    /// Registers the `providers` that opened, in their order, then `plugin`, into a clone of `base`,
+    /// as a load does.
     private static func register(_ plugin: LoadedPlugin, after providers: [Result<LoadedPlugin, PluginLoadError>],
                                  with pipeline: LoadPipeline, base: ServiceLocator) -> Verdict {
-        let opened = providers.compactMap { try? $0.get() }
-        let staged = pipeline.stage(opened + [plugin], onto: base, after: [], registeredInProbe: [], as: .planned)
-        switch staged.outcome[plugin.path]?.error {
-        case .missingRequirement?: return .opened
-        case let error?:
+        guard let locator = try? base.clone() else {
+            FileHandle.standardError.write(Data("the base locator refuses to be cloned\n".utf8))
+            return .refused
+        }
+        let services = ServiceResolver(source: ServiceSource(locator))
+        // A provider that fails here failed the same way in its own probe: the plugin's requirement
+        // is then unmet, as in the real load.
+        for case let .success(provider) in providers {
+            _ = pipeline.register(provider, into: locator, services: services)
+        }
+        let unmet = plugin.metadata.requiredStoreKeys.contains { locator.slotInfo(forKey: $0) == nil }
+        if unmet { return .opened }
+        if case let .failure(error) = pipeline.register(plugin, into: locator, services: services) {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             return .refused
-        case nil:
-            guard let locator = staged.locator else { return .refused }
-            awaitAsyncAtOneFactories(of: plugin, in: locator)
-            return .registered
         }
+        awaitAsyncAtOneFactories(of: plugin, in: locator)
+        return .registered
     }
 
     /// Waits until every `atOne` async factory of `plugin` has finished: a registration started

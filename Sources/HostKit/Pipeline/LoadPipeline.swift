@@ -244,7 +244,13 @@ struct LoadPipeline {
         if let probe, let probed, let failure = probe.checkRegistration(of: plugin, after: probed, folder: shadowRoot) {
             return .failure(failure)
         }
-        return PluginRegistration.register(plugin, into: locator, services: services)
+        return register(plugin, into: locator, services: services)
+    }
+
+    /// One plugin's module into `locator`, all or nothing (no probe: a probe child's own step).
+    func register(_ plugin: LoadedPlugin, into locator: ServiceLocator, services: ServiceResolver)
+        -> Result<ModuleHandle, PluginLoadError> {
+        PluginRegistration.register(plugin, into: locator, services: services, failed: FailedProviders())
     }
 
     /// Why `plugin` cannot be registered into `next` as it stands, or nil: a key it provides is
