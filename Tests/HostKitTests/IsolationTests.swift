@@ -13,6 +13,36 @@ import Testing
     let probe = PluginProbe(executable: "\(BuiltPlugins.directory)/host", arguments: ["__probe"],
                             timeout: .seconds(30), environment: misbehave)
 
+    /// A provider loaded without a probe, whose own requirement the host's base serves, counts in the
+    /// child that probes a plugin requiring it: the child registers what the host registered, and
+    /// judges only the probed plugin (a child that planned the provider again refused it, for want of
+    /// the base, and the plugin failed its probe).
+    @Test func aProviderServedByTheHostsBaseStillCountsInTheProbeChild() async throws {
+        let base = ServiceLocator()
+        try base.addService(key: ServiceLocatorEasyKey<String>(name: "fixture.lifecycle.a"), service: "the host's a")
+        let host = try PluginHost(base: base)
+        let first = host.load([.file(BuiltPlugins.path("FixtureLifecycleB"))])
+        #expect(first.loadedNames == ["fixture-lifecycle-b"], "\(first.problems)")
+        let probe = PluginProbe(executable: probe.executable, arguments: probe.arguments, timeout: probe.timeout)
+        let second = await onAThreadOfItsOwn { host.load([.file(BuiltPlugins.path("FixtureLifecycleC"))], probe: probe) }
+        #expect(second.loadedNames == ["fixture-lifecycle-c"], "\(second.problems)")
+    }
+
+    /// The same in a reload with a probe after a load without one: the new file is upgraded.
+    @Test func aReloadWithAProbeCountsAProviderServedByTheHostsBase() async throws {
+        let base = ServiceLocator()
+        try base.addService(key: ServiceLocatorEasyKey<String>(name: "fixture.lifecycle.a"), service: "the host's a")
+        let host = try PluginHost(base: base)
+        let folder = try TemporaryFolder()
+        try folder.install("FixtureLifecycleB", as: "libb.so")
+        try folder.install("FixtureLifecycleC", as: "libc.so")
+        #expect(host.load([.directory(folder.path)]).problems.isEmpty)
+        try folder.install("FixtureLifecycleC", as: "libc.so")
+        let probe = PluginProbe(executable: probe.executable, arguments: probe.arguments, timeout: probe.timeout)
+        let report = await onAThreadOfItsOwn { host.reload(probe: probe) }
+        #expect(report.entries.map(\.action) == [.upgraded], "\(report.text)")
+    }
+
     @Test func aCrashingAndAHangingPluginAreReportedAndTheHostLoadsTheRest() async throws {
         let host = PluginHost()
         // The probe waits for its children: on a thread of its own, not one of the async tests' pool.

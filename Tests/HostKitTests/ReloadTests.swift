@@ -457,6 +457,33 @@ struct PluginFolder {
         #expect(upgrades == 20)
         #expect(counts.violations.isEmpty, "\(counts.violations.prefix(5))")
     }
+
+    /// A step whose later member fails to start is rolled back: the new instance that started is
+    /// stopped, named as not swapped in, and the served versions serve on.
+    @Test func aStepWhoseLaterMemberFailsToStartStopsTheNewInstancesThatStarted() throws {
+        let failing = Flag()
+        let events = LockedEvents()
+        let base = ServiceLocator()
+        try base.addService(key: lifecycleControlKey, service: { event in
+            events.append(event)
+            return failing.isSet && event == "start user" ? "throw" : "ok"
+        })
+        let host = try PluginHost(base: base)
+        let folder = try TemporaryFolder()
+        try folder.install("FixtureVersionOne", as: versioned)
+        try folder.install("FixtureVersionUser", as: "libuser.so")
+        #expect(host.load([.directory(folder.path)]).problems.isEmpty)
+        failing.set()
+        let before = host.locator
+        try folder.install("FixtureVersionTwo", as: versioned)
+        let report = host.reload()
+        #expect(report.entries.map(\.action) == [.kept], "\(report.text)")
+        #expect(report.stopped.entries.first?.summary == "stopped fixture-versioned (new instance, not swapped in)",
+                "\(report.text)")
+        #expect(host.locator === before)
+        #expect(events.all.contains("shutdown versioned 2"), "\(events.all)")
+        #expect(host.startedPlugins == ["fixture-versioned", "fixture-versioned-user"])
+    }
 }
 
 /// Counts each version's running instances from the fixtures' events; a `use` of a version with none
@@ -492,4 +519,13 @@ final class Flag: @unchecked Sendable {
     private var value = false
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
+}
+
+/// Events told to a fixture's control, in order.
+final class LockedEvents: @unchecked Sendable {
+    // @unchecked: `log` only under `lock`.
+    private let lock = NSLock()
+    private var log: [String] = []
+    func append(_ event: String) { lock.withLock { log.append(event) } }
+    var all: [String] { lock.withLock { log } }
 }
