@@ -164,7 +164,7 @@ public struct PluginProbe: Sendable {
         // one whose copy went with an earlier load (a provider loaded before), is discovered here.
         let open = { (path: String) in
             let checked = checkedFiles[path].flatMap { FileStatus($0.image) == nil ? nil : $0 }
-            return (checked.map { .success($0) } ?? pipeline.discover(file: path)).flatMap(pipeline.open)
+            return (checked.map { .success($0) } ?? pipeline.discover(file: path)).flatMap(pipeline.openUnprobed)
         }
         let verdict: Verdict
         switch open(path) {
@@ -190,11 +190,11 @@ public struct PluginProbe: Sendable {
         // A provider that fails here failed the same way in its own probe: the plugin's requirement
         // is then unmet, as in the real load.
         for case let .success(provider) in providers {
-            _ = pipeline.register(provider, into: locator, services: services)
+            _ = pipeline.registerUnprobed(provider, into: locator, services: services)
         }
         let unmet = plugin.metadata.requiredStoreKeys.contains { locator.slotInfo(forKey: $0) == nil }
         if unmet { return .opened }
-        if case let .failure(error) = pipeline.register(plugin, into: locator, services: services) {
+        if case let .failure(error) = pipeline.registerUnprobed(plugin, into: locator, services: services) {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             return .refused
         }

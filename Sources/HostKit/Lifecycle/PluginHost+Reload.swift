@@ -59,18 +59,13 @@ extension PluginHost {
             report.afterShutdown = true
             return report
         }
-        let pipeline = pipeline(probe: probe)
+        let pipeline = makePipeline(probe: probe)
         defer { pipeline.finish() }
         let (candidates, problems) = pipeline.discover(sources)
-        let (unchanged, fresh) = Self.sort(candidates, servedBy: published)
-        let seenBefore = Set(fresh.filter(PluginLoader.hasOpened).map(\.realPath))
-        let opened = pipeline.open(fresh, beside: published)
-        let refused = fresh.compactMap { candidate in
-            opened.outcome[candidate.realPath]?.error.map {
-                (path: candidate.realPath, error: $0, isNew: !seenBefore.contains(candidate.realPath))
-            }
-        }
-        let plan = plan(published: published, unchanged: unchanged, opened: opened.plugins, refused: refused, problems: problems)
+        let changes = pipeline.openChanges(candidates, served: published)
+        let opened = changes.opened
+        let plan = plan(published: published, unchanged: changes.unchanged, opened: opened.plugins,
+                        refused: changes.refused, problems: problems)
         if !plan.moved.isEmpty {
             state.withLock { state in
                 for plugin in plan.moved {
@@ -96,7 +91,7 @@ extension PluginHost {
             let added = pipeline.stage(ReloadStep.inOrder(additions.map { (nil, $0) }, position: position).map(\.new),
                                        onto: locator, after: state.withLock(\.published),
                                        registeredInProbe: opened.registeredInProbe, as: .planned)
-            publish(added)
+            if case let .success(publication) = added.result { publish(publication) }
             for plugin in additions {
                 let error = added.outcome[plugin.path]?.error
                 report.entries.append(ReloadReport.Entry(error == nil ? .added : .refused, plugin, error: error))
@@ -136,23 +131,6 @@ extension PluginHost {
         if !leaving.isEmpty { withdraw(leaving, limits: limits, into: &report) }
     }
 
-    /// The real paths of `candidates` that are a served plugin's file as it was loaded (two plugins may
-    /// have come from one path), and the candidates to open: neither those nor a library a served
-    /// plugin links (the loader keeps the copy it mapped; a file put over it would be mapped beside it).
-    private static func sort(_ candidates: [PluginCandidate], servedBy published: [LoadedPlugin])
-        -> (unchanged: Set<String>, fresh: [PluginCandidate]) {
-        var servedFiles: [String: Set<FileIdentity>] = [:]
-        for plugin in published {
-            if let identity = plugin.candidate?.identity { servedFiles[plugin.path, default: []].insert(identity) }
-        }
-        let linked = Set(published.flatMap(\.linkedLibraries))
-        let unchanged = Set(candidates.filter { candidate in
-            candidate.identity.map { servedFiles[candidate.realPath]?.contains($0) == true } ?? false
-        }.map(\.realPath))
-        let fresh = candidates.filter { !unchanged.contains($0.realPath) && !$0.fileNames.contains(where: linked.contains) }
-        return (unchanged, fresh)
-    }
-
     /// Removes the services of `plugins` (in publication order) in one swap, then stops them.
     private func withdraw(_ plugins: [LoadedPlugin], limits: Limits, into report: inout ReloadReport) {
         let names = Set(plugins.map(\.metadata.name))
@@ -167,10 +145,8 @@ extension PluginHost {
         }
         next.withdraw(plugins.flatMap(\.metadata.providedStoreKeys))
         next.setReadOnly(denyClone: false)
-        var (previous, retiring): (ServiceLocator?, [StartedPlugin]) = swap(to: next, builtBy: ServiceSource(next)) { state in
-            state.published.removeAll { names.contains($0.metadata.name) }
-            return Self.removeStarted(names, from: &state)
-        }
+        let publication = LoadPipeline.Publication(locator: next, source: ServiceSource(next), registered: [], started: [])
+        var (previous, retiring): (ServiceLocator?, [StartedPlugin]) = publish(publication, replacing: names)
         report.entries += plugins.reversed().map { ReloadReport.Entry(.withdrawn, $0) }
         report.stopped.entries += retire(retiring, replaced: &previous, limits: limits).entries
         retiring = []
@@ -192,22 +168,19 @@ extension PluginHost {
         let staged = pipeline.stage(members.map(\.new), onto: locator,
                                     after: published.filter { !replaced.contains($0.metadata.name) },
                                     registeredInProbe: registeredInProbe,
-                                    as: .allOrNothing(withdrawing: members.compactMap(\.old).flatMap(\.metadata.providedStoreKeys),
-                                                      stopTimeout: limits.hook))
-        report.stopped.entries += staged.stopped.entries
-        guard let next = staged.locator, let source = staged.source else {
-            let error = staged.failure ?? .registrationFailed(plugin: members.first?.new.metadata.name ?? "", reason: "not staged")
+                                    as: .allOrNothing(withdrawing: members.compactMap(\.old).flatMap(\.metadata.providedStoreKeys)))
+        let publication: LoadPipeline.Publication
+        switch staged.result {
+        case let .success(staged): publication = staged
+        case let .failure(failure):
+            report.stopped.entries += rollBack(failure, limits: limits)
             report.entries += step.changes.map { change in
-                change.old.map { ReloadReport.Entry(.kept, $0, error: error) } ?? ReloadReport.Entry(.refused, change.new, error: error)
+                change.old.map { ReloadReport.Entry(.kept, $0, error: failure.error) }
+                    ?? ReloadReport.Entry(.refused, change.new, error: failure.error)
             }
             return
         }
-        var (previous, retiring): (ServiceLocator?, [StartedPlugin]) = swap(to: next, builtBy: source) { state in
-            state.published.removeAll { replaced.contains($0.metadata.name) }
-            state.published += staged.registered
-            defer { state.started += staged.started }
-            return Self.removeStarted(replaced, from: &state)
-        }
+        var (previous, retiring): (ServiceLocator?, [StartedPlugin]) = publish(publication, replacing: replaced)
         for (old, new) in members {
             guard let old else {
                 report.entries.append(ReloadReport.Entry(.added, new))
@@ -220,11 +193,19 @@ extension PluginHost {
         retiring = []
     }
 
-    /// Takes the started plugins of `names` out of the bookkeeping; returns them, in start order.
-    private static func removeStarted(_ names: Set<String>, from state: inout State) -> [StartedPlugin] {
-        let leaving = state.started.filter { names.contains($0.name) }
-        state.started.removeAll { names.contains($0.name) }
-        return leaving
+    /// Stops what a step that failed registered or started, in the clone it made, keeping what the
+    /// published locator serves: the plugins registered are closed (no hook of theirs ran), those
+    /// started are shut down. Each named as an instance of a step not swapped in: beside a `kept`
+    /// entry for the same name, a bare `stopped name` would read as the served one.
+    private func rollBack(_ failure: LoadPipeline.Failure, limits: Limits) -> [ShutdownReport.Entry] {
+        guard let clone = failure.locator else { return [] }
+        let served = locator
+        let stopped = PluginStop.run(failure.unstarted, in: clone, timeout: limits.hook, runningHooks: false, keeping: served).entries
+            + PluginStop.run(failure.started, in: clone, timeout: limits.hook, keeping: served).entries
+        return stopped.map {
+            ShutdownReport.Entry(plugin: "\($0.plugin) (new instance, not swapped in)", service: $0.service,
+                                 outcome: $0.outcome, duration: $0.duration)
+        }
     }
 
     /// Stops `plugins`, which `replaced` served and the published locator serves no longer, once no

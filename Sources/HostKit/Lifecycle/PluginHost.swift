@@ -105,7 +105,7 @@ public final class PluginHost: Sendable {
 
     /// This host's pipeline for one load (``LoadPipeline``): its discovery, `probe`, and its start
     /// hooks bounded by ``startTimeout`` (none with `start` false) and given up when a shutdown is asked for.
-    func pipeline(probe: PluginProbe?, start: Bool = true) -> LoadPipeline {
+    func makePipeline(probe: PluginProbe?, start: Bool = true) -> LoadPipeline {
         let pending = shutdownsPending
         let hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
         return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil)
@@ -118,13 +118,13 @@ public final class PluginHost: Sendable {
             state.isShutDown = false
             return state.published
         }
-        let pipeline = pipeline(probe: probe, start: start)
+        let pipeline = makePipeline(probe: probe, start: start)
         defer { pipeline.finish() }
         let (candidates, problems) = pipeline.discover(sources)
         let opened = pipeline.open(candidates)
         let staged = pipeline.stage(opened.plugins, onto: locator, after: published,
                                     registeredInProbe: opened.registeredInProbe, as: .planned)
-        publish(staged)
+        if case let .success(publication) = staged.result { publish(publication) }
         let outcome = opened.outcome.merging(staged.outcome) { _, staged in staged }
         var report = LoadReport()
         report.entries = candidates.compactMap { outcome[$0.realPath] }
@@ -132,27 +132,24 @@ public final class PluginHost: Sendable {
         return report
     }
 
-    /// Swaps in what `staged` holds, adding its plugins to the bookkeeping (nothing if it failed).
-    func publish(_ staged: LoadPipeline.Staged) {
-        guard let next = staged.locator, let source = staged.source else { return }
-        swap(to: next, builtBy: source) { state in
-            state.started += staged.started
-            state.published += staged.registered
-        }
-    }
-
-    /// Publishes `next`: ``locator`` returns it from now on, and every resolver this host lent reads
-    /// it; `source`, which served it while it was built, follows the host's from now on. `update`
-    /// changes the bookkeeping under the same lock. Returns the locator replaced, and what `update` returned.
+    /// Publishes what a stage staged: ``locator`` returns it from now on, and every resolver this
+    /// host lent reads it; the stage's source follows the host's from now on. The plugins of
+    /// `replacing` (a reload's old versions) leave the bookkeeping under the same lock. Returns the
+    /// locator replaced, and the started plugins of `replacing`, in start order: to be stopped.
     @discardableResult
-    func swap<T>(to next: ServiceLocator, builtBy source: ServiceSource,
-                 _ update: (inout State) -> T) -> (replaced: ServiceLocator, T) {
+    func publish(_ publication: LoadPipeline.Publication,
+                 replacing names: Set<String> = []) -> (replaced: ServiceLocator, retiring: [StartedPlugin]) {
         state.withLock { state in
             let replaced = state.current
-            state.current = next
-            currentSource.serve(next)
-            source.follow(currentSource)
-            return (replaced, update(&state))
+            state.current = publication.locator
+            currentSource.serve(publication.locator)
+            publication.source.follow(currentSource)
+            state.published.removeAll { names.contains($0.metadata.name) }
+            state.published += publication.registered
+            let retiring = state.started.filter { names.contains($0.name) }
+            state.started.removeAll { names.contains($0.name) }
+            state.started += publication.started
+            return (replaced, retiring)
         }
     }
 

@@ -1,31 +1,34 @@
 @_spi(HostKit) import PluginAPI
 
 /// One load, from plugin files to started services, staged beside the services published: what a
-/// first load, each reload, the ``PluginProbe`` child and an inspection run. Its phases, in order:
+/// first load, each reload and an inspection run, and what a ``PluginProbe`` child runs the steps of
+/// for its file. Its phases, in order:
 ///
 /// 1. ``discover(_:)``: sources become candidate files: absolute real paths of regular files that
 ///    only this user or root can change, nor the folders and symlinks on the way (``PathTrust``);
 ///    each file is checked where it lies, copied into this load's ``ShadowFolder`` and read there,
-///    once, for its ELF headers (``ELFCheck``) and its toolchain (``CompilerIdentity``).
-///    (``PluginDiscovery``)
-/// 2. ``open(_:beside:)``: contract-library copies first (``LibraryCopies``); each file probed in a
-///    child (with a probe), then the libraries its copy would bring found and checked
-///    (``LibraryClosure``), the copy opened (``DynamicLibrary``), the header its entry returns read
-///    (``PluginHeader``) and the library versions it records checked (``LibraryCheck``); only then
-///    is its descriptor read. Once per file and process. (``PluginLoader``)
-/// 3. ``stage(_:onto:after:registeredInProbe:as:)``: on a clone of the published locator, names,
-///    keys and requirements planned, providers first (``LoadPlan``); each module registered, all or
-///    nothing, its declared keys only, after its probe in a child (``PluginRegistration``); then
-///    the start hooks, in dependency order (``PluginStart``).
+///    once, for its ELF headers (``ELFCheck``), its toolchain (``CompilerIdentity``) and its entry
+///    (``EntrySymbol``). (``PluginDiscovery``)
+/// 2. ``open(_:beside:)`` (a reload: ``openChanges(_:served:)``): contract-library copies first
+///    (``LibraryCopies``); each file probed in a child (with a probe), then the libraries its copy
+///    would bring found and checked (``LibraryClosure``), the copy opened (``DynamicLibrary``), the
+///    header its entry returns read (``PluginHeader``) and the library versions it records checked
+///    (``LibraryCheck``); only then is its descriptor read. Once per file and process. (``PluginLoader``)
+/// 3. ``stage(_:onto:after:registeredInProbe:as:)``: on a clone of the published locator, a first
+///    load's plugins planned, providers first (``LoadPlan``; a reload's step comes planned by
+///    ``ReloadPlan``); each module registered, all or nothing, its declared keys only, after its
+///    probe in a child (``PluginRegistration``); then the start hooks, in dependency order
+///    (``PluginStart``).
 ///
-/// What a stage hands back (``Staged``) is not published: ``PluginHost`` swaps it in, or drops it.
-/// ``finish()`` removes the load's copies once its files are open.
+/// What a stage hands back (``Staged``) is not published: ``PluginHost`` swaps it in, or (a reload's
+/// step that failed) stops what it started. ``finish()`` removes the load's copies once its files are open.
 struct LoadPipeline {
     /// How files are found and which are trusted.
     let discovery: PluginDiscovery
     /// This load's folder of copies (``ShadowFolder``), or why it has none: then nothing loads.
     let shadow: Result<ShadowFolder, PluginLoadError>
-    /// Loads each file, and registers each plugin that requires keys, in a child first; or nil.
+    /// Loads each file, and registers each plugin not registered in its first probe, in a child
+    /// first; or nil.
     let probe: PluginProbe?
     /// How start hooks run; nil: none runs (a look at what would load, or a probe child).
     let start: PluginStart?
@@ -88,7 +91,7 @@ struct LoadPipeline {
             case .success(.registered): opened.registeredInProbe.insert(candidate.realPath)
             case .success, nil: break
             }
-            switch open(candidate) {
+            switch openUnprobed(candidate) {
             case let .success(plugin): opened.plugins.append(plugin)
             case let .failure(error):
                 opened.outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: error)
@@ -100,8 +103,42 @@ struct LoadPipeline {
         return opened
     }
 
-    /// The plugin in one candidate's file, or why it is refused (no probe: a probe child's own step).
-    func open(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
+    /// What a reload found changed among the files of its sources.
+    struct Changes {
+        /// The real paths of the files that are a served plugin's file as it was loaded.
+        var unchanged: Set<String>
+        /// The other files, opened (as ``open(_:beside:)`` does).
+        var opened: Opened
+        /// The files among them that were refused, and whether each is new to this process (never opened).
+        var refused: [(path: String, error: PluginLoadError, isNew: Bool)]
+    }
+
+    /// Phase 2 of a reload: the candidates that are a served plugin's file as it was loaded (two
+    /// plugins may have come from one path) are left as they are; the others are opened, but a
+    /// library a served plugin links (the loader keeps the copy it mapped; a file put over it would
+    /// be mapped beside it).
+    func openChanges(_ candidates: [PluginCandidate], served published: [LoadedPlugin]) -> Changes {
+        var servedFiles: [String: Set<FileIdentity>] = [:]
+        for plugin in published {
+            if let identity = plugin.candidate?.identity { servedFiles[plugin.path, default: []].insert(identity) }
+        }
+        let linked = Set(published.flatMap(\.linkedLibraries))
+        let unchanged = Set(candidates.filter { candidate in
+            candidate.identity.map { servedFiles[candidate.realPath]?.contains($0) == true } ?? false
+        }.map(\.realPath))
+        let fresh = candidates.filter { !unchanged.contains($0.realPath) && !$0.fileNames.contains(where: linked.contains) }
+        let seenBefore = Set(fresh.filter(PluginLoader.hasOpened).map(\.realPath))
+        let opened = open(fresh, beside: published)
+        let refused = fresh.compactMap { candidate in
+            opened.outcome[candidate.realPath]?.error.map {
+                (path: candidate.realPath, error: $0, isNew: !seenBefore.contains(candidate.realPath))
+            }
+        }
+        return Changes(unchanged: unchanged, opened: opened, refused: refused)
+    }
+
+    /// The plugin in one candidate's file, or why it is refused; no probe (a probe child's own step).
+    func openUnprobed(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
         PluginLoader.load(candidate)
     }
 
@@ -127,35 +164,46 @@ struct LoadPipeline {
         /// that require it, and the others go on.
         case planned
         /// A step of a reload: in the order given, taking over the keys `withdrawing`; all or
-        /// nothing, so one failure fails the stage, and what it started is stopped again, each hook
-        /// and close bounded by `stopTimeout`.
-        case allOrNothing(withdrawing: [String], stopTimeout: Duration)
+        /// nothing, so one failure fails the stage.
+        case allOrNothing(withdrawing: [String])
     }
 
     /// A locator staged with new plugins, not published.
     struct Staged {
-        /// The locator to publish (read-only), and what served it while it was built; nil if the
-        /// stage failed as a whole.
-        var locator: ServiceLocator?
-        var source: ServiceSource?
-        /// The plugins registered and not dropped at start, in registration order.
-        var registered: [LoadedPlugin] = []
-        /// The plugins whose start hook succeeded, in start order.
-        var started: [StartedPlugin] = []
         /// Each plugin's outcome, by path.
         var outcome: [String: LoadReport.Entry] = [:]
-        /// Why an all-or-nothing stage failed.
-        var failure: PluginLoadError?
-        /// What a failed all-or-nothing stage stopped again.
-        var stopped = ShutdownReport()
+        /// What to publish, or why an all-or-nothing stage failed (or the clone could not be made).
+        var result: Result<Publication, Failure>
     }
 
-    /// `plugins` registered into a clone of `current` (the published locator) and started; each that
-    /// requires keys is probed first (with a probe) after the plugins among `published` and those
-    /// registered before it that provide them, unless it is among `registeredInProbe`.
+    /// What a stage that went through hands back for publication.
+    struct Publication {
+        /// The locator to publish, read-only.
+        let locator: ServiceLocator
+        /// What served `locator` while it was built: it follows the host's from the swap on.
+        let source: ServiceSource
+        /// The plugins registered and not dropped at start, in registration order.
+        let registered: [LoadedPlugin]
+        /// The plugins whose start hook succeeded, in start order.
+        let started: [StartedPlugin]
+    }
+
+    /// Why a stage publishes nothing, and what it registered or started meanwhile (to be stopped).
+    struct Failure: Error {
+        let error: PluginLoadError
+        /// The clone the plugins were registered into; nil if it could not be made.
+        let locator: ServiceLocator?
+        /// Registered and never started: their hooks must not run, what they made is closed.
+        let unstarted: [StartedPlugin]
+        /// Started: their shutdown hooks run.
+        let started: [StartedPlugin]
+    }
+
+    /// `plugins` registered into a clone of `current` (the published locator, or a probe child's
+    /// base) and started; each not among `registeredInProbe` is probed first (with a probe) after
+    /// the plugins among `published` and those registered before it that provide its requirements.
     func stage(_ plugins: [LoadedPlugin], onto current: ServiceLocator, after published: [LoadedPlugin],
                registeredInProbe: Set<String>, as batch: Batch) -> Staged {
-        var staged = Staged()
         let next: ServiceLocator
         do {
             next = try current.clone()
@@ -164,7 +212,8 @@ struct LoadPipeline {
             let failure = { (plugin: LoadedPlugin) in
                 PluginLoadError.registrationFailed(plugin: plugin.metadata.name, reason: "the host's locator: \(error)")
             }
-            if case .allOrNothing = batch, let first = plugins.first { staged.failure = failure(first) }
+            let first = plugins.first.map(failure) ?? .registrationFailed(plugin: "", reason: "the host's locator: \(error)")
+            var staged = Staged(result: .failure(Failure(error: first, locator: nil, unstarted: [], started: [])))
             for plugin in plugins { staged.outcome[plugin.path] = LoadReport.Entry(plugin, error: failure(plugin)) }
             return staged
         }
@@ -172,53 +221,45 @@ struct LoadPipeline {
         // the host's published locator once it is published. Never `next` itself.
         let source = ServiceSource(next)
         let services = ServiceResolver(source: source)
+        var outcome: [String: LoadReport.Entry] = [:]
         let order: [LoadedPlugin]
         switch batch {
         case .planned:
             let plan = plan(plugins, in: next)
-            for (plugin, error) in plan.refused { staged.outcome[plugin.path] = LoadReport.Entry(plugin, error: error) }
+            for (plugin, error) in plan.refused { outcome[plugin.path] = LoadReport.Entry(plugin, error: error) }
             order = plan.order
-        case let .allOrNothing(withdrawing, _):
+        case let .allOrNothing(withdrawing):
             next.withdraw(withdrawing)
             order = plugins
         }
         var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
         var failed = FailedProviders()
         for plugin in order {
-            let outcome = register(plugin, into: next, services: services, failed: failed, as: batch,
-                                   probed: registeredInProbe.contains(plugin.path) ? nil : published + registered.map(\.plugin))
-            switch outcome {
+            let probed = registeredInProbe.contains(plugin.path) ? nil : published + registered.map(\.plugin)
+            switch register(plugin, into: next, services: services, failed: failed, as: batch, probedAfter: probed) {
             case let .success(module):
                 registered.append((plugin, module))
-                staged.outcome[plugin.path] = LoadReport.Entry(plugin, error: nil)
+                outcome[plugin.path] = LoadReport.Entry(plugin, error: nil)
             case let .failure(error):
                 failed.add(plugin.metadata)
-                staged.outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
-                guard case let .allOrNothing(_, stopTimeout) = batch else { continue }
-                // Nothing started; what an `atOne` factory of a registered one made is closed.
-                let unstarted = registered.map {
-                    StartedPlugin(name: $0.plugin.metadata.name, module: $0.module, keys: $0.plugin.metadata.providedStoreKeys)
+                outcome[plugin.path] = LoadReport.Entry(plugin, error: error)
+                if case .allOrNothing = batch {
+                    let unstarted = registered.map {
+                        StartedPlugin(name: $0.plugin.metadata.name, module: $0.module, keys: $0.plugin.metadata.providedStoreKeys)
+                    }
+                    return Staged(outcome: outcome, result: .failure(Failure(error: error, locator: next, unstarted: unstarted, started: [])))
                 }
-                staged.stopped = Self.notSwappedIn(PluginStop.run(unstarted, in: next, timeout: stopTimeout,
-                                                                  runningHooks: false, keeping: current))
-                staged.failure = error
-                return staged
             }
         }
         next.setReadOnly(denyClone: false)
         let (started, dropped) = start?.run(registered, in: next, services: services, served: current) ?? ([], [])
-        for (plugin, error) in dropped { staged.outcome[plugin.path] = LoadReport.Entry(plugin, error: error) }
-        if case let .allOrNothing(_, stopTimeout) = batch, let failure = dropped.first {
-            staged.stopped = Self.notSwappedIn(PluginStop.run(started, in: next, timeout: stopTimeout, keeping: current))
-            staged.failure = failure.error
-            return staged
+        for (plugin, error) in dropped { outcome[plugin.path] = LoadReport.Entry(plugin, error: error) }
+        if case .allOrNothing = batch, let failure = dropped.first {
+            return Staged(outcome: outcome, result: .failure(Failure(error: failure.error, locator: next, unstarted: [], started: started)))
         }
         let droppedPaths = Set(dropped.map(\.plugin.path))
-        staged.locator = next
-        staged.source = source
-        staged.registered = registered.map(\.plugin).filter { !droppedPaths.contains($0.path) }
-        staged.started = started
-        return staged
+        let kept = registered.map(\.plugin).filter { !droppedPaths.contains($0.path) }
+        return Staged(outcome: outcome, result: .success(Publication(locator: next, source: source, registered: kept, started: started)))
     }
 
     /// The order in which `plugins` (in discovery order) register into `locator`, and the plugins
@@ -231,11 +272,12 @@ struct LoadPipeline {
     }
 
     /// `plugin`'s module into `locator`, all or nothing; its registrar lends it `services`. Refused at
-    /// once if it requires a key of a plugin that `failed`, or (all or nothing) if a key it provides
-    /// is taken or one it requires is missing; probed first after the plugins `probed` names (if
-    /// there is a probe and it is not nil).
+    /// once if (planned) it requires a key of a plugin that `failed`, or (all or nothing) a key it
+    /// provides is taken or one it requires is missing; with a probe, probed first after the plugins
+    /// `probedAfter` names, unless that is nil.
     private func register(_ plugin: LoadedPlugin, into locator: ServiceLocator, services: ServiceResolver,
-                          failed: FailedProviders, as batch: Batch, probed: [LoadedPlugin]?) -> Result<ModuleHandle, PluginLoadError> {
+                          failed: FailedProviders, as batch: Batch,
+                          probedAfter probed: [LoadedPlugin]?) -> Result<ModuleHandle, PluginLoadError> {
         let unmet = switch batch {
         case .planned: failed.missingRequirement(of: plugin.metadata, failedTo: "register")
         case .allOrNothing: Self.unmet(plugin, in: locator)
@@ -244,13 +286,13 @@ struct LoadPipeline {
         if let probe, let probed, let failure = probe.checkRegistration(of: plugin, after: probed, folder: shadowRoot) {
             return .failure(failure)
         }
-        return register(plugin, into: locator, services: services)
+        return PluginRegistration.register(plugin, into: locator, services: services)
     }
 
-    /// One plugin's module into `locator`, all or nothing (no probe: a probe child's own step).
-    func register(_ plugin: LoadedPlugin, into locator: ServiceLocator, services: ServiceResolver)
+    /// One plugin's module into `locator`, all or nothing; no probe (a probe child's own step).
+    func registerUnprobed(_ plugin: LoadedPlugin, into locator: ServiceLocator, services: ServiceResolver)
         -> Result<ModuleHandle, PluginLoadError> {
-        PluginRegistration.register(plugin, into: locator, services: services, failed: FailedProviders())
+        PluginRegistration.register(plugin, into: locator, services: services)
     }
 
     /// Why `plugin` cannot be registered into `next` as it stands, or nil: a key it provides is
@@ -267,16 +309,5 @@ struct LoadPipeline {
             return .missingRequirement(plugin: meta.name, key: key, reason: "no loaded plugin provides it")
         }
         return nil
-    }
-
-    /// The entries of `report`, each plugin named as an instance of a step that was not swapped in:
-    /// beside a `kept` entry for the same name, a bare `stopped name` would read as the served one.
-    private static func notSwappedIn(_ report: ShutdownReport) -> ShutdownReport {
-        var renamed = ShutdownReport()
-        renamed.entries = report.entries.map {
-            ShutdownReport.Entry(plugin: "\($0.plugin) (new instance, not swapped in)", service: $0.service,
-                                 outcome: $0.outcome, duration: $0.duration)
-        }
-        return renamed
     }
 }

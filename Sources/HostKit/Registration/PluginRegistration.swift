@@ -5,10 +5,9 @@ enum PluginRegistration {
     /// Registers one plugin's module, all or nothing, holding it to the keys and types it declared,
     /// under its metadata name. Its registrar lends it `services` (what the module may get, never
     /// change). Returns the module, whose lifecycle hooks the host calls later.
-    static func register(_ plugin: LoadedPlugin, into locator: ServiceLocator, services: ServiceResolver,
-                         failed: FailedProviders = FailedProviders()) -> Result<ModuleHandle, PluginLoadError> {
+    static func register(_ plugin: LoadedPlugin, into locator: ServiceLocator,
+                         services: ServiceResolver) -> Result<ModuleHandle, PluginLoadError> {
         let meta = plugin.metadata
-        if let missing = failed.missingRequirement(of: meta, failedTo: "register") { return .failure(missing) }
         // Before any code of the plugin runs: each requirement met by a slot of the declared type.
         for required in meta.requires {
             guard let slot = locator.slotInfo(forKey: required.storeKey), let reason = slot.mismatch(with: required) else {

@@ -1,7 +1,7 @@
 @_spi(HostKit) import PluginAPI
 
-/// Phase 5 of a load: the start hooks of the plugins it registered, in dependency order, each on a
-/// thread of its own and bounded by ``timeout``.
+/// The last step of a load's stage (``LoadPipeline``): the start hooks of the plugins it
+/// registered, in dependency order, each on a thread of its own and bounded by ``timeout``.
 struct PluginStart: Sendable {
     /// How long one plugin's start hook may take before it counts as failed.
     let timeout: Duration
