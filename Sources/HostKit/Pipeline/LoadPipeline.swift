@@ -1,3 +1,4 @@
+internal import DynamicLoading
 @_spi(HostKit) import PluginAPI
 
 /// The phases that make plugin files into services, in the order they run, each a step of its own:
@@ -29,7 +30,7 @@ struct LoadPipeline {
     /// ``PluginDiscovery/shadowFolder``. Call ``finish()`` when the load has opened its plugins.
     init(discovery: PluginDiscovery) {
         self.discovery = discovery
-        shadow = ShadowFolder.make(in: discovery.shadowFolder)
+        shadow = ShadowFolder.make(in: discovery.shadowFolder).mapError(PluginLoadError.init)
     }
 
     /// Phase 1: the candidate files of `sources`, each once, and what was wrong with the rest.
