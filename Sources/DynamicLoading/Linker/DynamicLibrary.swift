@@ -92,8 +92,11 @@ package struct DynamicLibrary: @unchecked Sendable {
     }
 
     /// What the version function `definition` returns, called as the `@c () -> UInt64` every versioned
-    /// library defines. (Not checked to be a function: SECURITY.md's "version function that is data".)
-    package func callVersionFunction(_ definition: Definition) -> UInt64 {
+    /// library defines; `nil`, and nothing is called, if it is not a function of the object that
+    /// defines it (a function symbol at that address, in an executable segment): data of that name
+    /// would be jumped into.
+    package func callVersionFunction(_ definition: Definition) -> UInt64? {
+        guard dynamic_linker_defining_kind(definition.address) == 1 else { return nil }
         typealias VersionFunction = @convention(c) () -> UInt64
         return unsafeBitCast(definition.address, to: VersionFunction.self)()
     }

@@ -67,10 +67,9 @@ enum LibraryCheck {
         let file = owner.split(separator: "/").last.map(String.init) ?? owner
         guard file == "lib\(name).so" else { return .ownCopy(carrier: file) }
         let path = ShadowFolder.original(of: Paths.realPath(owner) ?? owner)
-        // Called as the `@c () -> UInt64` that `versionSymbol(of:)` names in every versioned
-        // library, and only in the file named for the library: a library of the plugin's (trusted,
-        // ELF-checked) that defined it as data would crash here (noted as a gap, not checked).
-        return PluginHeader.decode(name, library.callVersionFunction(definition)).map {
+        // Called only in the file named for the library, and only if it is a function there: data of
+        // that name is a copy that says no version.
+        return library.callVersionFunction(definition).flatMap { PluginHeader.decode(name, $0) }.map {
             .version(LibraryCopy(version: $0, file: path))
         }
     }
