@@ -19,7 +19,8 @@ package struct DynamicLibrary: @unchecked Sendable {
     /// library the loader would newly map with it (``LibraryClosure``, which copies the libraries the
     /// loader will find beside the copy), trusted unless `allowUntrustedLibraries`. If the loader then
     /// mapped a file that was not checked, the library is refused before anything of it is called.
-    /// Errors name `path` and the originals of the copies.
+    /// Errors name `path` and the originals of the copies; a failed `dlopen` is
+    /// ``LoadingError/openFailed(path:image:message:brought:)``, the loader's words as it said them.
     package static func open(_ image: String, reportedAs path: String, dynamic known: ELFCheck.DynamicSection? = nil,
                              allowUntrustedLibraries: Bool = false, shadow: ShadowFolder? = nil) throws(LoadingError) -> DynamicLibrary {
         guard image.hasPrefix("/") else { throw .notFound(path: path) }
