@@ -44,7 +44,10 @@ let package = Package(
         .package(path: "Sources/SamplePlugins/SampleContracts"),
     ],
     targets: [
-        .target(name: "HostKit", dependencies: [pluginAPI, "CDynamicLinker"], swiftSettings: swift6),
+        .target(name: "HostKit", dependencies: [pluginAPI, "DynamicLoading"], swiftSettings: swift6),
+        // The floor under HostKit: what reads, checks and maps files (ELF, paths, the dynamic linker,
+        // foreign memory, system calls), knowing nothing of plugins' lives. No product: HostKit only.
+        .target(name: "DynamicLoading", dependencies: ["CDynamicLinker"], swiftSettings: swift6),
         // dladdr and a loaded library's link map, which Swift's Glibc module does not import.
         .target(name: "CDynamicLinker"),
         .target(name: "PluginAPIExport", dependencies: [pluginAPI], swiftSettings: swift6),
@@ -63,7 +66,7 @@ let package = Package(
         .executableTarget(name: "sample-tour", dependencies: ["HostKit", pluginAPI, contracts],
                           path: "Sources/SamplePlugins/SampleTour", swiftSettings: swift6),
         .testTarget(name: "PluginAPITests", dependencies: [pluginAPI], swiftSettings: swift6),
-        .testTarget(name: "HostKitTests", dependencies: ["HostKit", pluginAPI, contracts, "TestSupport"],
+        .testTarget(name: "HostKitTests", dependencies: ["HostKit", "DynamicLoading", pluginAPI, contracts, "TestSupport"],
                     swiftSettings: swift6),
         // Runs the built `host` and `sample-tour` executables, as a user would.
         .testTarget(name: "HostCLITests", dependencies: ["TestSupport"], swiftSettings: swift6),

@@ -59,9 +59,8 @@ static int find_address(struct dl_phdr_info *info, size_t size, void *data) {
     return 1;
 }
 
-int dynamic_linker_function_kind(void *handle, const void *address) {
-    struct link_map *map = NULL;
-    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) return -2;
+/// What the symbol at `address` is for the object `map`: the kinds of dynamic_linker_function_kind.
+static int kind_in(const struct link_map *map, const void *address) {
     struct address_search search = { map, address, -1 };
     dl_iterate_phdr(find_address, &search);
     if (search.kind != 1) return search.kind;
@@ -71,6 +70,19 @@ int dynamic_linker_function_kind(void *handle, const void *address) {
     if (dladdr1(address, &info, (void **)&symbol, RTLD_DL_SYMENT) == 0 || symbol == NULL) return 0;
     if ((uintptr_t)info.dli_saddr != (uintptr_t)address) return 0;
     return ELF64_ST_TYPE(symbol->st_info) == STT_FUNC ? 1 : 0;
+}
+
+int dynamic_linker_function_kind(void *handle, const void *address) {
+    struct link_map *map = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) return -2;
+    return kind_in(map, address);
+}
+
+int dynamic_linker_defining_kind(const void *address) {
+    Dl_info info;
+    struct link_map *map = NULL;
+    if (dladdr1(address, &info, (void **)&map, RTLD_DL_LINKMAP) == 0 || map == NULL) return -2;
+    return kind_in(map, address);
 }
 
 struct loaded_search {

@@ -215,5 +215,32 @@ extension HostCommandTests {
         #expect(run.status == 1)
         #expect(run.errors.contains("it asks for an executable stack"), "\(run.errors)")
     }
-}
 
+    /// A contract library whose version symbol is data, not a function (SECURITY.md's "version
+    /// function that is data"): the version check jumped into it and the host died of the signal. It
+    /// is called only if it is a function of the file named for the library; data of that name is a
+    /// copy that says no version, and the plugin is refused for it.
+    @Test func aVersionSymbolThatIsDataIsNotCalled() async throws {
+        let folder = try TemporaryFolder()
+        _ = try await buildC("libDataVersion.so", "unsigned long long swift_library_version_DataVersion = 0x100000000ULL;\n",
+                             in: folder, [])
+        // A header (format 4) that records PluginAPI and DataVersion 1.0.0; its descriptor is never read.
+        let header = """
+            extern unsigned long long swift_library_version_DataVersion;
+            struct record { const char *name; unsigned long long version; };
+            static struct record records[2] = { { "PluginAPI", 0x400000000ULL }, { "DataVersion", 0x100000000ULL } };
+            static struct { unsigned long long magic; unsigned int format, size; const void *descriptor, *records;
+                            unsigned int count, unused; } header = { 0x4E4947554C505753ULL, 4, 40, records, records, 2, 0 };
+            void *linked(void) { return &swift_library_version_DataVersion; }
+            void *swift_plugin_entry(void) { return &header; }
+
+            """
+        let plugin = try await buildC("libDataVersionUser.so", header, in: folder,
+                                      ["-L\(folder.path)", "-Wl,--no-as-needed", "-lDataVersion", "-Wl,--enable-new-dtags,-rpath,$ORIGIN"])
+        let run = try await check(plugin, ["--allow-other-compiler"])
+        withExtendedLifetime(folder) {}
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.errors.contains("built against DataVersion 1.0.0, but no shared DataVersion loaded here says its version"),
+                "\(run.errors)")
+    }
+}

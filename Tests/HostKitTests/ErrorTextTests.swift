@@ -1,3 +1,4 @@
+@testable import DynamicLoading
 @testable import HostKit
 import Testing
 

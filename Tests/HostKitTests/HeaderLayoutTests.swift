@@ -1,4 +1,5 @@
 import Glibc
+@testable import DynamicLoading
 @testable import HostKit
 import TestSupport
 import Testing
@@ -8,7 +9,7 @@ import Testing
 @Suite struct HeaderLayoutTests {
     @Test func aRealPluginsHeaderHasTheLayoutTheHostReads() throws {
         let handle = try #require(dlopen(BuiltPlugins.path("ClockPlugin"), RTLD_NOW | RTLD_LOCAL))
-        let symbol = try #require(dlsym(handle, PluginHeader.Layout.entrySymbol))
+        let symbol = try #require(dlsym(handle, EntrySymbol.name))
         typealias Entry = @convention(c) () -> UnsafeRawPointer
         let header = unsafeBitCast(symbol, to: Entry.self)()
         #expect(header.loadUnaligned(fromByteOffset: 0, as: UInt64.self) == PluginHeader.Layout.magic.littleEndian)

@@ -1,4 +1,5 @@
 import Foundation
+@testable import DynamicLoading
 @testable import HostKit
 import TestSupport
 import Testing
@@ -187,7 +188,7 @@ import Testing
         let marks = work.path + "/marks-" + name
         let opened = try Self.run(build + "/opener", [candidate.image], in: work.path, environment: ["SEARCH_MODEL_MARKS": marks])
         let ran = Set(((try? String(contentsOfFile: marks, encoding: .utf8)) ?? "").split(separator: "\n").map { path in
-            LibraryClosure.realPath(String(path)) ?? String(path)
+            Paths.realPath(String(path)) ?? String(path)
         })
         #expect(opened.status == 0, "the host accepted what the loader could not open: case \(name), \(layout): \(opened.output)")
         #expect(ran == Set(closure.libraries), "case \(name), \(layout): ran \(ran.sorted()), checked \(closure.libraries)")

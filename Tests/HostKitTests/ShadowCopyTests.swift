@@ -1,4 +1,5 @@
 import Foundation
+@testable import DynamicLoading
 @testable import HostKit
 @_spi(HostKit) import PluginAPI
 import TestSupport

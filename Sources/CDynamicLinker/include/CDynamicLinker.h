@@ -20,6 +20,11 @@ long dynamic_linker_needed(void *_Nonnull handle, const char *_Nullable *_Nonnul
 /// none), -2 if the handle's link map cannot be read.
 int dynamic_linker_function_kind(void *_Nonnull handle, const void *_Nonnull address);
 
+/// What the symbol at `address` is for the loaded object that contains it (dladdr's): 1 a function
+/// of that object, 0 something else of it, as dynamic_linker_function_kind says; -2 if no loaded
+/// object contains it or its link map cannot be read.
+int dynamic_linker_defining_kind(const void *_Nonnull address);
+
 /// Writes the path (as the dynamic loader knows it; "" for the program itself and the vDSO) and the
 /// DT_SONAME (or NULL) of the loaded objects from the `skip`th on, at most `capacity` of them, into
 /// `paths` and `sonames`, in the loader's order (new objects come last); returns how many objects are

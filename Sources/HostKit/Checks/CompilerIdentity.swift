@@ -1,3 +1,5 @@
+internal import DynamicLoading
+
 /// Which toolchain built a binary, read from the file without loading it.
 ///
 /// A Swift toolchain's linker writes the LLVM it was built from into the ELF `.comment` section of

@@ -1,3 +1,4 @@
+internal import DynamicLoading
 import PluginAPI
 
 /// Compares the library versions a plugin recorded with the copies the process loaded for it: the
@@ -61,16 +62,14 @@ enum LibraryCheck {
     }
 
     private static func loadedVersion(of name: String, in library: DynamicLibrary) -> Loaded? {
-        typealias VersionFunction = @convention(c) () -> UInt64
-        guard let symbol = library.symbol(versionSymbol(of: name)) else { return nil }
-        let owner = library.owner(of: symbol) ?? library.path
+        guard let definition = library.definition(of: versionSymbol(of: name)) else { return nil }
+        let owner = definition.owner
         let file = owner.split(separator: "/").last.map(String.init) ?? owner
         guard file == "lib\(name).so" else { return .ownCopy(carrier: file) }
-        let path = ShadowFolder.original(of: LibraryClosure.realPath(owner) ?? owner)
-        // Called as the `@c () -> UInt64` that `versionSymbol(of:)` names in every versioned
-        // library, and only in the file named for the library: a library of the plugin's (trusted,
-        // ELF-checked) that defined it as data would crash here (noted as a gap, not checked).
-        return PluginHeader.decode(name, unsafeBitCast(symbol, to: VersionFunction.self)()).map {
+        let path = ShadowFolder.original(of: Paths.realPath(owner) ?? owner)
+        // Called only in the file named for the library, and only if it is a function there: data of
+        // that name is a copy that says no version.
+        return library.callVersionFunction(definition).flatMap { PluginHeader.decode(name, $0) }.map {
             .version(LibraryCopy(version: $0, file: path))
         }
     }

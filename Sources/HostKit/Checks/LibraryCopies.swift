@@ -1,3 +1,5 @@
+internal import DynamicLoading
+
 /// Which copy of each contract library a load uses, chosen before any plugin is opened.
 ///
 /// Plugins built in packages of their own each find a copy of a contract library beside them (in
@@ -32,7 +34,7 @@ enum LibraryCopies {
             guard candidate.entry == .function, let dynamic = candidate.dynamic else { return [:] }
             var copies: [String: String] = [:]
             for needed in dynamic.needed where LibraryCheck.libraryName(needed) != nil && !LoadedObjects.answer(needed) {
-                copies[needed] = checkedCopy(needed, origin: LibraryClosure.folder(of: candidate.image), dynamic: dynamic,
+                copies[needed] = checkedCopy(needed, origin: Paths.folder(of: candidate.image), dynamic: dynamic,
                                              allowUntrusted: candidate.allowUntrusted, shadow: candidate.shadow)
             }
             return copies
@@ -97,7 +99,7 @@ enum LibraryCopies {
     private static func checkedCopy(_ needed: String, origin: String, dynamic: ELFCheck.DynamicSection,
                                     allowUntrusted: Bool, shadow: ShadowFolder?) -> String? {
         guard let found = try? LibraryClosure.find(needed, origin: origin, dynamic: dynamic, shadow: shadow),
-              let real = LibraryClosure.realPath(found.original),
+              let real = Paths.realPath(found.original),
               (try? LibraryClosure.check(found, real: real, allowUntrusted: allowUntrusted, shadow: shadow)) != nil
         else { return nil }
         return found.isCopy ? found.loaderPath : real

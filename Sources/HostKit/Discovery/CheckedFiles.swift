@@ -1,3 +1,5 @@
+internal import DynamicLoading
+
 /// The files discovery has read, by real path and identity: a later load that finds one unchanged
 /// (an unchanged plugin at a reload, a contract library beside the plugins, a file refused for what
 /// it is) does not copy it and read it again.

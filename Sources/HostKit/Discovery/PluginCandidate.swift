@@ -1,3 +1,5 @@
+internal import DynamicLoading
+
 /// A file that may be a plugin: the path as the user gave it (made absolute), the real path behind
 /// every symlink, and the copy of the file that the checks read and `dlopen` maps (``ShadowFolder``).
 struct PluginCandidate: Sendable, Hashable, Codable {

@@ -1,3 +1,4 @@
+internal import DynamicLoading
 import Glibc
 
 /// Turns sources into candidate files, each once, and says what was wrong with the rest.
@@ -56,7 +57,7 @@ public struct PluginDiscovery: Sendable {
     /// its real path, and the copy checked (``CheckedFiles``: a file read before, unchanged, is not
     /// copied again).
     func candidate(_ path: String, into shadow: ShadowFolder) -> Result<PluginCandidate, PluginLoadError> {
-        let path = absolute(path)
+        let path = Paths.absolute(path)
         let real: String
         switch realPath(path) {
         case let .success(resolved): real = resolved
@@ -95,7 +96,7 @@ public struct PluginDiscovery: Sendable {
             do {
                 try ELFCheck.validate(real)
             } catch {
-                return .failure(error)
+                return .failure(PluginLoadError(error))
             }
             do {
                 (image, copied) = try shadow.copy(real, as: real, expected: identity)
@@ -108,14 +109,13 @@ public struct PluginDiscovery: Sendable {
         do {
             file = try ELFCheck.read(image)
         } catch {
-            guard case let .notASharedLibrary(_, reason) = error else { return .failure(error) }
-            return .failure(.notASharedLibrary(path: real, reason: reason))
+            return .failure(.notASharedLibrary(path: real, reason: error.reason))
         }
         if !allowOtherCompilers, let mismatch = CompilerIdentity.mismatch(real, file) {
             // Another compiler's file that names no entry symbol is no plugin (a system library, say):
             // that is what is wrong with it, as the loader would find after `dlopen`.
             let isPlugin = file.symbols == nil || EntrySymbol(file.symbols) != .missing
-            return .failure(isPlugin ? mismatch : .missingEntrySymbol(path: real, symbol: PluginHeader.Layout.entrySymbol))
+            return .failure(isPlugin ? mismatch : .missingEntrySymbol(path: real, symbol: EntrySymbol.name))
         }
         return .success(PluginCandidate(path: real, realPath: real, image: image, shadowRoot: image == real ? nil : shadow.root,
                                         allowUntrusted: allowUntrusted, dynamic: file.dynamic, identity: copied,
@@ -124,7 +124,7 @@ public struct PluginDiscovery: Sendable {
 
     /// Every `*.so` in a directory, sorted by name.
     func scan(_ directory: String, into shadow: ShadowFolder) -> [Result<PluginCandidate, PluginLoadError>] {
-        let directory = absolute(directory)
+        let directory = Paths.absolute(directory)
         let real: String
         switch realPath(directory) {
         case let .success(resolved): real = resolved
@@ -155,12 +155,6 @@ public struct PluginDiscovery: Sendable {
             }
         }
         return names.sorted().map { candidate(base + $0, into: shadow) } + problems.map { .failure($0) }
-    }
-
-    private func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        guard let cwd = (try? Posix.currentDirectory()).map({ String(decoding: $0, as: UTF8.self) }) else { return path }
-        return cwd == "/" ? "/" + path : cwd + "/" + path
     }
 
     /// The canonical path of `path`, or why there is none.

@@ -1,4 +1,5 @@
 import Dispatch
+internal import DynamicLoading
 
 /// Runs a plugin's `async` hook from synchronous host code, bounded by a timeout.
 enum HookRunner {

@@ -1,3 +1,4 @@
+internal import DynamicLoading
 import Glibc
 @_spi(HostKit) import PluginAPI
 

@@ -1,3 +1,4 @@
+internal import DynamicLoading
 @_spi(HostKit) import PluginAPI
 
 /// Loads plugins into a `ServiceLocator` and keeps the current, read-only locator.

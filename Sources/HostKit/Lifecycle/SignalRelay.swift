@@ -1,3 +1,4 @@
+internal import DynamicLoading
 import Foundation
 import Glibc
 

@@ -1,3 +1,4 @@
+internal import DynamicLoading
 import PluginAPI
 
 /// The C-layout header a plugin's entry returned (written by PluginAPI's `exportPlugin`), read field
@@ -8,8 +9,6 @@ struct PluginHeader {
     /// own, compiled into each plugin (`PluginABI.swift` has the table); `HeaderLayoutTests` holds the
     /// two equal on a real plugin's header.
     enum Layout {
-        /// The symbol every plugin exports.
-        static let entrySymbol = "swift_plugin_entry"
         /// "SWPLUGIN" read as a little-endian integer, at offset 0.
         static let magic: UInt64 = 0x4E49_4755_4C50_5753
         /// The layout's number, at offset 8.

@@ -1,3 +1,4 @@
+internal import DynamicLoading
 @_spi(HostKit) import PluginAPI
 
 /// Opens plugin files and reads their descriptors, checking the fixed header before anything else.
@@ -6,8 +7,6 @@
 /// ``ShadowFolder``, a new file for each new version: the loader never matches it with an image it
 /// mapped before, and nothing written into the original reaches a mapped image.
 enum PluginLoader {
-    private typealias Entry = @convention(c) () -> UnsafeRawPointer?
-
     private struct State {
         /// What came of each file opened: the plugin, or the refusal (with what the plugin says of
         /// itself when its descriptor could be read safely).
@@ -57,33 +56,27 @@ enum PluginLoader {
         -> (DynamicLibrary, PluginHeader) {
         let path = candidate.realPath
         // No entry function of its own (or no table to tell): not opened, nothing of it runs.
-        if let refusal = candidate.entry.refusal(path: path) { throw refusal }
-        let library = try DynamicLibrary.open(candidate.image, reportedAs: path, dynamic: candidate.dynamic,
+        if let refusal = candidate.entry.refusal(path: path) { throw PluginLoadError(refusal) }
+        let library: DynamicLibrary
+        do {
+            library = try DynamicLibrary.open(candidate.image, reportedAs: path, dynamic: candidate.dynamic,
                                               allowUntrustedLibraries: candidate.allowUntrusted, shadow: candidate.shadow)
+        } catch {
+            throw PluginLoadError(error)
+        }
         opened = library.handleID
         // An image mapped before (a file loaded already, not a copy): its entry is not called again.
         if state.withLock({ $0.images.contains(library.handleID) }) {
             throw .notASharedLibrary(path: path, reason: "the dynamic loader holds it loaded already")
         }
-        guard let symbol = library.symbol(PluginHeader.Layout.entrySymbol) else {
-            throw .missingEntrySymbol(path: path, symbol: PluginHeader.Layout.entrySymbol)
+        // Called only if it is a function of this very file (``EntrySymbol``).
+        let raw: UnsafeRawPointer?
+        do {
+            raw = try library.callEntry(reportedAs: path)
+        } catch {
+            throw PluginLoadError(error)
         }
-        // Called only if it is a function of this very file: `dlsym` also finds a symbol of the
-        // libraries the file links, and a data symbol of the entry's name would be jumped into.
-        switch library.place(of: symbol) {
-        case .ownFunction?: break
-        case .elsewhere?: throw .missingEntrySymbol(path: path, symbol: PluginHeader.Layout.entrySymbol)
-        case .ownData?:
-            throw .entryNotAFunction(path: path, symbol: PluginHeader.Layout.entrySymbol,
-                                     reason: "the file's symbol of that name is data, not a function")
-        case nil:
-            throw .entryNotAFunction(path: path, symbol: PluginHeader.Layout.entrySymbol,
-                                     reason: "the dynamic loader cannot say where it lies")
-        }
-        // The address is a function symbol in an executable segment of this very file (above), and
-        // `exportPlugin` defines it as `@c () -> UnsafeRawPointer?` (PluginHeader.Layout.entrySymbol).
-        let entry = unsafeBitCast(symbol, to: Entry.self)
-        guard let raw = entry() else { throw .entryReturnedNothing(path: path) }
+        guard let raw else { throw .entryReturnedNothing(path: path) }
         return (library, try PluginHeader.read(raw, path: path))
     }
 

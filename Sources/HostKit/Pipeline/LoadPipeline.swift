@@ -1,3 +1,4 @@
+internal import DynamicLoading
 @_spi(HostKit) import PluginAPI
 
 /// One load, from plugin files to started services, staged beside the services published: what a
@@ -39,7 +40,7 @@ struct LoadPipeline {
         self.discovery = discovery
         self.probe = probe
         self.start = start
-        shadow = ShadowFolder.make(in: discovery.shadowFolder)
+        shadow = ShadowFolder.make(in: discovery.shadowFolder).mapError(PluginLoadError.init)
     }
 
     /// Where this load's copies are: a probe child makes its own folder inside.

@@ -1,3 +1,5 @@
+internal import DynamicLoading
+
 /// What a reload does to each plugin, decided from the files found before anything changes.
 ///
 /// A plugin is known by its name. Its file is unchanged if discovery finds its real path with the
@@ -95,12 +97,12 @@ struct ReloadPlan {
         // Gone: neither found nor upgraded. Kept while a new file in its folder was refused before its
         // name could be read (it may be the next version, under a new name).
         var newlyRefusedIn: [String: PluginLoadError] = [:]
-        for (path, error, isNew) in refused where isNew && newlyRefusedIn[LibraryClosure.folder(of: path)] == nil {
-            newlyRefusedIn[LibraryClosure.folder(of: path)] = error
+        for (path, error, isNew) in refused where isNew && newlyRefusedIn[Paths.folder(of: path)] == nil {
+            newlyRefusedIn[Paths.folder(of: path)] = error
         }
         var leaving: Set<String> = []
         for plugin in published where !staying.contains(plugin.metadata.name) && upgraded[plugin.metadata.name] == nil {
-            if let error = newlyRefusedIn[LibraryClosure.folder(of: plugin.path)] {
+            if let error = newlyRefusedIn[Paths.folder(of: plugin.path)] {
                 decided.append(ReloadReport.Entry(.kept, plugin, error: error))
             } else {
                 leaving.insert(plugin.metadata.name)

@@ -1,3 +1,4 @@
+internal import DynamicLoading
 import PluginAPI
 
 /// Why one plugin file was not loaded. Each case names the file (or plugin) and the cause.

@@ -14,15 +14,15 @@ import Foundation
 /// subfolder the loader looks in first for hardware capabilities (`glibc-hwcaps`, `tls`, `x86_64`,
 /// ...). Then the loader's cache (``LoaderCache``: a name it holds once, for no hardware capability)
 /// and its default folders (``defaultFolders``, with the same subfolder rule).
-enum SearchModel {
+package enum SearchModel {
     /// Why a search cannot be modelled exactly.
-    struct Refusal: Error {
-        let reason: String
+    package struct Refusal: Error {
+        package let reason: String
     }
 
     /// The folders searched for `name`, needed by an object in `origin` whose dynamic section is
     /// `dynamic`, in glibc's order, each absolute.
-    static func folders(for name: String, origin: String, dynamic: ELFCheck.DynamicSection) throws(Refusal) -> [String] {
+    package static func folders(for name: String, origin: String, dynamic: ELFCheck.DynamicSection) throws(Refusal) -> [String] {
         if name.contains("/") {
             throw Refusal(reason: "it is named with a '/' ('\(name)'), which the loader opens as a path, not by its search")
         }

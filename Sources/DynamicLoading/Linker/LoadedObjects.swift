@@ -7,7 +7,7 @@ import CDynamicLinker
 /// says how many objects were ever added and removed), and nothing of it is copied out but what a
 /// question needs: a load of many plugins does not read or copy the whole, growing list again and
 /// again.
-enum LoadedObjects {
+package enum LoadedObjects {
     /// The objects in the loader's order: each one's real path, and the names a library is linked by
     /// that it answers to (its file name and its soname).
     private struct List {
@@ -33,29 +33,29 @@ enum LoadedObjects {
     private static let list = Lock(List())
 
     /// How many objects are loaded now (the list is read again first).
-    static func count() -> Int { read(updating: true) { $0.entries.count } }
+    package static func count() -> Int { read(updating: true) { $0.entries.count } }
     /// The objects loaded after the first `count` (the list is read again first).
-    static func added(since count: Int) -> [(real: String, names: Set<String>)] {
+    package static func added(since count: Int) -> [(real: String, names: Set<String>)] {
         read(updating: true) { Array($0.entries.dropFirst(count)) }
     }
     /// Whether an object loaded at the last ``count()`` or ``added(since:)`` answers to the library
     /// name `name`: its soname, or its file name if some loaded object links it by that name (the
     /// loader matches the names an object was loaded under; a plugin opened by its path answers to
     /// no bare name).
-    static func answer(_ name: String) -> Bool {
+    package static func answer(_ name: String) -> Bool {
         read { $0.sonames.contains(name) || ($0.fileNames.contains(name) && $0.needed.contains(name)) }
     }
     /// Notes what the file at the real path `real`, about to be loaded, links: its dynamic section
     /// was read already.
-    static func note(needed: [String], of real: String) {
+    package static func note(needed: [String], of real: String) {
         list.withLock { $0.neededOf[real] = needed }
     }
 
     /// Whether the file at the real path `real` was loaded at the last ``count()`` or ``added(since:)``.
-    static func contain(_ real: String) -> Bool { read { $0.realPaths.contains(real) } }
+    package static func contain(_ real: String) -> Bool { read { $0.realPaths.contains(real) } }
     /// The names of the Swift runtime's libraries (beside `libswiftCore.so`) loaded at the last
     /// ``count()`` or ``added(since:)``, which report no library version.
-    static func runtimeLibraries() -> Set<String> { read { $0.runtimeLibraries } }
+    package static func runtimeLibraries() -> Set<String> { read { $0.runtimeLibraries } }
 
     /// `body` of the list, brought up to date first if `updating`.
     private static func read<T>(updating: Bool = false, _ body: (List) -> T) -> T {
@@ -100,7 +100,7 @@ enum LoadedObjects {
         let fileName = String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])
         var answersTo: Set<String> = [fileName]
         if let soname { answersTo.insert(String(cString: soname)) }
-        let real = list.realPathOf[path] ?? LibraryClosure.realPath(path) ?? path
+        let real = list.realPathOf[path] ?? Paths.realPath(path) ?? path
         list.realPathOf[path] = real
         let folder = real[..<(real.lastIndex(of: "/") ?? real.startIndex)]
         list.entries.append((real, answersTo))

@@ -6,7 +6,7 @@ import Glibc
 /// the file is mapped anyway and kills the process with SIGBUS when touched. So the segments are
 /// checked against the file size here, and a file that is not a shared library for this machine is
 /// refused with a precise reason.
-enum ELFCheck {
+package enum ELFCheck {
     private static let elfMagic: [UInt8] = [0x7F, 0x45, 0x4C, 0x46]
     private static let typeSharedObject: UInt16 = 3
     private static let segmentLoad: UInt32 = 1
@@ -29,13 +29,13 @@ enum ELFCheck {
     #endif
 
     /// What the dynamic linker reads of a library's dynamic section to find the libraries it links.
-    struct DynamicSection: Hashable, Sendable, Codable {
+    package struct DynamicSection: Hashable, Sendable, Codable {
         /// The `DT_NEEDED` names, in order.
-        var needed: [String] = []
+        package var needed: [String] = []
         /// The `DT_RPATH` folders (searched only when there is no `DT_RUNPATH`), `$ORIGIN` unexpanded.
-        var rpath: [String] = []
+        package var rpath: [String] = []
         /// The `DT_RUNPATH` folders, `$ORIGIN` unexpanded; `nil` if the library has none.
-        var runpath: [String]?
+        package var runpath: [String]?
         /// The `DT_SONAME`, if any.
         var soname: String?
         /// The `DT_AUXILIARY` and `DT_FILTER` names: libraries the loader maps as filters of this one.
@@ -47,41 +47,47 @@ enum ELFCheck {
     /// What one reading of a file that may be loaded says: its dynamic section, the strings of its
     /// `.comment` section (`nil` if its sections cannot be read, `[]` if it has none), and its dynamic
     /// symbols (`nil` if they cannot be read).
-    struct Reading {
-        let dynamic: DynamicSection
-        let comment: [String]?
-        let symbols: DynamicSymbols?
+    package struct Reading {
+        package let dynamic: DynamicSection
+        package let comment: [String]?
+        package let symbols: DynamicSymbols?
     }
 
     /// This process's executable (`/proc/self/exe`), read once: its toolchain is what plugins are
     /// compared with, and the libraries it links are loaded by their names. `nil` if it cannot be read.
-    static let hostExecutable: Reading? = try? read("/proc/self/exe", symbols: false)
+    package static let hostExecutable: Reading? = try? read("/proc/self/exe", symbols: false)
+
+    /// Why the file at `path` cannot be a loadable shared library here.
+    package struct Refusal: Error {
+        package let path: String
+        package let reason: String
+    }
 
     /// Throws why `path` cannot be a loadable shared library here; if it may be, returns the parts of
     /// its dynamic section that say which libraries it links and where they are looked for.
     @discardableResult
-    static func validate(_ path: String) throws(PluginLoadError) -> DynamicSection {
+    package static func validate(_ path: String) throws(Refusal) -> DynamicSection {
         try read(path, comment: false).dynamic
     }
 
     /// ``validate(_:)``, the `.comment` strings and (unless `symbols` is false) the dynamic symbols,
     /// from one opening of the file: what discovery needs of a plugin file before `dlopen` (the
     /// compiler check reads the comment, and the symbols say whether it defines an entry to call).
-    static func read(_ path: String, comment: Bool = true, symbols: Bool = true) throws(PluginLoadError) -> Reading {
+    package static func read(_ path: String, comment: Bool = true, symbols: Bool = true) throws(Refusal) -> Reading {
         let descriptor: Int32
         do {
             descriptor = try Posix.open(path, O_RDONLY)
         } catch {
-            throw .notASharedLibrary(path: path, reason: "cannot open: \(error.reason)")
+            throw Refusal(path: path, reason: "cannot open: \(error.reason)")
         }
         defer { Posix.close(descriptor) }
         return try read(descriptor, path: path, comment: comment, symbols: symbols)
     }
 
     /// ``read(_:comment:symbols:)`` of the file open as `descriptor` (named `path` in errors).
-    static func read(_ descriptor: Int32, path: String, comment: Bool = true,
-                     symbols: Bool = true) throws(PluginLoadError) -> Reading {
-        let fail = { (reason: String) in PluginLoadError.notASharedLibrary(path: path, reason: reason) }
+    package static func read(_ descriptor: Int32, path: String, comment: Bool = true,
+                     symbols: Bool = true) throws(Refusal) -> Reading {
+        let fail = { (reason: String) in Refusal(path: path, reason: reason) }
         let size: Int
         do {
             size = Int(try Posix.fstat(descriptor).st_size)
@@ -212,11 +218,11 @@ enum ELFCheck {
 
     /// The names in an ELF file's dynamic symbol table (`.dynsym`) that the file defines, and those
     /// it needs another object to define (undefined and not weak: the loader fails without them).
-    struct DynamicSymbols: Sendable {
-        var defined: Set<String> = []
-        var needed: Set<String> = []
+    package struct DynamicSymbols: Sendable {
+        package var defined: Set<String> = []
+        package var needed: Set<String> = []
         /// Of `defined`, the functions (`STT_FUNC`).
-        var functions: Set<String> = []
+        package var functions: Set<String> = []
         /// Of `defined`, the indirect functions (`STT_GNU_IFUNC`): looking one up runs its resolver,
         /// code of the file's.
         var indirectFunctions: Set<String> = []
@@ -224,7 +230,7 @@ enum ELFCheck {
 
     /// The dynamic symbols of the ELF file at `path`, read from the file (nothing of it runs); `nil`
     /// if the file, its sections or the tables cannot be read.
-    static func dynamicSymbols(_ path: String) -> DynamicSymbols? {
+    package static func dynamicSymbols(_ path: String) -> DynamicSymbols? {
         guard let descriptor = try? Posix.open(path, O_RDONLY) else { return nil }
         defer { Posix.close(descriptor) }
         guard let size = try? Posix.fstat(descriptor).st_size else { return nil }

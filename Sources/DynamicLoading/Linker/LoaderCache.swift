@@ -8,9 +8,9 @@ import Glibc
 /// and no hardware capability: the loader opens that path. Refused: a name with several such entries
 /// or one for hardware capabilities (the loader's choice then depends on the processor), and any
 /// name while the cache exists but cannot be read as this format.
-enum LoaderCache {
+package enum LoaderCache {
     /// The cache's file.
-    static let path = "/etc/ld.so.cache"
+    package static let path = "/etc/ld.so.cache"
 
     #if arch(x86_64)
     /// `FLAG_ELF_LIBC6 | FLAG_X8664_LIB64`: the entries the loader of this machine accepts.
@@ -26,7 +26,7 @@ enum LoaderCache {
 
     /// Where the loader takes `name` from its cache, `nil` if the cache does not name it (or there is
     /// no cache); throws if the cache cannot say it exactly.
-    static func path(of name: String) throws(SearchModel.Refusal) -> String? {
+    package static func path(of name: String) throws(SearchModel.Refusal) -> String? {
         guard let found = try entries.get()?[name] else { return nil }
         guard found.count == 1, let only = found.first, only.hwcap == 0 else {
             throw SearchModel.Refusal(reason: "the loader's cache (\(path)) holds \(found.count) builds of it for this "

@@ -11,7 +11,7 @@
 /// could read (readability is a property of a whole page), and never past the NUL: a string is read
 /// without touching the bytes after it, which may belong to nobody (AddressSanitizer checks the
 /// whole range given to `write`).
-enum ForeignMemory {
+package enum ForeignMemory {
     /// The most bytes one call copies.
     static let maximumCount = 4096
 
@@ -22,7 +22,7 @@ enum ForeignMemory {
 
     /// The readable prefix of the `count` bytes at `address` (all of them, unless the range runs into
     /// memory the process cannot read). Empty if the first byte is unreadable or no pipe can be made.
-    static func bytes(at address: UnsafeRawPointer, count: Int) -> [UInt8] {
+    package static func bytes(at address: UnsafeRawPointer, count: Int) -> [UInt8] {
         let count = min(count, maximumCount)
         guard count > 0 else { return [] }
         return channel.withLock { ends in
@@ -44,7 +44,7 @@ enum ForeignMemory {
 
     /// The bytes of the NUL-terminated string at `address`, without the NUL, or `nil` if a page it
     /// runs into is unreadable or no NUL comes within `maximumLength` bytes.
-    static func cString(at address: UnsafeRawPointer, maximumLength: Int) -> [UInt8]? {
+    package static func cString(at address: UnsafeRawPointer, maximumLength: Int) -> [UInt8]? {
         let page = Posix.pageSize
         var result: [UInt8] = []
         var cursor = address

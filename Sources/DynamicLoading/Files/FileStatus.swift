@@ -1,19 +1,19 @@
 import Glibc
 
 /// The parts of `stat` that discovery looks at.
-struct FileStatus {
-    let mode: mode_t
-    let owner: uid_t
+package struct FileStatus {
+    package let mode: mode_t
+    package let owner: uid_t
     /// The file and its contents, as far as `stat` tells them apart.
-    let identity: FileIdentity
+    package let identity: FileIdentity
 
     /// The file or folder at `path`, symlinks followed; `nil` if there is none or it cannot be read.
-    init?(_ path: String) {
+    package init?(_ path: String) {
         try? self.init(at: path, followingSymlinks: true)
     }
 
     /// The entry at `path` itself (a symlink is not followed) or why it cannot be read.
-    init(linkAt path: String) throws(SystemCallError) {
+    package init(linkAt path: String) throws(SystemCallError) {
         try self.init(at: path, followingSymlinks: false)
     }
 
@@ -24,11 +24,11 @@ struct FileStatus {
         identity = FileIdentity(info)
     }
 
-    var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+    package var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
     var isSymlink: Bool { mode & S_IFMT == S_IFLNK }
-    var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    package var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
 
-    var kind: String {
+    package var kind: String {
         switch mode & S_IFMT {
         case S_IFDIR: "a directory"
         case S_IFCHR, S_IFBLK: "a device"

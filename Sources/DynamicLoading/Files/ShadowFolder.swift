@@ -17,9 +17,9 @@ import Glibc
 /// What it costs: the bytes of every file copied, once per load that maps it (a file unchanged since
 /// it was opened is not copied again). On a disk these are ordinary file pages; on a `tmpfs` they are
 /// memory, kept as long as the image is mapped (for the process, as plugins are never unloaded).
-final class ShadowFolder: Sendable {
+package final class ShadowFolder: Sendable {
     /// The folder: a real path, made by `mkdtemp` (mode 0700).
-    let root: String
+    package let root: String
     /// What was copied in this folder: the copy of each original path, by its normalized path.
     private let copies = Lock<[String: (image: String, identity: FileIdentity)]>([:])
     /// Whether this process made the folder (and removes it): a probe child uses its parent's.
@@ -44,9 +44,9 @@ final class ShadowFolder: Sendable {
 
     /// A new folder in `parent` (``defaultParent`` if `nil`), or why there cannot be one there: it
     /// cannot be made, or its file system is mounted without permission to map code (`noexec`).
-    static func make(in parent: String?) -> Result<ShadowFolder, PluginLoadError> {
+    package static func make(in parent: String?) -> Result<ShadowFolder, Unusable> {
         let parent = parent ?? defaultParent
-        let unusable = { (reason: String) in PluginLoadError.shadowFolderUnusable(path: parent, reason: reason) }
+        let unusable = { (reason: String) in Unusable(path: parent, reason: reason) }
         guard parent.hasPrefix("/") else { return .failure(unusable("it is not an absolute path")) }
         // Whoever may write the parent may rename the folder away and put another in its place: the
         // same rule as for a plugin's folders (a sticky folder such as /tmp is fine).
@@ -61,7 +61,7 @@ final class ShadowFolder: Sendable {
         } catch {
             return .failure(unusable("a folder cannot be made in it: \(error.reason)"))
         }
-        let real = LibraryClosure.realPath(made) ?? made
+        let real = Paths.realPath(made) ?? made
         do {
             if try Posix.isMountedNoExec(real) {
                 try? FileManager.default.removeItem(atPath: real)
@@ -77,7 +77,7 @@ final class ShadowFolder: Sendable {
     }
 
     /// How the name of every such folder starts; the process that made it follows, then a dash.
-    static let namePrefix = "swift-plugin-host-"
+    package static let namePrefix = "swift-plugin-host-"
 
     /// Removes the folders named `prefix` + a process number + `-…` whose process is gone and that
     /// belong to this user: left by a host that was killed while it loaded.
@@ -93,17 +93,17 @@ final class ShadowFolder: Sendable {
 
     /// The folder at `root`: the one this process made, or one another process of this host made (a
     /// probe child's parent), whose copies are removed with it, by that process.
-    static func existing(_ root: String) -> ShadowFolder {
+    package static func existing(_ root: String) -> ShadowFolder {
         live.withLock { $0[root] } ?? ShadowFolder(root: root, made: false)
     }
 
     /// Where the copy of the file at the absolute path `original` lies (or will lie).
-    func image(of original: String) -> String {
+    package func image(of original: String) -> String {
         root + Self.normalized(original)
     }
 
     /// The original path of `path` if it lies in this folder: a folder or file of a copy.
-    func original(ofPathInside path: String) -> String? {
+    package func original(ofPathInside path: String) -> String? {
         let path = Self.normalized(path)
         guard path == root || path.hasPrefix(root + "/") else { return nil }
         let rest = String(path.dropFirst(root.count))
@@ -111,14 +111,14 @@ final class ShadowFolder: Sendable {
     }
 
     /// `path` as the file it was copied from, if it lies in a folder this process made or used.
-    static func original(of path: String) -> String {
+    package static func original(of path: String) -> String {
         roots.withLock { roots in
             roots.lazy.compactMap { root in path.hasPrefix(root + "/") ? String(path.dropFirst(root.count)) : nil }.first
         } ?? path
     }
 
     /// `text` (a loader's message, say) with every path of a copy written as its original.
-    static func originals(in text: String) -> String {
+    package static func originals(in text: String) -> String {
         roots.withLock { roots in roots.reduce(text) { $0.replacing($1 + "/", with: "/") } }
     }
 
@@ -128,7 +128,7 @@ final class ShadowFolder: Sendable {
     /// Refused if the file is not the one `expected` (another was put at its path since it was
     /// checked), or if it changed while it was copied (a write in progress: the next load reads it
     /// again).
-    func copy(_ real: String, as original: String,
+    package func copy(_ real: String, as original: String,
               expected: FileIdentity? = nil) throws(Refusal) -> (image: String, identity: FileIdentity) {
         let image = self.image(of: original)
         if let known = copies.withLock({ $0[image] }) { return known }
@@ -181,13 +181,19 @@ final class ShadowFolder: Sendable {
         return (image, before)
     }
 
+    /// Why no folder of copies can be made in `path`.
+    package struct Unusable: Error {
+        package let path: String
+        package let reason: String
+    }
+
     /// Why a file cannot be copied.
-    struct Refusal: Error {
-        let reason: String
+    package struct Refusal: Error {
+        package let reason: String
     }
 
     /// Removes the folder and every copy in it, if this process made it. Mapped copies stay mapped.
-    func remove() {
+    package func remove() {
         guard made else { return }
         Self.live.withLock { $0[root] = nil }
         try? FileManager.default.removeItem(atPath: root)

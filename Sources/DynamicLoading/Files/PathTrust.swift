@@ -10,16 +10,16 @@ import Glibc
 /// the one that keeps `/tmp` usable: a folder with the sticky bit lets others add entries but not
 /// rename or remove those they do not own, so it is passed through when the entry taken in it
 /// belongs to this user or root (which is checked as that entry's own step).
-enum PathTrust {
+package enum PathTrust {
     /// How every reason ends: the option that lets such a file in. ``PluginLoadError/allowedBy`` knows
     /// a reason of this walk by it, also inside a library's refusal.
-    static let allowance = "PluginDiscovery.allowUntrusted loads it anyway"
+    package static let allowance = "PluginDiscovery.allowUntrusted loads it anyway"
 
     /// Linux's limit on symlinks followed in one path (MAXSYMLINKS).
     private static let maximumLinks = 40
 
     /// Why others could change what the absolute `path` leads to, or `nil` if only this user or root can.
-    static func problem(_ path: String) -> String? {
+    package static func problem(_ path: String) -> String? {
         let root: FileStatus
         do {
             root = try FileStatus(linkAt: "/")

@@ -3,16 +3,16 @@ import Foundation
 /// A value guarded by an `NSLock` (a pthread mutex underneath): HostKit's lock. Not
 /// `Synchronization.Mutex`: ThreadSanitizer, which CI runs the suite under, does not see through it
 /// on Linux and reports races that are not there.
-final class Lock<Value> {
+package final class Lock<Value> {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with the value, the lock held.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -1,18 +1,17 @@
 import CDynamicLinker
 import Glibc
-import Synchronization
 
 /// A shared library opened with `dlopen`, never closed: Swift plugins leave type metadata and
 /// conformance records in the runtime's caches, which would dangle after `dlclose` (ARCHITECTURE.md).
-struct DynamicLibrary: @unchecked Sendable {
+package struct DynamicLibrary: @unchecked Sendable {
     // @unchecked, and the raw handle: an opaque token of the loader's, never dereferenced, only handed
     // to dlsym and CDynamicLinker, which accept it from any thread; the library is never closed, so
     // the handle stays valid for the process.
-    let path: String
+    package let path: String
     private let handle: UnsafeMutableRawPointer
     /// The names of the Swift runtime's libraries (those beside `libswiftCore.so`) loaded before this
     /// one: no plugin records their versions, so they are not asked for one.
-    let runtimeLibraries: Set<String>
+    package let runtimeLibraries: Set<String>
 
     /// Opens `image`, which must be absolute (a bare name would search the system's library path)
     /// and real: the copy of the plugin `path` in `shadow`, or a file that is not copied. Its ELF
@@ -20,29 +19,27 @@ struct DynamicLibrary: @unchecked Sendable {
     /// library the loader would newly map with it (``LibraryClosure``, which copies the libraries the
     /// loader will find beside the copy), trusted unless `allowUntrustedLibraries`. If the loader then
     /// mapped a file that was not checked, the library is refused before anything of it is called.
-    /// Errors name `path` and the originals of the copies.
-    static func open(_ image: String, reportedAs path: String, dynamic known: ELFCheck.DynamicSection? = nil,
-                     allowUntrustedLibraries: Bool = false, shadow: ShadowFolder? = nil) throws(PluginLoadError) -> DynamicLibrary {
+    /// Errors name `path` and the originals of the copies; a failed `dlopen` is
+    /// ``LoadingError/openFailed(path:image:message:brought:)``, the loader's words as it said them.
+    package static func open(_ image: String, reportedAs path: String, dynamic known: ELFCheck.DynamicSection? = nil,
+                             allowUntrustedLibraries: Bool = false, shadow: ShadowFolder? = nil) throws(LoadingError) -> DynamicLibrary {
         guard image.hasPrefix("/") else { throw .notFound(path: path) }
         let dynamic: ELFCheck.DynamicSection
-        if let known { dynamic = known } else { dynamic = try ELFCheck.validate(image) }
+        if let known {
+            dynamic = known
+        } else {
+            do {
+                dynamic = try ELFCheck.validate(image)
+            } catch {
+                throw LoadingError(error)
+            }
+        }
         let closure = try LibraryClosure(plugin: image, reportedAs: path, dynamic: dynamic,
                                          allowUntrusted: allowUntrustedLibraries, shadow: shadow)
         _ = dlerror()
         guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             guard let error = lastError() else { throw .notASharedLibrary(path: path, reason: "unknown dlopen error") }
-            // The copy a plugin was bound to: loaded before it (its version is asked), or brought by
-            // it (checked, mapped and unmapped again by the failed `dlopen`: nothing of it ran, and
-            // nothing runs to read its version).
-            let copy = { (library: String) -> SwiftDemangle.Copy? in
-                let file = "lib\(library).so"
-                if let brought = closure.libraries.first(where: { $0.hasSuffix("/" + file) }) {
-                    return SwiftDemangle.Copy(file: ShadowFolder.original(of: brought), version: nil)
-                }
-                return LibraryCopies.loaded(file).map { SwiftDemangle.Copy(file: $0.file, version: $0.version) }
-            }
-            let reason = SwiftDemangle.explain(error, opened: image, copy: copy)
-            throw .notASharedLibrary(path: path, reason: ShadowFolder.originals(in: reason))
+            throw .openFailed(path: path, image: image, message: error, brought: closure.libraries)
         }
         if let unchecked = closure.unchecked(allowing: image).first {
             throw .libraryRefused(path: path, library: String(unchecked.split(separator: "/").last ?? ""),
@@ -58,16 +55,55 @@ struct DynamicLibrary: @unchecked Sendable {
     /// the object loaded under that name (as a plugin's dependency), and maps and runs nothing. (It
     /// also searches the host's own run path and `LD_LIBRARY_PATH` and would answer with an object
     /// it finds there loaded by path: not where plugins' libraries are.)
-    static func bound(to name: String) -> DynamicLibrary? {
+    package static func bound(to name: String) -> DynamicLibrary? {
         guard !name.contains("/"), let handle = dlopen(name, RTLD_LAZY | RTLD_NOLOAD) else { return nil }
         return DynamicLibrary(path: name, handle: handle, runtimeLibraries: [])
     }
 
     /// The loader's handle as a number: equal for two opens that the loader answered with one image.
-    var handleID: UInt { UInt(bitPattern: handle) }
+    package var handleID: UInt { UInt(bitPattern: handle) }
+
+    /// Calls the library's entry symbol (``EntrySymbol``) and returns what it returned, if the symbol
+    /// is a function of this very library; throws what it is if it is not, and nothing of it runs.
+    package func callEntry(reportedAs path: String) throws(LoadingError) -> UnsafeRawPointer? {
+        let address = symbol(EntrySymbol.name)
+        let entry = address.map { EntrySymbol(place(of: $0)) } ?? .missing
+        guard let address, entry == .function else {
+            throw entry.refusal(path: path) ?? .missingEntrySymbol(path: path, symbol: EntrySymbol.name)
+        }
+        // A function symbol at that address in an executable segment of this very file (above), which
+        // `exportPlugin` defines as `@c () -> UnsafeRawPointer?`.
+        typealias Entry = @convention(c) () -> UnsafeRawPointer?
+        return unsafeBitCast(address, to: Entry.self)()
+    }
+
+    /// A symbol found in a library's scope: the object that defines it, and where.
+    package struct Definition {
+        /// The path of the object that defines it, as the dynamic loader knows it (the library's own
+        /// path if the loader cannot say).
+        package let owner: String
+        fileprivate let address: UnsafeMutableRawPointer
+    }
+
+    /// Where `name` is defined in this library's scope (`dlsym`: the library, then the libraries it
+    /// links), if it is.
+    package func definition(of name: String) -> Definition? {
+        guard let address = symbol(name) else { return nil }
+        return Definition(owner: dynamic_linker_object_path(address).map { String(cString: $0) } ?? path, address: address)
+    }
+
+    /// What the version function `definition` returns, called as the `@c () -> UInt64` every versioned
+    /// library defines; `nil`, and nothing is called, if it is not a function of the object that
+    /// defines it (a function symbol at that address, in an executable segment): data of that name
+    /// would be jumped into.
+    package func callVersionFunction(_ definition: Definition) -> UInt64? {
+        guard dynamic_linker_defining_kind(definition.address) == 1 else { return nil }
+        typealias VersionFunction = @convention(c) () -> UInt64
+        return unsafeBitCast(definition.address, to: VersionFunction.self)()
+    }
 
     /// The address of `symbol`, or `nil` if the library does not define it.
-    func symbol(_ name: String) -> UnsafeMutableRawPointer? {
+    private func symbol(_ name: String) -> UnsafeMutableRawPointer? {
         _ = dlerror()
         return dlsym(handle, name)
     }
@@ -83,7 +119,7 @@ struct DynamicLibrary: @unchecked Sendable {
     }
 
     /// What `address` is to this library; `nil` if the loader cannot say.
-    func place(of address: UnsafeMutableRawPointer) -> Place? {
+    private func place(of address: UnsafeMutableRawPointer) -> Place? {
         switch dynamic_linker_function_kind(handle, address) {
         case 1: .ownFunction
         case 0: .ownData
@@ -92,14 +128,9 @@ struct DynamicLibrary: @unchecked Sendable {
         }
     }
 
-    /// The path of the loaded object that defines the address `symbol`, as the dynamic loader knows it.
-    func owner(of symbol: UnsafeMutableRawPointer) -> String? {
-        dynamic_linker_object_path(symbol).map { String(cString: $0) }
-    }
-
     /// The libraries this one links (its `DT_NEEDED` entries, as the loader mapped them), or `nil` if
     /// its link map cannot be read.
-    func neededLibraries() -> [String]? {
+    package func neededLibraries() -> [String]? {
         // C strings in the loader's link map of this library, which is never closed: valid for the
         // process, and copied into Strings at once.
         var names = [UnsafePointer<CChar>?](repeating: nil, count: 64)

@@ -1,10 +1,10 @@
 /// The files this process has mapped, as the kernel says (`/proc/self/maps`): by path, the device and
 /// inode of the file each mapping was made from. The loader maps a library by opening its path, and a
 /// file renamed over that path after the host checked it is another inode: this tells them apart.
-enum MappedFiles {
+package enum MappedFiles {
     /// The device and inode each of `paths` is mapped from, for those mapped; empty if the kernel's
     /// list cannot be read.
-    static func files(at paths: Set<String>) -> [String: (device: UInt64, inode: UInt64)] {
+    package static func files(at paths: Set<String>) -> [String: (device: UInt64, inode: UInt64)] {
         guard !paths.isEmpty, let bytes = try? Posix.readWhole("/proc/self/maps") else { return [:] }
         var found: [String: (device: UInt64, inode: UInt64)] = [:]
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
@@ -24,7 +24,7 @@ enum MappedFiles {
     }
 
     /// glibc's `makedev`: the `st_dev` of a device numbered `major`:`minor`.
-    static func device(major: UInt64, minor: UInt64) -> UInt64 {
+    package static func device(major: UInt64, minor: UInt64) -> UInt64 {
         ((major & 0xFFFF_F000) << 32) | ((major & 0x0000_0FFF) << 8) | ((minor & 0xFFFF_FF00) << 12) | (minor & 0x0000_00FF)
     }
 }

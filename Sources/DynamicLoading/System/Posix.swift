@@ -5,22 +5,22 @@ import Glibc
 /// `errno`, not a `-1` and a global to read before anything else overwrites it. Memory handed to
 /// a call is the caller's buffer, alive for the call. (The signal handler in `ShutdownSignals` calls
 /// `write` directly: a handler may use async-signal-safe calls only, and throws nothing.)
-enum Posix {
+package enum Posix {
     // MARK: Files
 
     /// `open(2)` of `path`, close-on-exec always: no probe child inherits the descriptor.
-    static func open(_ path: String, _ flags: Int32) throws(SystemCallError) -> Int32 {
+    package static func open(_ path: String, _ flags: Int32) throws(SystemCallError) -> Int32 {
         try retrying("open") { Glibc.open(path, flags | O_CLOEXEC) }
     }
 
     /// `open(2)` of `path` with `O_CREAT` among `flags`: a file made has `mode`. Close-on-exec always.
-    static func open(_ path: String, _ flags: Int32, mode: mode_t) throws(SystemCallError) -> Int32 {
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t) throws(SystemCallError) -> Int32 {
         try retrying("open") { Glibc.open(path, flags | O_CLOEXEC, mode) }
     }
 
     /// `close(2)`. Not retried: on Linux the descriptor is released even when `close` says `EINTR`,
     /// and a second call could close a descriptor another thread has just been given.
-    static func close(_ descriptor: Int32) {
+    package static func close(_ descriptor: Int32) {
         _ = Glibc.close(descriptor)
     }
 
@@ -69,19 +69,19 @@ enum Posix {
     }
 
     /// `read(2)` into `buffer`: how many bytes came (0 at the end of the file or pipe).
-    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
+    package static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
         try retrying("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
     }
 
     /// `write(2)` of the `count` bytes at `address`: how many were written. The kernel checks the
     /// address: one the process cannot read is `EFAULT`, never a signal (``ForeignMemory`` relies on it).
-    static func write(_ descriptor: Int32, from address: UnsafeRawPointer, count: Int) throws(SystemCallError) -> Int {
+    package static func write(_ descriptor: Int32, from address: UnsafeRawPointer, count: Int) throws(SystemCallError) -> Int {
         try retrying("write") { Glibc.write(descriptor, address, count) }
     }
 
     /// A pipe whose two ends are close-on-exec. (Swift's Glibc module lacks `pipe2`: a child forked
     /// between the two calls inherits the pipe, which nobody waits on.)
-    static func pipe() throws(SystemCallError) -> (read: Int32, write: Int32) {
+    package static func pipe() throws(SystemCallError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
         guard Glibc.pipe(&ends) == 0 else { throw .last("pipe") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -91,7 +91,7 @@ enum Posix {
     // MARK: Paths
 
     /// `realpath(3)`: the canonical path of `path`, as the bytes the system holds (they need not be UTF-8).
-    static func realpath(_ path: String) throws(SystemCallError) -> [UInt8] {
+    package static func realpath(_ path: String) throws(SystemCallError) -> [UInt8] {
         // realpath mallocs the NUL-terminated result: copied, then freed.
         guard let resolved = Glibc.realpath(path, nil) else { throw .last("realpath") }
         defer { free(resolved) }
@@ -114,7 +114,7 @@ enum Posix {
     }
 
     /// The names in the folder at `path` (`opendir(3)`, `readdir(3)`), as bytes, `.` and `..` included.
-    static func directoryEntries(_ path: String) throws(SystemCallError) -> [[UInt8]] {
+    package static func directoryEntries(_ path: String) throws(SystemCallError) -> [[UInt8]] {
         guard let stream = opendir(path) else { throw .last("opendir") }
         defer { closedir(stream) }
         var names: [[UInt8]] = []
@@ -170,7 +170,7 @@ enum Posix {
 
     /// Copies what is left to read of `source`, up to `limit` bytes, to `destination`, both open
     /// descriptors; returns how many bytes it copied (one more than `limit` if there was more).
-    static func copy(from source: Int32, to destination: Int32, atMost limit: Int) throws(SystemCallError) -> Int {
+    package static func copy(from source: Int32, to destination: Int32, atMost limit: Int) throws(SystemCallError) -> Int {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
         defer { buffer.deallocate() }
         // The buffer is this call's own, allocated above and alive until it returns.
@@ -191,12 +191,12 @@ enum Posix {
     // MARK: The process
 
     /// The environment variable `name`, if it is set.
-    static func environment(_ name: String) -> String? {
+    package static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 
     /// Removes `name` from the environment (`unsetenv(3)`).
-    static func removeEnvironment(_ name: String) {
+    package static func removeEnvironment(_ name: String) {
         unsetenv(name)
     }
 
@@ -204,7 +204,7 @@ enum Posix {
     static var processID: Int32 { getpid() }
 
     /// Whether a process `process` exists (`kill(2)` with signal 0: `ESRCH` if none does).
-    static func isRunning(_ process: Int32) -> Bool {
+    package static func isRunning(_ process: Int32) -> Bool {
         Glibc.kill(process, 0) == 0 || errno != ESRCH
     }
 
@@ -215,23 +215,23 @@ enum Posix {
     static var pageSize: Int { max(4096, sysconf(Int32(_SC_PAGESIZE))) }
 
     /// The system's name for `signal` (`strsignal(3)`).
-    static func signalName(_ signal: Int32) -> String {
+    package static func signalName(_ signal: Int32) -> String {
         strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
     }
 
     /// Sends `signal` to the process `process` (`kill(2)`).
-    static func kill(_ process: pid_t, _ signal: Int32) throws(SystemCallError) {
+    package static func kill(_ process: pid_t, _ signal: Int32) throws(SystemCallError) {
         guard Glibc.kill(process, signal) == 0 else { throw .last("kill") }
     }
 
     /// Sends `signal` to this process (`raise(3)`).
-    static func raise(_ signal: Int32) {
+    package static func raise(_ signal: Int32) {
         _ = Glibc.raise(signal)
     }
 
     /// Installs `handler` for `signal` with `SA_RESTART` (interrupted calls resume) and returns the
     /// action it replaced (`sigaction(2)`).
-    static func handle(_ signal: Int32, with handler: @convention(c) (Int32) -> Void) throws(SystemCallError) -> sigaction {
+    package static func handle(_ signal: Int32, with handler: @convention(c) (Int32) -> Void) throws(SystemCallError) -> sigaction {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = handler
         sigemptyset(&action.sa_mask)
@@ -241,7 +241,7 @@ enum Posix {
 
     /// Gives `signal` the action `action` (one ``handle(_:with:)`` returned); returns the one it replaced.
     @discardableResult
-    static func setAction(_ signal: Int32, _ action: sigaction) throws(SystemCallError) -> sigaction {
+    package static func setAction(_ signal: Int32, _ action: sigaction) throws(SystemCallError) -> sigaction {
         var action = action
         var previous = sigaction()
         guard changeAction(signal, &action, &previous) == 0 else { throw .last("sigaction") }
@@ -250,7 +250,7 @@ enum Posix {
 
     /// Unblocks `signals` in the calling thread (`pthread_sigmask(3)`, which cannot fail for
     /// `SIG_UNBLOCK` and a valid set).
-    static func unblock(_ signals: some Sequence<Int32>) {
+    package static func unblock(_ signals: some Sequence<Int32>) {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in signals { sigaddset(&set, signal) }

@@ -23,7 +23,7 @@ import Foundation
 /// links it by that name) maps nothing new; a found file that is loaded already (the same real path)
 /// neither. After `dlopen`, ``unchecked(allowing:)`` says whether the loader mapped any file that was
 /// not checked (the model and the loader disagreed): the plugin is then refused before its entry runs.
-struct LibraryClosure {
+package struct LibraryClosure {
     /// How many objects were loaded when the closure was computed: those after are new.
     private let loadedBefore: Int
     /// The libraries to be newly mapped, by real path (a copy's, for a copied one), in the order the
@@ -41,10 +41,10 @@ struct LibraryClosure {
 
     /// Finds and checks every library the plugin at `image` (the file `dlopen` gets; reported as
     /// `path`), whose dynamic section is `dynamic`, would newly map, copying into `shadow` those the
-    /// loader will find there. Throws ``PluginLoadError/libraryRefused(path:library:file:reason:)``
+    /// loader will find there. Throws ``LoadingError/libraryRefused(path:library:file:reason:)``
     /// for the first one that is missing, refused, or found where this model cannot be sure.
-    init(plugin image: String, reportedAs path: String, dynamic: ELFCheck.DynamicSection, allowUntrusted: Bool,
-         shadow: ShadowFolder?) throws(PluginLoadError) {
+    package init(plugin image: String, reportedAs path: String, dynamic: ELFCheck.DynamicSection, allowUntrusted: Bool,
+         shadow: ShadowFolder?) throws(LoadingError) {
         loadedBefore = LoadedObjects.count()
         self.allowUntrusted = allowUntrusted
         self.shadow = shadow
@@ -56,7 +56,7 @@ struct LibraryClosure {
         }
         LoadedObjects.note(needed: dynamic.needed, of: image)
         // Breadth first, as the loader maps: an object's needs are looked up before their own needs.
-        var queue: [(origin: String, dynamic: ELFCheck.DynamicSection, object: String)] = [(Self.folder(of: image), dynamic, path)]
+        var queue: [(origin: String, dynamic: ELFCheck.DynamicSection, object: String)] = [(Paths.folder(of: image), dynamic, path)]
         var next = 0
         while next < queue.count {
             let (origin, dynamic, object) = queue[next]
@@ -73,7 +73,7 @@ struct LibraryClosure {
     /// returns its folder, dynamic section and path if the loader will newly map it, `nil` if the
     /// file is loaded already.
     private mutating func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection, object: String,
-                               plugin: String) throws(PluginLoadError)
+                               plugin: String) throws(LoadingError)
         -> (origin: String, dynamic: ELFCheck.DynamicSection, object: String)? {
         sought.insert(name)
         answered.insert(name)
@@ -91,7 +91,7 @@ struct LibraryClosure {
                 + "ship it beside the plugin")
         }
         let refuse = { (reason: String) in
-            PluginLoadError.libraryRefused(path: plugin, library: name, file: location.original, reason: reason)
+            LoadingError.libraryRefused(path: plugin, library: name, file: location.original, reason: reason)
         }
         let real: String
         do {
@@ -118,22 +118,22 @@ struct LibraryClosure {
         libraries.append(mapped)
         LoadedObjects.note(needed: linked.needed, of: mapped)
         // `$ORIGIN` of a library is the folder it was found in (a symlink's, not its target's).
-        return (Self.folder(of: location.loaderPath), linked, location.original)
+        return (Paths.folder(of: location.loaderPath), linked, location.original)
     }
 
     /// Where a library was found: the path the loader opens, and the file it stands for.
-    struct Location {
+    package struct Location {
         /// The path the dynamic linker will open: in a ``ShadowFolder`` for a library beside the copies.
-        let loaderPath: String
+        package let loaderPath: String
         /// The path the file was found at among the originals: what is trusted, copied and reported.
-        let original: String
+        package let original: String
         /// Whether the loader opens a copy of `original` (made or to be made).
-        var isCopy: Bool { loaderPath != original }
+        package var isCopy: Bool { loaderPath != original }
     }
 
     /// Why a library found for a plugin may not be mapped.
-    struct Refusal: Error {
-        let reason: String
+    package struct Refusal: Error {
+        package let reason: String
     }
 
     /// Checks the library at `location` (the real path of its original `real`) as the plugin itself
@@ -141,7 +141,7 @@ struct LibraryClosure {
     /// `allowUntrusted`, ELF headers that fit the file. A library the loader finds among the copies
     /// is copied into `shadow` first, and its copy is read. Returns its dynamic section and the file
     /// read (device, inode, size, time), from one opening of it.
-    static func check(_ location: Location, real: String, allowUntrusted: Bool,
+    package static func check(_ location: Location, real: String, allowUntrusted: Bool,
                       shadow: ShadowFolder?) throws(Refusal) -> (dynamic: ELFCheck.DynamicSection, identity: FileIdentity) {
         guard let status = FileStatus(real), status.isRegularFile else {
             throw Refusal(reason: "not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
@@ -168,21 +168,15 @@ struct LibraryClosure {
         do {
             return (try ELFCheck.read(descriptor, path: read, comment: false, symbols: false).dynamic, FileIdentity(info))
         } catch {
-            guard case let .notASharedLibrary(_, reason) = error else { throw Refusal(reason: error.description) }
-            throw Refusal(reason: reason)
+            throw Refusal(reason: error.reason)
         }
-    }
-
-    /// The folder of the file `path` (empty for a name without one).
-    static func folder(of path: String) -> String {
-        String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     }
 
     /// The files the loader mapped since the closure was computed that were not checked: one renamed
     /// over a checked library's path in between (another device or inode where it is mapped), or one
     /// under a name the closure looked for that is neither `allowed` (the plugin) nor one of its
     /// checked libraries. (Objects mapped meanwhile under other names are another thread's loads.)
-    func unchecked(allowing allowed: String) -> [String] {
+    package func unchecked(allowing allowed: String) -> [String] {
         // A library mapped from where it lies, whose path now names another file than the one checked.
         let mapped = MappedFiles.files(at: Set(checkedFiles.keys))
         let replaced = checkedFiles.filter { real, checked in
@@ -197,7 +191,7 @@ struct LibraryClosure {
     /// Where the loader finds `name` for an object in `origin` with `dynamic`, or `nil`; a folder of
     /// the copies in `shadow` holds what lies at the same place beside the originals (copied when it
     /// is checked). Throws what this model cannot decide exactly (``SearchModel``).
-    static func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection,
+    package static func find(_ name: String, origin: String, dynamic: ELFCheck.DynamicSection,
                      shadow: ShadowFolder?) throws(SearchModel.Refusal) -> Location? {
         for folder in try SearchModel.folders(for: name, origin: origin, dynamic: dynamic) {
             try SearchModel.checkSubfolders(of: folder, for: name)
@@ -222,10 +216,5 @@ struct LibraryClosure {
             if FileStatus(folder + "/" + name) != nil { return Location(loaderPath: folder + "/" + name, original: folder + "/" + name) }
         }
         return nil
-    }
-
-    /// The real path of `path`, or `nil` if it has none.
-    static func realPath(_ path: String) -> String? {
-        (try? Posix.realpath(path)).map { String(decoding: $0, as: UTF8.self) }
     }
 }

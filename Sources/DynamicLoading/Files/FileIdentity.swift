@@ -3,14 +3,14 @@ import Glibc
 /// Which file a path named when discovery read it, and which contents: its device and inode, its
 /// size and its modification time. Two reads of one path with different identities are two files
 /// (renamed over the old one) or new contents written into the old one.
-struct FileIdentity: Sendable, Hashable, Codable {
-    let device: UInt64
-    let inode: UInt64
-    let size: Int64
+package struct FileIdentity: Sendable, Hashable, Codable {
+    package let device: UInt64
+    package let inode: UInt64
+    package let size: Int64
     let modifiedSeconds: Int64
     let modifiedNanoseconds: Int64
 
-    init(_ info: stat) {
+    package init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
