@@ -1,23 +1,5 @@
-import Foundation
+import ProcessSignals
 
-/// A value guarded by an `NSLock` (a pthread mutex underneath): HostKit's lock. Not
-/// `Synchronization.Mutex`: ThreadSanitizer, which CI runs the suite under, does not see through it
-/// on Linux and reports races that are not there.
-final class Lock<Value> {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    /// Runs `body` with the value, the lock held.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-
-// @unchecked: `value` is only touched with `lock` held; it crosses threads, so it must be Sendable.
-extension Lock: @unchecked Sendable where Value: Sendable {}
+/// HostKit's lock: the package's one lock type, a value guarded by an `NSLock`, declared in
+/// ProcessSignals (the target every other one can depend on).
+typealias Lock<Value> = ProcessSignals.Lock<Value>
