@@ -1,7 +1,8 @@
 import Glibc
 
-/// The one place in the package that installs signal handlers (`sigaction(2)`), and the handler
-/// itself. Everything unsafe about signals is here; its invariants:
+/// The one place in the package that installs signal handlers (`sigaction(2)`), the handler itself,
+/// and the other system calls of the relay (its pipe, its thread's signal mask, raising a signal).
+/// Everything unsafe about signals is here; its invariants:
 ///
 /// - The handler is async-signal-safe: it calls `write(2)` on ``writeEnd`` and nothing else (no
 ///   allocation, no lock, no Swift runtime call that could take one), and puts `errno` back as it
@@ -50,6 +51,24 @@ enum SignalHandler {
     static func wake() {
         var zero: UInt8 = 0
         _ = write(writeEnd, &zero, 1)
+    }
+
+    /// The next byte from the pipe's read end (`read(2)`, made again on `EINTR`); nil once the pipe
+    /// cannot be read.
+    static func nextByte(from readEnd: Int32) -> UInt8? {
+        var byte: UInt8 = 0
+        while readEnd >= 0 {
+            let count = read(readEnd, &byte, 1)
+            if count == 1 { return byte }
+            if count < 0 && errno == EINTR { continue }
+            return nil
+        }
+        return nil
+    }
+
+    /// Sends `number` to this process again (`raise(3)`), once it has its former action back.
+    static func raise(_ number: Int32) {
+        _ = Glibc.raise(number)
     }
 
     /// Unblocks `numbers` in the calling thread (`pthread_sigmask(3)`, which cannot fail for

@@ -91,11 +91,7 @@ package final class SignalRelay: Sendable {
     }
 
     private static func relay(from readEnd: Int32) {
-        var byte: UInt8 = 0
-        while readEnd >= 0 {
-            let count = read(readEnd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { return }
+        while let byte = SignalHandler.nextByte(from: readEnd) {
             if byte == 0 {
                 shared.unblockWatchedSignals()
             } else {
@@ -128,7 +124,7 @@ package final class SignalRelay: Sendable {
             if !taken {
                 // Everyone watching it is busy or done: the signal gets its former action again.
                 state.restore(number)
-                raise(number)
+                SignalHandler.raise(number)
             }
             return due
         }
