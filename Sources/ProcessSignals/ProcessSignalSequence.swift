@@ -13,13 +13,13 @@
 ///   the same signal sent at once may reach the process as one: the kernel keeps one pending signal
 ///   of a kind, not a count.)
 /// - Iterate a sequence from one task at a time, as an `AsyncStream`. Several sequences may trap one
-///   signal: each of them yields it. They may live beside HostKit's `ShutdownSignals` and
-///   `ReloadSignals` of the same signals, which run as they would alone.
+///   signal: each of them yields it. HostKit's `ShutdownSignals` and `ReloadSignals` share the same
+///   relay, so they may watch a signal a sequence traps, and each hears it.
 /// - The iteration never ends by itself. It ends (`next()` returns nil) when the task iterating it
 ///   is cancelled; the sequence then traps no more, as when it and its iterator have gone away:
 ///   a signal that nothing else traps gets back the action it had before.
 /// - While a sequence traps a signal, the signal's former action never runs (SIGHUP's, SIGINT's and
-///   SIGTERM's end the process).
+///   SIGTERM's end the process): not even for a second SIGINT after a `ShutdownSignals`' shutdown.
 public struct ProcessSignalSequence: AsyncSequence, Sendable {
     public typealias Element = Int32
 
