@@ -21,6 +21,7 @@
 /// - While a sequence traps a signal, the signal's former action never runs (SIGHUP's, SIGINT's and
 ///   SIGTERM's end the process): not even for a second SIGINT after a `ShutdownSignals`' shutdown.
 public struct ProcessSignalSequence: AsyncSequence, Sendable {
+    /// A signal's number, as `SIGHUP` is.
     public typealias Element = Int32
 
     private let trap: Trap
@@ -35,6 +36,7 @@ public struct ProcessSignalSequence: AsyncSequence, Sendable {
         self.init(trapping: signals)
     }
 
+    /// The iterator of the signals trapped since `init`, the first of them first.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(trap: trap)
     }
