@@ -72,7 +72,7 @@ let package = Package(
                           path: "Sources/SamplePlugins/SampleTour", swiftSettings: swift6),
         .testTarget(name: "PluginAPITests", dependencies: [pluginAPI], swiftSettings: swift6),
         .testTarget(name: "ProcessSignalsTests", dependencies: ["ProcessSignals"], swiftSettings: swift6),
-        .testTarget(name: "HostKitTests", dependencies: ["HostKit", pluginAPI, contracts, "TestSupport"],
+        .testTarget(name: "HostKitTests", dependencies: ["HostKit", "ProcessSignals", pluginAPI, contracts, "TestSupport"],
                     swiftSettings: swift6),
         // Runs the built `host` and `sample-tour` executables, as a user would.
         .testTarget(name: "HostCLITests", dependencies: ["TestSupport"], swiftSettings: swift6),
