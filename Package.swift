@@ -30,6 +30,11 @@ let package = Package(
     name: "SwiftPluginHost",
     products: [
         .library(name: "HostKit", targets: ["HostKit"]),
+        // A product of its own, not reached through HostKit: the signals know nothing of plugins, and a
+        // server that only wants SIGHUP as an AsyncSequence (Integrations' PluginHostService) should not
+        // have to link the loader. Its promise is small (one sequence of signal numbers, its iterator);
+        // through HostKit it would be the same promise on HostKit's surface, by an underscored re-export.
+        .library(name: "ProcessSignals", targets: ["ProcessSignals"]),
         .executable(name: "host", targets: ["host"]),
         // For plugins written in other packages: re-exports the nested PluginAPI product.
         .library(name: "PluginAPI", targets: ["PluginAPIExport"]),
@@ -44,10 +49,12 @@ let package = Package(
         .package(path: "Sources/SamplePlugins/SampleContracts"),
     ],
     targets: [
-        .target(name: "HostKit", dependencies: [pluginAPI, "DynamicLoading"], swiftSettings: swift6),
+        .target(name: "HostKit", dependencies: [pluginAPI, "DynamicLoading", "ProcessSignals"], swiftSettings: swift6),
         // The floor under HostKit: what reads, checks and maps files (ELF, paths, the dynamic linker,
         // foreign memory, system calls), knowing nothing of plugins' lives. No product: HostKit only.
         .target(name: "DynamicLoading", dependencies: ["CDynamicLinker"], swiftSettings: swift6),
+        // The process's one signal relay and its AsyncSequence; depends on nothing.
+        .target(name: "ProcessSignals", swiftSettings: swift6),
         // dladdr and a loaded library's link map, which Swift's Glibc module does not import.
         .target(name: "CDynamicLinker"),
         .target(name: "PluginAPIExport", dependencies: [pluginAPI], swiftSettings: swift6),
@@ -66,7 +73,8 @@ let package = Package(
         .executableTarget(name: "sample-tour", dependencies: ["HostKit", pluginAPI, contracts],
                           path: "Sources/SamplePlugins/SampleTour", swiftSettings: swift6),
         .testTarget(name: "PluginAPITests", dependencies: [pluginAPI], swiftSettings: swift6),
-        .testTarget(name: "HostKitTests", dependencies: ["HostKit", "DynamicLoading", pluginAPI, contracts, "TestSupport"],
+        .testTarget(name: "ProcessSignalsTests", dependencies: ["ProcessSignals"], swiftSettings: swift6),
+        .testTarget(name: "HostKitTests", dependencies: ["HostKit", "DynamicLoading", "ProcessSignals", pluginAPI, contracts, "TestSupport"],
                     swiftSettings: swift6),
         // Runs the built `host` and `sample-tour` executables, as a user would.
         .testTarget(name: "HostCLITests", dependencies: ["TestSupport"], swiftSettings: swift6),

@@ -14,6 +14,7 @@ let rootIdentity: String = {
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 let hostKit = Target.Dependency.product(name: "HostKit", package: rootIdentity)
 let pluginAPI = Target.Dependency.product(name: "PluginAPI", package: rootIdentity)
+let processSignals = Target.Dependency.product(name: "ProcessSignals", package: rootIdentity)
 
 let package = Package(
     name: "PluginHostIntegrations",
@@ -35,7 +36,7 @@ let package = Package(
                 swiftSettings: swift6),
         // A ServiceLifecycle Service that runs a PluginHost in a ServiceGroup (and reloads it on SIGHUP).
         .target(name: "PluginHostLifecycle",
-                dependencies: [hostKit, "PluginHostLogging",
+                dependencies: [hostKit, "PluginHostLogging", processSignals,
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                .product(name: "UnixSignals", package: "swift-service-lifecycle")],
                 swiftSettings: swift6),

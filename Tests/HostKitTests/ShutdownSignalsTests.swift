@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HostKit
+import ProcessSignals
 import TestSupport
 import Testing
 
@@ -41,6 +42,18 @@ import Testing
         #expect(first.wait(seconds: 10)?.0 == SIGUSR1)
         #expect(second.wait(seconds: 10)?.0 == SIGUSR1)
         withExtendedLifetime((one, two)) {}
+    }
+
+    /// A ProcessSignalSequence of the watcher's signal shares the one relay: both hear it.
+    @Test(.timeLimit(.minutes(1)))
+    func aSequenceOfTheSignalHearsItBesideTheWatcher() async {
+        let caught = CaughtSignals()
+        let watch = ShutdownSignals(host: PluginHost(), signals: [SIGUSR1]) { report, signal in caught.record(signal, report) }
+        var signals = ProcessSignalSequence(trapping: SIGUSR1).makeAsyncIterator()
+        kill(getpid(), SIGUSR1)
+        #expect(await signals.next() == SIGUSR1)
+        #expect(caught.wait(seconds: 10)?.0 == SIGUSR1)
+        withExtendedLifetime(watch) {}
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import HostKit
 import Logging
 import PluginHostLogging
+import ProcessSignals
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
@@ -77,7 +78,8 @@ public struct PluginHostService: Service {
     /// that comes once ``loaded()`` has returned is never missed.
     public func run() async throws {
         let host = host, sources = sources, probe = probe
-        let signals = reloadSignals.isEmpty ? nil : await UnixSignalsSequence(trapping: reloadSignals)
+        // The root package's relay, which HostKit's own signal watchers share: one handler per signal.
+        let signals = reloadSignals.isEmpty ? nil : ProcessSignalSequence(trapping: reloadSignals.map(\.rawValue))
         // `load` and `shutdown` block their thread while hooks run: not one of the concurrency pool's.
         let loadReport = await onAThreadOfItsOwn { host.load(sources, probe: probe) }
         logger.log(loadReport)

@@ -3,8 +3,7 @@ import Glibc
 /// The system calls HostKit makes, each in one place: a call that can be interrupted by a signal
 /// (`EINTR`) is made again, and a failure is a thrown ``SystemCallError`` naming the call and its
 /// `errno`, not a `-1` and a global to read before anything else overwrites it. Memory handed to
-/// a call is the caller's buffer, alive for the call. (The signal handler in `ShutdownSignals` calls
-/// `write` directly: a handler may use async-signal-safe calls only, and throws nothing.)
+/// a call is the caller's buffer, alive for the call.
 package enum Posix {
     // MARK: Files
 
@@ -224,39 +223,6 @@ package enum Posix {
         guard Glibc.kill(process, signal) == 0 else { throw .last("kill") }
     }
 
-    /// Sends `signal` to this process (`raise(3)`).
-    package static func raise(_ signal: Int32) {
-        _ = Glibc.raise(signal)
-    }
-
-    /// Installs `handler` for `signal` with `SA_RESTART` (interrupted calls resume) and returns the
-    /// action it replaced (`sigaction(2)`).
-    package static func handle(_ signal: Int32, with handler: @convention(c) (Int32) -> Void) throws(SystemCallError) -> sigaction {
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = handler
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        return try setAction(signal, action)
-    }
-
-    /// Gives `signal` the action `action` (one ``handle(_:with:)`` returned); returns the one it replaced.
-    @discardableResult
-    package static func setAction(_ signal: Int32, _ action: sigaction) throws(SystemCallError) -> sigaction {
-        var action = action
-        var previous = sigaction()
-        guard changeAction(signal, &action, &previous) == 0 else { throw .last("sigaction") }
-        return previous
-    }
-
-    /// Unblocks `signals` in the calling thread (`pthread_sigmask(3)`, which cannot fail for
-    /// `SIG_UNBLOCK` and a valid set).
-    package static func unblock(_ signals: some Sequence<Int32>) {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signal in signals { sigaddset(&set, signal) }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-    }
-
     // MARK: -
 
     /// `call()`, made again while it fails with `EINTR`; a result below 0 is thrown with its `errno`.
@@ -269,13 +235,9 @@ package enum Posix {
     }
 }
 
-// The C functions that share their names with C structs: `Glibc.stat(...)` and `Glibc.sigaction(...)`
-// name the structs, so the calls are made here, where the bare names find the functions.
+// The C function that shares its name with a C struct: `Glibc.stat(...)` names the struct, so the
+// call is made here, where the bare name finds the function.
 
 private func statFollowing(_ path: String, _ info: inout stat) -> Int32 {
     stat(path, &info)
-}
-
-private func changeAction(_ signal: Int32, _ action: inout sigaction, _ previous: inout sigaction) -> Int32 {
-    sigaction(signal, &action, &previous)
 }

@@ -1,4 +1,5 @@
 import Glibc
+import ProcessSignals
 
 /// Reloads a host's plugins whenever the process gets SIGHUP (or the signals you name), as Unix
 /// daemons reload their configuration.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProcessSignals
 
 /// Shuts a host down when the process gets SIGINT or SIGTERM (or the signals you name).
 ///

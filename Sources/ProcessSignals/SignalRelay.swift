@@ -1,22 +1,26 @@
 internal import DynamicLoading
 import Foundation
-import Glibc
 
-/// The process-wide part of ``ShutdownSignals`` and ``ReloadSignals``: `sigaction` handlers that
-/// write the signal's number into a pipe, and one thread that reads the pipe and runs the watchers
-/// outside the signal handler.
-final class SignalRelay: Sendable {
-    static let shared = SignalRelay()
+/// The process's one signal relay, behind ``ProcessSignalSequence`` and HostKit's `ShutdownSignals`
+/// and `ReloadSignals`: ``SignalHandler`` writes each caught signal's number into a pipe, and one
+/// thread reads the pipe and hands the signal to its watchers, outside the signal handler.
+package final class SignalRelay: Sendable {
+    package static let shared = SignalRelay()
 
     /// How a watcher takes its signals.
-    enum Mode {
-        /// The first signal runs the action. The same signal again, once no watcher is left to take
-        /// it, gets its former action: for SIGINT and SIGTERM, a second Ctrl-C ends the process.
+    package enum Mode: Sendable {
+        /// The first signal runs the action, on a thread of its own. The same signal again, once no
+        /// watcher is left to take it, gets its former action: for SIGINT and SIGTERM, a second
+        /// Ctrl-C ends the process.
         case once
-        /// Every signal runs the action, one run at a time: the signals that come while it runs make
-        /// one more run after it. The signal never gets its former action while it is watched (the
-        /// default action of SIGHUP ends the process).
+        /// Every signal runs the action, one run at a time, on a thread of its own: the signals that
+        /// come while it runs make one more run after it. The signal never gets its former action
+        /// while it is watched (the default action of SIGHUP ends the process).
         case repeating
+        /// Every signal runs the action on the relay's thread, in the order the signals came; the
+        /// action must not block (it hands the signal on, as a stream's `yield` does). The signal
+        /// never gets its former action while it is watched.
+        case each
     }
 
     private struct Watcher {
@@ -39,40 +43,38 @@ final class SignalRelay: Sendable {
         /// Gives `number` its former action back.
         mutating func restore(_ number: Int32) {
             guard let previous = former.removeValue(forKey: number) else { return }
-            _ = try? Posix.setAction(number, previous)
+            SignalHandler.restore(number, previous)
         }
     }
 
     private let state = Lock(State())
-    private let readEnd: Int32
 
     private init() {
-        // Close-on-exec: not inherited by child processes (plugin probes).
-        let ends = (try? Posix.pipe()) ?? (read: -1, write: -1)
-        readEnd = ends.read
-        relayWriteEnd = ends.write
-        let thread = Thread { [readEnd] in SignalRelay.relay(from: readEnd) }
-        thread.name = "HostKit.SignalRelay"
+        // Before any handler is installed: the handler writes into this pipe.
+        let readEnd = SignalHandler.openPipe()
+        let thread = Thread { SignalRelay.relay(from: readEnd) }
+        thread.name = "ProcessSignals.SignalRelay"
         thread.start()
     }
 
     /// Catches `signals` (their handlers installed before it returns) and runs `action` for them as
     /// `mode` says; returns the token that ``stopWatching(_:)`` takes.
-    func watch(_ signals: Set<Int32>, mode: Mode, _ action: @escaping @Sendable (Int32) -> Void) -> Int {
+    package func watch(_ signals: Set<Int32>, mode: Mode, _ action: @escaping @Sendable (Int32) -> Void) -> Int {
         state.withLock { state in
             state.nextToken += 1
             state.watchers.append(Watcher(token: state.nextToken, signals: signals, mode: mode, action: action))
-            defer { wakeRelay() }
+            defer { SignalHandler.wake() }
             for number in signals where state.former[number] == nil {
-                if let previous = try? Posix.handle(number, with: relaySignal) { state.former[number] = previous }
+                if let previous = SignalHandler.install(number) { state.former[number] = previous }
             }
             return state.nextToken
         }
     }
 
-    /// Forgets the watcher of `token`; a signal no other watcher watches gets its former action back.
-    /// An action that runs finishes its run, and a repeating one runs no more.
-    func stopWatching(_ token: Int) {
+    /// Forgets the watcher of `token` (nothing if it is gone already); a signal no other watcher
+    /// watches gets its former action back. An action that runs finishes its run, and a repeating
+    /// one runs no more.
+    package func stopWatching(_ token: Int) {
         state.withLock { state in
             state.watchers.removeAll { $0.token == token }
             for number in Array(state.former.keys)
@@ -82,24 +84,15 @@ final class SignalRelay: Sendable {
         }
     }
 
-    /// Tells the relay thread to unblock the watched signals in itself.
-    private func wakeRelay() {
-        var zero: UInt8 = 0
-        _ = try? Posix.write(relayWriteEnd, from: &zero, count: 1)
-    }
-
     /// The watched signals, unblocked in the calling thread (the relay's): threads of Swift's
     /// cooperative pool block every signal, and a thread started from one inherits that. A signal
     /// sent to the process is then delivered here at least.
     private func unblockWatchedSignals() {
-        Posix.unblock(state.withLock { Array($0.former.keys) })
+        SignalHandler.unblock(state.withLock { Array($0.former.keys) })
     }
 
     private static func relay(from readEnd: Int32) {
-        var byte: UInt8 = 0
-        while readEnd >= 0 {
-            let count = withUnsafeMutableBytes(of: &byte) { try? Posix.read(readEnd, into: $0) }
-            guard count == 1 else { return }
+        while let byte = SignalHandler.nextByte(from: readEnd) {
             if byte == 0 {
                 shared.unblockWatchedSignals()
             } else {
@@ -111,29 +104,41 @@ final class SignalRelay: Sendable {
     private func deliver(_ number: Int32) {
         let due: [Watcher] = state.withLock { state in
             var due: [Watcher] = []
-            var coalesced = false
+            var taken = false
             for index in state.watchers.indices where state.watchers[index].signals.contains(number) {
-                if !state.watchers[index].busy {
-                    state.watchers[index].busy = true
+                switch state.watchers[index].mode {
+                case .each:
                     due.append(state.watchers[index])
-                } else if state.watchers[index].mode == .repeating {
-                    // However many come during a run, they make one more run after it.
-                    state.watchers[index].pending = number
-                    coalesced = true
+                    taken = true
+                case .once, .repeating:
+                    if !state.watchers[index].busy {
+                        state.watchers[index].busy = true
+                        due.append(state.watchers[index])
+                        taken = true
+                    } else if state.watchers[index].mode == .repeating {
+                        // However many come during a run, they make one more run after it.
+                        state.watchers[index].pending = number
+                        taken = true
+                    }
                 }
             }
-            if due.isEmpty && !coalesced {
+            if !taken {
                 // Everyone watching it is busy or done: the signal gets its former action again.
                 state.restore(number)
-                Posix.raise(number)
+                SignalHandler.raise(number)
             }
             return due
         }
-        // Each on a thread of its own: an action that waits (a shutdown for a load stuck in a plugin,
-        // a reload for the readers of an old version) must not keep this thread from the next signal.
+        // `each` here, in order. The others each on a thread of its own: an action that waits (a
+        // shutdown for a load stuck in a plugin, a reload for the readers of an old version) must
+        // not keep this thread from the next signal.
         for watcher in due {
+            if watcher.mode == .each {
+                watcher.action(number)
+                continue
+            }
             let thread = Thread { [self] in run(watcher, for: number) }
-            thread.name = "HostKit.SignalRelay.action"
+            thread.name = "ProcessSignals.SignalRelay.action"
             thread.start()
         }
     }
@@ -157,19 +162,4 @@ final class SignalRelay: Sendable {
             return state.watchers[index].pending
         }
     }
-}
-
-/// The write end of the relay's pipe, read by the signal handler (which can use nothing else).
-/// `nonisolated(unsafe)`: written once, in `SignalRelay.init`, before any handler that reads it is
-/// installed (`watch` needs `SignalRelay.shared`, whose init has returned by then); only read after.
-nonisolated(unsafe) private var relayWriteEnd: Int32 = -1
-
-/// The signal handler: async-signal-safe, it only writes one byte, with `write(2)` itself rather than
-/// through ``Posix`` (a handler may call async-signal-safe functions only, and must not throw), and
-/// leaves `errno` as it found it for the code it interrupted.
-private func relaySignal(_ number: Int32) {
-    let saved = errno
-    var byte = UInt8(truncatingIfNeeded: number)
-    _ = write(relayWriteEnd, &byte, 1)
-    errno = saved
 }
