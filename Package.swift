@@ -21,7 +21,7 @@ func plugin(_ name: String, in folder: String, contracts needed: Bool = true,
 // the tests find them by their names instead: they load every `lib*Plugin.so` beside them
 // (`PluginSource.besideExecutable()`). Only sample plugins may end in "Plugin". The plugins the tests
 // load besides (broken, hostile, steerable ones, named "Fixture...") are a package of their own,
-// Tests/PluginFixtures: no product of this package, built apart (see TestSupport below).
+// Tests/PluginFixtures: no product of this package, built apart and only for the tests (see TestSupport below).
 let samples = ["ClockPlugin", "GreeterPlugin", "NotesPlugin", "AccountPlugin"]
 
 let plugins = samples.map { plugin($0, in: "Sources/SamplePlugins") }
@@ -79,9 +79,11 @@ let package = Package(
         // Runs the built `host` and `sample-tour` executables, as a user would.
         .testTarget(name: "HostCLITests", dependencies: ["TestSupport"], swiftSettings: swift6),
         // What HostKitTests and HostCLITests share: where the build put things, temporary folders, polling.
-        // Building it builds the fixture plugins too (BuildFixtures), and tells it where they are.
-        .target(name: "TestSupport", dependencies: ["HostKit"], path: "Tests/TestSupport", swiftSettings: swift6,
-                plugins: ["BuildFixtures"]),
+        // Building it builds the fixture plugins too (BuildFixtures), once for both, and tells it where they
+        // are. A test target (SwiftPM lets test targets depend on one), so that only `swift build
+        // --build-tests` and `swift test` build it and the fixtures: a plain `swift build` does not.
+        .testTarget(name: "TestSupport", dependencies: ["HostKit"], path: "Tests/TestSupport", swiftSettings: swift6,
+                    plugins: ["BuildFixtures"]),
         // Builds the package Tests/PluginFixtures, apart, whenever its files (or the compiler) change.
         .plugin(name: "BuildFixtures", capability: .buildTool(), path: "Tests/BuildFixtures"),
     ] + plugins.map(\.1)

@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // An HTTP server (Hummingbird 2) whose routes come from plugins loaded from a folder at start-up, in a
 // ServiceGroup with the plugin host. A package of its own, depending on the root package and on
-// Integrations by path. Run: swift run plugin-server --plugins .build/debug (HostKit.docc/Hosting.md, "In a server").
+// Integrations by path. Run: see README.md.
 import PackageDescription
 
 /// SwiftPM names a package depended on by path after its folder.
@@ -16,21 +16,15 @@ let contracts = Target.Dependency.product(name: "RouteContracts", package: "Rout
 
 /// A route plugin: a dynamic library the server opens as lib<Name>.so; it links PluginAPI and the
 /// route contracts, never Hummingbird.
-func plugin(_ name: String, in folder: String = "Sources", also: [Target.Dependency] = []) -> (Product, Target) {
+func plugin(_ name: String, also: [Target.Dependency] = []) -> (Product, Target) {
     (.library(name: name, type: .dynamic, targets: [name]),
-     .target(name: name, dependencies: [pluginAPI, contracts] + also, path: "\(folder)/\(name)", swiftSettings: swift6))
+     .target(name: name, dependencies: [pluginAPI, contracts] + also, swiftSettings: swift6))
 }
 
-let plugins = [plugin("HelloRoutePlugin", also: ["HelloRoute"]), plugin("CounterPlugin"), plugin("VisitsRoutePlugin")] + [
-    // Misbehaving route plugins the tests load beside the good ones (inert unless PLUGIN_SERVER_FIXTURES is set).
-    plugin("FixtureConflictRoutes", in: "Tests/PluginFixtures"),
-    plugin("FixtureBlockingRoute", in: "Tests/PluginFixtures"),
-    plugin("FixtureBlockingPath", in: "Tests/PluginFixtures"),
-    plugin("FixtureBadAnswers", in: "Tests/PluginFixtures"),
-    // One route plugin in two versions (code in FixtureRouteSupport, linked into each): the reload tests.
-    plugin("FixtureRouteOne", in: "Tests/PluginFixtures", also: ["FixtureRouteSupport"]),
-    plugin("FixtureRouteTwo", in: "Tests/PluginFixtures", also: ["FixtureRouteSupport"]),
-]
+// The route plugins of the example. The misbehaving ones the tests load beside them are a package of
+// their own, Tests/PluginFixtures, built only for the tests (BuildFixtures): the build folder the
+// README has the server load holds only these.
+let plugins = [plugin("HelloRoutePlugin", also: ["HelloRoute"]), plugin("CounterPlugin"), plugin("VisitsRoutePlugin")]
 
 let package = Package(
     name: "PluginServer",
@@ -53,9 +47,9 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swift6),
-        .target(name: "FixtureRouteSupport", dependencies: [pluginAPI, contracts],
-                path: "Tests/PluginFixtures/FixtureRouteSupport", swiftSettings: swift6),
         // Starts the built server on loopback and sends it real requests (curl, and a client of its own).
-        .testTarget(name: "PluginServerTests", swiftSettings: swift6),
+        .testTarget(name: "PluginServerTests", swiftSettings: swift6, plugins: ["BuildFixtures"]),
+        // Builds the package Tests/PluginFixtures, apart, whenever its files (or the compiler) change.
+        .plugin(name: "BuildFixtures", capability: .buildTool(), path: "Tests/BuildFixtures"),
     ] + plugins.map(\.1)
 )

@@ -1,4 +1,3 @@
-internal import DynamicLoading
 import Foundation
 
 /// The process's one signal relay, behind ``ProcessSignalSequence`` and HostKit's `ShutdownSignals`

@@ -8,15 +8,8 @@ import Testing
 @Suite struct PackageProductsTests {
     @Test(.timeLimit(.minutes(10)))
     func theRootPackageOffersNoFixtureAndTheFixturesAreBuiltApart() async throws {
-        let work = try TemporaryFolder()
-        let folder = URL(fileURLWithPath: work.path)
-        // A scratch folder of its own: the running `swift test` holds the lock of `.build`.
-        let dump = try await runBuild("/usr/bin/env", ["swift", "package", "--package-path", repositoryRoot.path,
-                                                      "--scratch-path", work.file("scratch"), "dump-package"],
-                                      in: folder, log: folder, timeout: .seconds(480))
-        try #require(dump.status == 0, "\(dump.output)")
-        let json = String(dump.output.drop { $0 != "{" })
-        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], "\(dump.output)")
+        let dump = try await rootManifest(scratchIn: try TemporaryFolder())
+        let manifest = try #require(dump.manifest, "\(dump.output)")
         let products = (manifest["products"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(Set(products).isSuperset(of: ["HostKit", "host", "PluginAPI", "SampleContracts", "ClockPlugin"]), "\(products)")
         #expect(products.filter { $0.hasPrefix("Fixture") }.isEmpty, "fixtures offered to dependents: \(products)")

@@ -33,6 +33,12 @@ struct ServerOptions {
           --handler-timeout SECONDS  answer 503 to a request a plugin's handler has not answered within SECONDS, 0.01 to 86400 (default 5)
           -h, --help                 print this help and exit
 
+        example (in Examples/PluginServer, after `swift build -c release`):
+          .build/release/plugin-server --plugins .build/release
+          curl 'http://127.0.0.1:8080/hello?name=Ada'      # Hello, Ada!
+          curl http://127.0.0.1:8080/plugins               # the plugins loaded and their slots, as JSON
+          kill -HUP <pid>                                  # load the plugins again: an upgraded file, a new one
+
         """
 
     /// Reads `arguments` (without the program's name).

@@ -7,7 +7,8 @@ import PluginHostLifecycle
 import RouteContracts
 import ServiceLifecycle
 
-// plugin-server [--host 127.0.0.1] [--port 8080] [--handler-timeout 5] [--plugins PATH]... (--help: ServerOptions)
+// plugin-server [--host 127.0.0.1] [--port 8080] [--handler-timeout 5] [--plugins PATH]... (--help: ServerOptions;
+// README.md: how to build, run and ask it)
 // Loads the route plugins from PATH (a folder of *.so, or a file) at start-up, serves their routes, and
 // on SIGTERM or SIGINT finishes the requests in flight, then shuts the plugins down in reverse order.
 // On SIGHUP it reloads the plugins (new files added, a file renamed over a plugin's upgrades it, a
@@ -94,6 +95,9 @@ let plugins = PluginHostService(host: host, sources: paths.map(PluginSource.path
     await installRoutes(renewing: Set(report.entries.filter { renewed.contains($0.action) }.map(\.plugin)))
 }
 
+// "listening on" only once the plugins' routes are installed too (the server's own answer before).
+let readiness = ReadinessLines()
+
 /// Fills the route table once the plugins are loaded. With no plugin found (no --plugins, an empty or
 /// missing folder) it warns first, naming where it looked; the server serves its own routes.
 struct RouteInstaller: Service {
@@ -107,6 +111,7 @@ struct RouteInstaller: Service {
             ])
         }
         await installRoutes()
+        readiness.routesInstalled()
         try? await gracefulShutdown()
     }
 }
@@ -118,9 +123,8 @@ let app = Application(
     // Shut down in reverse order: the server first (requests in flight finish), then the plugins.
     services: [plugins, RouteInstaller()],
     onServerRunning: { channel in
-        // Unbuffered, so that whoever started the server can read it at once.
-        let port = channel.localAddress?.port.map(String.init) ?? "?"
-        FileHandle.standardOutput.write(Data("listening on \(listeningAddress):\(port)\n".utf8))
+        // Connections are served only once this returns: it must not wait for the plugins.
+        readiness.serverBound(at: "\(listeningAddress):\(channel.localAddress?.port.map(String.init) ?? "?")")
     },
     logger: logger
 )

@@ -7,6 +7,14 @@ let builtProducts: URL = {
     return URL(fileURLWithPath: executable).deletingLastPathComponent()
 }()
 
+/// The library of the product `product`: a fixture route plugin's (named "Fixture...") from where the
+/// build tool plugin BuildFixtures built them (the package Tests/PluginFixtures), any other's from
+/// ``builtProducts``.
+func builtLibrary(_ product: String) -> URL {
+    (product.hasPrefix("Fixture") ? URL(fileURLWithPath: builtFixturesFolder) : builtProducts)
+        .appendingPathComponent("lib\(product).so")
+}
+
 /// A suite that starts the built server (`plugin-server`) on a loopback port with route plugins in a
 /// folder of its own, asks it with curl and waits for what it logs.
 protocol BuiltServer {}
@@ -18,7 +26,7 @@ extension BuiltServer {
         let folder = files.temporaryDirectory.appendingPathComponent("plugin-server-\(UUID().uuidString)")
         try files.createDirectory(at: folder, withIntermediateDirectories: false)
         for name in plugins + ["RouteContracts", "PluginAPI"] {
-            try files.copyItem(at: builtProducts.appendingPathComponent("lib\(name).so"),
+            try files.copyItem(at: builtLibrary(name),
                                to: folder.appendingPathComponent("lib\(name).so"))
         }
         return folder
@@ -31,15 +39,17 @@ extension BuiltServer {
     }
 
     /// Starts the server on a free loopback port with `arguments` (the fixtures active), logging to
-    /// server.log in `folder`; returns once it serves the plugins' routes.
-    func startServer(_ arguments: [String], logIn folder: URL) async throws -> (server: Process, log: URL, base: String) {
+    /// server.log in `folder`; returns once it serves the plugins' routes, or, given the line that
+    /// names its port (`accepting on`, `listening on`), once it has written that line.
+    func startServer(_ arguments: [String], logIn folder: URL,
+                     awaiting line: String? = nil) async throws -> (server: Process, log: URL, base: String) {
         let log = folder.appendingPathComponent("server.log")
         let server = try start(builtProducts.appendingPathComponent("plugin-server").path,
                                ["--port", "0"] + arguments, log: log,
                                environment: ["PLUGIN_SERVER_FIXTURES": "1"])
         do {
-            let port = try await waitForLine(in: log, startingWith: "listening on 127.0.0.1:")
-            try await waitForLine(in: log, containing: "serving plugin routes")
+            let port = try await waitForLine(in: log, startingWith: "\(line ?? "listening on") 127.0.0.1:")
+            if line == nil { try await waitForLine(in: log, containing: "serving plugin routes") }
             return (server, log, "http://127.0.0.1:\(port)")
         } catch {
             server.terminate()

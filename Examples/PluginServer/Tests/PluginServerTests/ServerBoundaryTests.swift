@@ -51,12 +51,10 @@ import Testing
     func aPluginWhoseRoutePathBlocksStopsNeitherTheServersRoutesNorTheOtherPlugins() async throws {
         let folder = try pluginFolder(["HelloRoutePlugin", "FixtureBlockingPath"])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let log = folder.appendingPathComponent("server.log")
-        let server = try start(builtProducts.appendingPathComponent("plugin-server").path,
-                               ["--port", "0", "--handler-timeout", "1", "--plugins", folder.path], log: log,
-                               environment: ["PLUGIN_SERVER_FIXTURES": "1"])
+        // Bound: the plugins' routes are not installed yet ("listening on" waits for them).
+        let (server, log, base) = try await startServer(["--handler-timeout", "1", "--plugins", folder.path], logIn: folder,
+                                                        awaiting: "accepting on")
         defer { if server.isRunning { server.terminate() } }
-        let base = "http://127.0.0.1:\(try await waitForLine(in: log, startingWith: "listening on 127.0.0.1:"))"
 
         // The server's own routes answer at once, also while the plugins' routes are being installed.
         #expect(try await get("\(base)/compiled/hello?name=Bo") == (200, "Hello, Bo!\n"))

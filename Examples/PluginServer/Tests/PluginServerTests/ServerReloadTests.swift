@@ -117,7 +117,7 @@ import Testing
     /// file, as `install` or `mv` deploys one (the file the server loaded is never written into).
     private func deploy(_ product: String, to file: URL) throws {
         let staged = file.path + ".\(UUID().uuidString).new"
-        try FileManager.default.copyItem(atPath: builtProducts.appendingPathComponent("lib\(product).so").path, toPath: staged)
+        try FileManager.default.copyItem(atPath: builtLibrary(product).path, toPath: staged)
         guard rename(staged, file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 

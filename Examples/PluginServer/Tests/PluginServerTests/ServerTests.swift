@@ -187,7 +187,7 @@ import Testing
 
         // An upgrade and a withdrawal, then SIGHUP.
         try FileManager.default.removeItem(at: folder.appendingPathComponent("libHelloRoutePlugin.so"))
-        try FileManager.default.copyItem(at: builtProducts.appendingPathComponent("libFixtureRouteTwo.so"),
+        try FileManager.default.copyItem(at: builtLibrary("FixtureRouteTwo"),
                                          to: folder.appendingPathComponent("libFixtureRouteTwo.so.new"))
         guard rename(folder.appendingPathComponent("libFixtureRouteTwo.so.new").path,
                      folder.appendingPathComponent("libFixtureRouteOne.so").path) == 0 else { throw POSIXError(.EIO) }
