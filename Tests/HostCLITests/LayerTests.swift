@@ -5,7 +5,7 @@ import Testing
 /// The libraries are layers, each built only on those below it: the C target, the floor that reads
 /// and maps files (DynamicLoading), HostKit, and `host`. Across targets the compiler refuses a use
 /// upward already; this says which file names what, and holds for files moved between targets.
-/// (HostKit's folders are no layers yet: they still use each other in circles, so none is listed.)
+/// HostKit's folders are layers too, in the order of a load, which the compiler does not see at all.
 @Suite struct LayerTests {
     /// The layers from the bottom up, each with its source folders.
     static let layers: [(name: String, folders: [String])] = [
@@ -15,26 +15,55 @@ import Testing
         ("host", ["Sources/host"]),
     ]
 
-    @Test func noFileOfALowerLayerNamesATypeOfAHigherOne() throws {
-        let sources = try Self.layers.map { layer in
-            try layer.folders.flatMap { try Self.sourceFiles(in: $0) }
+    /// HostKit's folders from the bottom up, in the order a load crosses them: the reports and errors
+    /// everything returns, the hooks' runner, discovery, opening, registration, the probe's parent
+    /// side, the pipeline that runs a whole load, and the host that keeps what it staged.
+    static let hostKitLayers: [(name: String, folders: [String])] =
+        ["Reporting", "Hooks", "Discovery", "Loading", "Registration", "Isolation", "Pipeline", "Lifecycle"].map {
+            ($0, ["Sources/HostKit/" + $0])
         }
-        let declared = sources.map { files in Set(files.flatMap { Self.topLevelTypes(in: $0.text) }) }
+
+    @Test func noFileOfALowerLayerNamesATypeOfAHigherOne() throws {
+        let (declared, uses) = try Self.upwardUses(in: Self.layers)
         #expect(declared[1].count > 10 && declared[2].count > 10, "types read: \(declared.map(\.count))")
+        #expect(uses.isEmpty, "a lower layer uses a higher one:\n\(uses.joined(separator: "\n"))")
+    }
+
+    @Test func noFolderOfHostKitNamesATypeOfAHigherOne() throws {
+        // Every folder of HostKit's sources is a layer: a new one is placed in the order, not left out.
+        let base = repositoryRoot.appendingPathComponent("Sources/HostKit")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: base.path).filter { name in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: base.appendingPathComponent(name).path, isDirectory: &isFolder)
+                && isFolder.boolValue && !name.hasSuffix(".docc")
+        }
+        #expect(Set(folders) == Set(Self.hostKitLayers.map(\.name)), "HostKit's folders: \(folders.sorted())")
+        let (declared, uses) = try Self.upwardUses(in: Self.hostKitLayers)
+        #expect(declared.allSatisfy { !$0.isEmpty }, "types read: \(declared.map(\.count))")
+        #expect(uses.isEmpty, "a lower folder of HostKit uses a higher one:\n\(uses.joined(separator: "\n"))")
+    }
+
+    /// The top-level types each of `layers` declares, and each use of a higher layer's type by a file
+    /// of a lower one.
+    static func upwardUses(in layers: [(name: String, folders: [String])]) throws -> (declared: [Set<String>], uses: [String]) {
+        let sources = try layers.map { layer in
+            try layer.folders.flatMap { try sourceFiles(in: $0) }
+        }
+        let declared = sources.map { files in Set(files.flatMap { topLevelTypes(in: $0.text) }) }
         var uses: [String] = []
         for (index, files) in sources.enumerated() {
             // A name a layer declares itself, or one below it does, is its own (a nested `Refusal`, say).
             let own = declared[...index].reduce(Set<String>()) { $0.union($1) }
             for file in files {
-                let names = Self.identifiers(in: Self.code(of: file.text))
-                for higher in (index + 1)..<Self.layers.count {
+                let names = identifiers(in: code(of: file.text))
+                for higher in (index + 1)..<layers.count {
                     for name in names.intersection(declared[higher]).subtracting(own).sorted() {
-                        uses.append("\(file.path) (\(Self.layers[index].name)) names \(name), a type of \(Self.layers[higher].name)")
+                        uses.append("\(file.path) (\(layers[index].name)) names \(name), a type of \(layers[higher].name)")
                     }
                 }
             }
         }
-        #expect(uses.isEmpty, "a lower layer uses a higher one:\n\(uses.joined(separator: "\n"))")
+        return (declared, uses)
     }
 
     /// The Swift, C and header files under `folder`, by their path from the repository's root.

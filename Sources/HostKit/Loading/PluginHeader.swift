@@ -11,8 +11,8 @@ struct PluginHeader {
     enum Layout {
         /// "SWPLUGIN" read as a little-endian integer, at offset 0.
         static let magic: UInt64 = 0x4E49_4755_4C50_5753
-        /// The layout's number, at offset 8.
-        static let format: UInt32 = 4
+        /// The layout's number, at offset 8 (``HeaderFormat``, which the refusal of another format tells).
+        static let format = HeaderFormat.read
         /// The header's size in bytes, at offset 12.
         static let headerSize: UInt32 = 40
         /// The size of one library record (a name pointer, an encoded version).

@@ -9,7 +9,8 @@ internal import DynamicLoading
 enum PluginLoader {
     private struct State {
         /// What came of each file opened: the plugin, or the refusal (with what the plugin says of
-        /// itself when its descriptor could be read safely).
+        /// itself when its descriptor could be read safely). Whether a file was opened at all is
+        /// ``CheckedFiles``' to answer: each opening is told to it.
         var opened: [FileIdentity: PluginInspection] = [:]
         /// Every image mapped, by the loader's handle.
         var images: Set<UInt> = []
@@ -20,12 +21,6 @@ enum PluginLoader {
     /// How many plugin images this process has mapped: each stays mapped until the process ends,
     /// served or not (a version replaced, withdrawn or refused after its file was opened).
     static var imageCount: Int { state.withLock { $0.images.count } }
-
-    /// Whether `candidate`'s file (the identity discovery read) was opened before.
-    static func hasOpened(_ candidate: PluginCandidate) -> Bool {
-        guard let identity = candidate.identity else { return false }
-        return state.withLock { $0.opened[identity] != nil }
-    }
 
     /// The plugin in `candidate`'s file, or why it is refused.
     static func load(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
@@ -46,7 +41,11 @@ enum PluginLoader {
         return state.withLock { state in
             if let identity = candidate.identity, let known = state.opened[identity] { return known.found(at: candidate) }
             if let handle { state.images.insert(handle) }
-            if let identity = candidate.identity { state.opened[identity] = opening }
+            if let identity = candidate.identity {
+                state.opened[identity] = opening
+                // Told under this lock, so that no one sees the file opened here and not there.
+                CheckedFiles.markOpened(identity)
+            }
             return opening
         }
     }

@@ -128,7 +128,7 @@ struct LoadPipeline {
             candidate.identity.map { servedFiles[candidate.realPath]?.contains($0) == true } ?? false
         }.map(\.realPath))
         let fresh = candidates.filter { !unchanged.contains($0.realPath) && !$0.fileNames.contains(where: linked.contains) }
-        let seenBefore = Set(fresh.filter(PluginLoader.hasOpened).map(\.realPath))
+        let seenBefore = Set(fresh.filter(CheckedFiles.wasOpened).map(\.realPath))
         let opened = open(fresh, beside: published)
         let refused = fresh.compactMap { candidate in
             opened.outcome[candidate.realPath]?.error.map {

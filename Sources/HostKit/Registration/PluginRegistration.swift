@@ -72,10 +72,3 @@ struct WrongSlotType: Error, CustomStringConvertible {
 
     var description: String { "key '\(key)': \(reason)" }
 }
-
-extension PluginMetadata {
-    /// The store keys of ``provides``: what the load plan and the host's bookkeeping work with.
-    var providedStoreKeys: [String] { provides.map(\.storeKey) }
-    /// The store keys of ``requires``.
-    var requiredStoreKeys: [String] { requires.map(\.storeKey) }
-}

@@ -115,11 +115,11 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .entryReturnedNothing(path): "\(path): the plugin entry returned nothing"
         case let .badMagic(path, found):
             "\(path): bad plugin header (magic 0x\(String(found, radix: 16)))"
-        case let .unsupportedHeader(path, format) where format < PluginHeader.Layout.format:
+        case let .unsupportedHeader(path, format) where format < HeaderFormat.read:
             "\(path): built against PluginAPI ABI version \(format) (before PluginAPI 4.0.0), this host has "
                 + "PluginAPI \(LibraryVersion.pluginAPI): rebuild the plugin"
         case let .unsupportedHeader(path, format):
-            "\(path): its header has format \(format), this host reads format \(PluginHeader.Layout.format) "
+            "\(path): its header has format \(format), this host reads format \(HeaderFormat.read) "
                 + "(PluginAPI \(LibraryVersion.pluginAPI)): built against a newer PluginAPI"
         case let .malformedHeader(path, reason): "\(path): malformed plugin header: \(reason)"
         case let .incompatibleLibraries(path, mismatches):
@@ -153,20 +153,6 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 extension PluginLoadError {
-    /// The ``PluginDiscovery`` option that would have let in what this error refused, if one would:
-    /// ``PluginDiscovery/allowUntrusted`` for a file, folder or symlink others could change (on the
-    /// way to the plugin, or to a library it links), ``PluginDiscovery/allowOtherCompilers`` for a
-    /// plugin another toolchain built. A program that offers these options its own way (a
-    /// command-line flag, a configuration key) names that way beside the description with it.
-    public var allowedBy: WritableKeyPath<PluginDiscovery, Bool>? {
-        switch self {
-        case .untrusted: \.allowUntrusted
-        case .compilerMismatch: \.allowOtherCompilers
-        case let .libraryRefused(_, _, _, reason) where reason.hasSuffix(PathTrust.allowance): \.allowUntrusted
-        default: nil
-        }
-    }
-
     /// The same error with `note` added to its reason: what else went wrong while the host dropped
     /// the plugin (a service that would not close). Other cases have no reason and stay as they are.
     func adding(_ note: String) -> PluginLoadError {

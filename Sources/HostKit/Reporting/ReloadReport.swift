@@ -105,11 +105,6 @@ public struct ReloadReport: Sendable {
 }
 
 extension ReloadReport.Entry {
-    init(_ action: ReloadReport.Action, _ plugin: LoadedPlugin, previous: LoadedPlugin? = nil, error: PluginLoadError? = nil) {
-        self.init(action: action, plugin: plugin.metadata.name, path: plugin.path, version: plugin.metadata.version,
-                  previousVersion: previous?.metadata.version, error: error)
-    }
-
     /// A file refused before a plugin of the host was found in it.
     init(refused error: PluginLoadError, path: String) {
         self.init(action: .refused, plugin: path, path: path, version: nil, previousVersion: nil, error: error)
