@@ -11,8 +11,8 @@ import Glibc
 /// rename or remove those they do not own, so it is passed through when the entry taken in it
 /// belongs to this user or root (which is checked as that entry's own step).
 package enum PathTrust {
-    /// How every reason ends: the option that lets such a file in. ``PluginLoadError/allowedBy`` knows
-    /// a reason of this walk by it, also inside a library's refusal.
+    /// How every reason ends: the option that lets such a file in. HostKit's
+    /// `PluginLoadError.allowedBy` knows a reason of this walk by it, also inside a library's refusal.
     package static let allowance = "PluginDiscovery.allowUntrusted loads it anyway"
 
     /// Linux's limit on symlinks followed in one path (MAXSYMLINKS).
