@@ -13,6 +13,23 @@ import Testing
     let probe = PluginProbe(executable: "\(BuiltPlugins.directory)/host", arguments: ["__probe"],
                             timeout: .seconds(30), environment: misbehave)
 
+    /// The pipeline tells each probe child where its load's copies are (the child makes its folder
+    /// inside, so that it goes with the load's): a child here that records what it was told, and
+    /// answers "registered", sees the folder the load made in the discovery's folder for copies, and the
+    /// folder is gone once the load is done. (The child guessed it from the files it was handed before.)
+    @Test func aProbeChildIsToldItsLoadsFolderOfCopies() async throws {
+        let work = try TemporaryFolder()
+        let record = work.file("told")
+        let child = #"printf "%s" "$SWIFT_PLUGIN_PROBE_FOLDER" > "$0"; printf "%s registered\n" "$SWIFT_PLUGIN_PROBE_TOKEN""#
+        let probe = PluginProbe(executable: "/bin/sh", arguments: ["-c", child, record], timeout: .seconds(60))
+        let host = PluginHost(discovery: PluginDiscovery(shadowFolder: work.path))
+        let report = await onAThreadOfItsOwn { host.load([.file(BuiltPlugins.path("ClockPlugin"))], probe: probe) }
+        #expect(report.loadedNames == ["clock"], "\(report.problems)")
+        let told = try String(contentsOfFile: record, encoding: .utf8)
+        #expect(told.hasPrefix(work.path + "/swift-plugin-host-"), "told '\(told)'")
+        #expect(!told.isEmpty && !FileManager.default.fileExists(atPath: told))
+    }
+
     /// A provider loaded without a probe, whose own requirement the host's base serves, counts in the
     /// child that probes a plugin requiring it: the child registers what the host registered, and
     /// judges only the probed plugin (a child that planned the provider again refused it, for want of
