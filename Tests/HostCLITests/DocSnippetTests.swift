@@ -40,7 +40,7 @@ import Testing
             """,
     ]
 
-    @Test(.timeLimit(.minutes(3)), arguments: ["README.md", "Sources/PluginAPI/PluginAPI.docc/GettingStarted.md"])
+    @Test(.timeLimit(.minutes(10)), arguments: ["README.md", "Sources/PluginAPI/PluginAPI.docc/GettingStarted.md"])
     func theSwiftBlocksOfADocumentCompile(_ document: String) async throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent(document), encoding: .utf8)
         let lines = swiftBlocks(in: text).joined(separator: "\n").split(separator: "\n", omittingEmptySubsequences: false)
@@ -55,7 +55,7 @@ import Testing
         let compile = try await runBuild("/usr/bin/env", ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules,
                                                           "-module-name", "Snippets", main, given],
                                          in: URL(fileURLWithPath: work.path), log: URL(fileURLWithPath: work.path),
-                                         timeout: .seconds(120))
+                                         timeout: .seconds(480))
         #expect(compile.status == 0, "\(document)'s Swift does not compile:\n\(compile.output)\n\(program)")
     }
 

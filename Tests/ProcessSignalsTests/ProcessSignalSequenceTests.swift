@@ -10,7 +10,7 @@ import Testing
     /// Two signals sent before anyone iterates are both kept, and yielded in the order they were
     /// sent: SIGVTALRM (26) before SIGURG (23), the reverse of the order in which the kernel delivers
     /// two pending signals. A second sequence of the same signals tells when each has been relayed.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func signalsSentBeforeTheIterationAreKeptAndYieldedInTheOrderTheyCame() async {
         let ignored = IgnoredSignals([SIGURG, SIGVTALRM])
         defer { ignored.restore() }
@@ -26,7 +26,7 @@ import Testing
     }
 
     /// Two sequences that trap one signal each yield it.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func everySequenceOfASignalYieldsIt() async {
         let ignored = IgnoredSignals([SIGURG])
         defer { ignored.restore() }
@@ -39,7 +39,7 @@ import Testing
 
     /// Cancelling the task that iterates ends the iteration, and the sequence (still alive) traps the
     /// signal no more: its former action is back.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func cancellingTheIteratingTaskEndsTheIterationAndGivesTheSignalBack() async throws {
         let ignored = IgnoredSignals([SIGVTALRM])
         defer { ignored.restore() }

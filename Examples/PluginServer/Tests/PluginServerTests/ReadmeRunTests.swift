@@ -3,7 +3,7 @@ import Testing
 
 /// The server as its README runs it: on the build folder, asked as soon as it says it listens.
 @Suite struct ReadmeRunTests: BuiltServer {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func theBuildFolderTheReadmeLoadsHoldsOnlyTheExamplesRoutePlugins() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
@@ -18,7 +18,7 @@ import Testing
         try await stopWithSigterm(server)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func listeningIsWrittenOnlyOnceThePluginRoutesAreInstalled() async throws {
         // The blocking plugin holds the install for the handler timeout (1 s): long enough that a
         // request sent on an early line would find no plugin route.
