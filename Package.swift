@@ -7,6 +7,7 @@ import PackageDescription
 // (ARCHITECTURE.md: what was tried, what works).
 let pluginAPI = Target.Dependency.product(name: "PluginAPI", package: "PluginAPI")
 let contracts = Target.Dependency.product(name: "SampleContracts", package: "SampleContracts")
+let pluginActors = Target.Dependency.product(name: "PluginActors", package: "PluginActors")
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 /// A plugin: a target built as its own shared library. `also` is linked into it statically.
@@ -38,6 +39,8 @@ let package = Package(
         .executable(name: "host", targets: ["host"]),
         // For plugins written in other packages: re-exports the nested PluginAPI product.
         .library(name: "PluginAPI", targets: ["PluginAPIExport"]),
+        // The same for PluginActors, the actor system of services served from a process of their own.
+        .library(name: "PluginActors", targets: ["PluginActorsExport"]),
         // The same for the sample contracts (SampleKeys, Clock, Greeter...): re-exports the nested product.
         .library(name: "SampleContracts", targets: ["SampleContractsExport"]),
         // `swift package check-abi` in a package that depends on this one: its contract libraries' ABI
@@ -46,6 +49,7 @@ let package = Package(
     ] + plugins.map(\.0),
     dependencies: [
         .package(path: "Sources/PluginAPI"),
+        .package(path: "Sources/PluginActors"),
         .package(path: "Sources/SamplePlugins/SampleContracts"),
     ],
     targets: [
@@ -58,6 +62,7 @@ let package = Package(
         // dladdr and a loaded library's link map, which Swift's Glibc module does not import.
         .target(name: "CDynamicLinker"),
         .target(name: "PluginAPIExport", dependencies: [pluginAPI], swiftSettings: swift6),
+        .target(name: "PluginActorsExport", dependencies: [pluginActors], swiftSettings: swift6),
         .target(name: "SampleContractsExport", dependencies: [contracts], swiftSettings: swift6),
         // A general host: it knows no sample contract.
         .executableTarget(name: "host", dependencies: ["HostKit", pluginAPI], swiftSettings: swift6),
@@ -73,6 +78,7 @@ let package = Package(
         .executableTarget(name: "sample-tour", dependencies: ["HostKit", pluginAPI, contracts],
                           path: "Sources/SamplePlugins/SampleTour", swiftSettings: swift6),
         .testTarget(name: "PluginAPITests", dependencies: [pluginAPI], swiftSettings: swift6),
+        .testTarget(name: "PluginActorsTests", dependencies: [pluginActors, pluginAPI], swiftSettings: swift6),
         .testTarget(name: "ProcessSignalsTests", dependencies: ["ProcessSignals"], swiftSettings: swift6),
         .testTarget(name: "HostKitTests", dependencies: ["HostKit", "DynamicLoading", "ProcessSignals", pluginAPI, contracts, "TestSupport"],
                     swiftSettings: swift6),
