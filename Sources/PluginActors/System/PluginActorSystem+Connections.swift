@@ -1,0 +1,73 @@
+import Distributed
+
+/// What a host (or a plugin's process) does with the system's connections: the processes it talks
+/// to, each by name.
+extension PluginActorSystem {
+    /// Connects this system to the process `peer` over `socket` (a connected Unix stream socket;
+    /// the connection takes a close-on-exec duplicate of it, so the caller keeps and closes its own).
+    /// Calls to actors of `peer` go over it from now on; a connection `peer` had before stays open
+    /// for the calls it carries (close it when they are done: an upgrade does). The other process's
+    /// calls are served by `serve`, which returns the actor for a service name (a store key).
+    ///
+    /// When the other process closes the connection or ends, `endReason` says why (the process's
+    /// status, say): every call pending then, and every later call to `peer`, fails with
+    /// ``PluginActorError/processEnded(peer:reason:)`` saying so, until `peer` connects again.
+    @_spi(HostKit)
+    public func connect(peer: String, socket: Int32, callTimeout: Duration = .seconds(30),
+                        serve: @escaping @Sendable (String) throws -> any DistributedActor,
+                        endReason: @escaping @Sendable () -> String = { "it closed the connection" })
+        throws -> PluginActorConnection {
+        guard let owned = SocketIO.duplicate(socket) else {
+            throw PluginActorError.unavailable(peer: peer, reason: "its socket could not be duplicated")
+        }
+        let connection = PeerConnection(peer: peer, socket: owned, callTimeout: callTimeout, system: self, serve: serve,
+                                        endReason: endReason) { [weak self] connection, error in
+            self?.connectionEnded(connection, error)
+        }
+        setPeer(peer, .connected(connection))
+        guard connection.start() else { throw PluginActorError.unavailable(peer: peer, reason: "no reader thread") }
+        return PluginActorConnection(connection)
+    }
+
+    /// From now on, calls to `peer` fail at once with ``PluginActorError/unavailable(peer:reason:)``
+    /// saying `reason` (a process restarting, withdrawn); its connection, if any, stays open for the
+    /// calls it carries.
+    @_spi(HostKit)
+    public func markUnavailable(peer: String, reason: String) {
+        setPeer(peer, .down(.unavailable(peer: peer, reason: reason)))
+    }
+
+    private func setPeer(_ peer: String, _ state: Peer) {
+        peers.withLock { $0[peer] = state }
+    }
+
+    /// A connection that ended leaves its peer down with the reason, unless another took its place.
+    private func connectionEnded(_ connection: PeerConnection, _ error: PluginActorError) {
+        peers.withLock { peers in
+            if case let .connected(current)? = peers[connection.peer], current === connection {
+                peers[connection.peer] = .down(error)
+            }
+        }
+    }
+}
+
+/// One connection of a ``PluginActorSystem`` to another process, for the host that made it.
+@_spi(HostKit)
+public final class PluginActorConnection: Sendable {
+    let connection: PeerConnection
+
+    init(_ connection: PeerConnection) {
+        self.connection = connection
+    }
+
+    /// The calls made over this connection that wait for an answer.
+    public var pendingCalls: Int { connection.pendingCalls }
+
+    /// True once the connection ended (either side closed it, or the other process ended).
+    public var isEnded: Bool { connection.isEnded }
+
+    /// Closes the connection: its pending calls fail with `reason`, and the other process sees the end.
+    public func close(_ reason: PluginActorError) {
+        connection.close(reason)
+    }
+}

@@ -1,0 +1,128 @@
+import Distributed
+import Synchronization
+
+/// The actor system of plugin services that can be served from a process of their own.
+///
+/// A contract that can cross a process is a `@Resolvable` distributed-actor protocol; a plugin
+/// serves it with a distributed actor of this system:
+///
+/// ```swift
+/// distributed actor EnglishGreeter: Greeter {
+///     typealias ActorSystem = PluginActorSystem
+///     init() { actorSystem = .shared }
+///     distributed func greet(_ name: String) -> String { "Hello, \(name)!" }
+/// }
+/// ```
+///
+/// In the host's process, such a service is handed out as itself: a call is an actor call, nothing
+/// is encoded. When the host runs the plugin in a process of its own, the host's slot hands out a
+/// proxy instead, and each call travels over a Unix stream socket to that process and back, its
+/// arguments and result in a compact binary encoding. Such a call can fail as no local call can:
+/// with a ``PluginActorError`` that names the process (it ended, it did not answer in time, it
+/// threw). Arguments and results are `Codable & Sendable`; every call is `async throws`.
+public final class PluginActorSystem: DistributedActorSystem, Sendable {
+    public typealias ActorID = PluginActorID
+    public typealias SerializationRequirement = any Codable
+    public typealias InvocationEncoder = PluginInvocationEncoder
+    public typealias InvocationDecoder = PluginInvocationDecoder
+    public typealias ResultHandler = PluginResultHandler
+
+    /// The process's system: the one every plugin's actors and every proxy use.
+    public static let shared = PluginActorSystem()
+
+    enum Peer {
+        case connected(PeerConnection)
+        case down(PluginActorError)
+    }
+
+    let peers = Mutex<[String: Peer]>([:])
+    private let actorCount = Atomic<UInt64>(0)
+
+    /// A system of its own, apart from ``shared`` (tests that stand for two processes in one).
+    @_spi(HostKit)
+    public init() {}
+
+    // MARK: DistributedActorSystem
+
+    /// Nil for every ID: an actor of this process is handed out as itself by whoever made it, so
+    /// whatever is resolved by ID is served by another process, and gets a proxy.
+    public func resolve<Act>(id: PluginActorID, as actorType: Act.Type) throws -> Act?
+    where Act: DistributedActor, Act.ID == PluginActorID {
+        nil
+    }
+
+    /// A name of this process (empty peer) for a new actor of a plugin.
+    public func assignID<Act>(_ actorType: Act.Type) -> PluginActorID
+    where Act: DistributedActor, Act.ID == PluginActorID {
+        let number = actorCount.add(1, ordering: .relaxed).newValue
+        return PluginActorID(peer: "", name: "actor-\(number)")
+    }
+
+    /// Nothing to do: another process reaches an actor of this one by its service's name, not its ID.
+    public func actorReady<Act>(_ actor: Act) where Act: DistributedActor, Act.ID == PluginActorID {}
+
+    /// Nothing to do (see ``actorReady(_:)``).
+    public func resignID(_ id: PluginActorID) {}
+
+    /// A new, empty record of a call's arguments.
+    public func makeInvocationEncoder() -> PluginInvocationEncoder {
+        PluginInvocationEncoder()
+    }
+
+    /// Sends the call to the process that serves `actor` and returns its result.
+    public func remoteCall<Act, Err, Res>(on actor: Act, target: RemoteCallTarget, invocation: inout PluginInvocationEncoder,
+                                          throwing: Err.Type, returning: Res.Type) async throws -> Res
+    where Act: DistributedActor, Act.ID == PluginActorID, Err: Error, Res: Codable {
+        let peer = actor.id.peer
+        switch try await send(to: actor.id, target: target, invocation: &invocation) {
+        case let .value(bytes):
+            do {
+                return try WireFormat.decode(Res.self, from: bytes)
+            } catch {
+                throw PluginActorError.invalidMessage(peer: peer, reason: "the result of \(TargetName.readable(target.identifier)) "
+                                                      + "could not be decoded as \(Res.self): \(error)")
+            }
+        case .void:
+            throw PluginActorError.invalidMessage(peer: peer, reason: "\(TargetName.readable(target.identifier)) returned "
+                                                  + "nothing where \(Res.self) was expected")
+        case let .failure(failure):
+            throw Self.error(failure, peer: peer, target: target)
+        }
+    }
+
+    /// Sends the call to the process that serves `actor` and waits for it to return.
+    public func remoteCallVoid<Act, Err>(on actor: Act, target: RemoteCallTarget, invocation: inout PluginInvocationEncoder,
+                                         throwing: Err.Type) async throws
+    where Act: DistributedActor, Act.ID == PluginActorID, Err: Error {
+        switch try await send(to: actor.id, target: target, invocation: &invocation) {
+        case .value, .void: return
+        case let .failure(failure): throw Self.error(failure, peer: actor.id.peer, target: target)
+        }
+    }
+
+    private func send(to id: PluginActorID, target: RemoteCallTarget,
+                      invocation: inout PluginInvocationEncoder) async throws -> PeerConnection.Reply {
+        if let failure = invocation.failure {
+            throw PluginActorError.invalidMessage(peer: id.peer, reason: "\(TargetName.readable(target.identifier)): \(failure)")
+        }
+        let connection = try peers.withLock { peers throws(PluginActorError) -> PeerConnection in
+            switch peers[id.peer] {
+            case let .connected(connection): return connection
+            case let .down(error): throw error
+            case nil: throw .unavailable(peer: id.peer, reason: "no process of that name is connected")
+            }
+        }
+        return try await connection.call(name: id.name, target: target.identifier, arguments: invocation.arguments,
+                                         timeout: Self.callTimeout)
+    }
+
+    private static func error(_ failure: Frame.Failure?, peer: String, target: RemoteCallTarget) -> PluginActorError {
+        let readable = TargetName.readable(target.identifier)
+        guard let failure else { return .invalidMessage(peer: peer, reason: "\(readable) failed with a reply that could not be read") }
+        return switch failure.reason {
+        case .thrown: .remoteFailure(peer: peer, type: failure.type, message: failure.message)
+        case .notServed: .notServed(peer: peer, target: readable, reason: failure.message)
+        case .invalidMessage: .invalidMessage(peer: peer, reason: "\(readable): \(failure.message)")
+        }
+    }
+}

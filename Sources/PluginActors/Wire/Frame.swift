@@ -1,0 +1,102 @@
+/// One message on a connection between two processes, and its bytes.
+///
+/// Layout, little-endian: `length: UInt32` (of what follows), `kind: UInt8`, `call: UInt64` (the id
+/// the caller gave the call; replies and cancellations name it), then the body:
+/// - ``Kind/call``: the service's name and the target (each a `UInt16` length and UTF-8), then
+///   the arguments (``PluginInvocationEncoder``: a `UInt16` count, each a `UInt32` length and its
+///   ``WireFormat`` bytes);
+/// - ``Kind/value``: the result's ``WireFormat`` bytes; ``Kind/void``: nothing;
+/// - ``Kind/failure``: a ``Failure`` in ``WireFormat``; ``Kind/cancel``: nothing.
+struct Frame {
+    enum Kind: UInt8 {
+        case call = 1, value, void, failure, cancel
+    }
+
+    /// What a reply that failed says: how, and the texts the caller's error carries.
+    struct Failure: Codable {
+        enum Reason: UInt8, Codable {
+            /// The service threw (`type`, `message`).
+            case thrown
+            /// No service of that name, or no such method (`message` says which).
+            case notServed
+            /// The call's arguments could not be read.
+            case invalidMessage
+        }
+        var reason: Reason
+        var type: String
+        var message: String
+    }
+
+    /// Bytes before the body: length, kind, call.
+    static let headerSize = 4 + 1 + 8
+    /// The largest body accepted: a peer that announces more broke the protocol.
+    static let maximumBody = 64 << 20
+    /// The longest text taken from a peer for a name, a type or a message.
+    static let maximumText = 4096
+
+    let kind: Kind
+    let call: UInt64
+    let body: ArraySlice<UInt8>
+
+    /// A frame's bytes: header and body.
+    static func bytes(_ kind: Kind, call: UInt64, bodySize: Int = 0, body write: (inout [UInt8]) -> Void = { _ in }) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(headerSize + bodySize)
+        bytes.appendLittleEndian(UInt32(0))
+        bytes.append(kind.rawValue)
+        bytes.appendLittleEndian(call)
+        write(&bytes)
+        bytes.patchLittleEndian(UInt32(bytes.count - 4), at: 0)
+        return bytes
+    }
+}
+
+extension Array<UInt8> {
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+
+    mutating func patchLittleEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { raw in
+            for (index, byte) in raw.enumerated() { self[offset + index] = byte }
+        }
+    }
+
+    /// `text` as a `UInt16` length and its UTF-8 (cut at ``Frame/maximumText`` bytes).
+    mutating func appendShortText(_ text: String) {
+        var utf8 = Array(text.utf8)
+        if utf8.count > Frame.maximumText { utf8.removeLast(utf8.count - Frame.maximumText) }
+        appendLittleEndian(UInt16(utf8.count))
+        append(contentsOf: utf8)
+    }
+}
+
+/// Reads a body from the front, checking every length against what remains.
+struct FrameReader {
+    private(set) var rest: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) { rest = bytes }
+
+    struct Truncated: Error {}
+
+    mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(Truncated) -> T {
+        let size = MemoryLayout<T>.size
+        guard rest.count >= size else { throw Truncated() }
+        var value: T = 0
+        for (shift, byte) in rest.prefix(size).enumerated() { value |= T(byte) << (shift * 8) }
+        rest.removeFirst(size)
+        return value
+    }
+
+    mutating func bytes(_ count: Int) throws(Truncated) -> ArraySlice<UInt8> {
+        guard count >= 0, rest.count >= count else { throw Truncated() }
+        defer { rest.removeFirst(count) }
+        return rest.prefix(count)
+    }
+
+    /// A `UInt16`-prefixed UTF-8 text (invalid UTF-8 repaired, never trusted).
+    mutating func shortText() throws(Truncated) -> String {
+        let count = Int(try integer(UInt16.self))
+        return String(decoding: try bytes(count), as: UTF8.self)
+    }
+}

@@ -1,0 +1,355 @@
+import Distributed
+import Glibc
+import Synchronization
+
+/// One connection between this process and another over a Unix stream socket: the calls this side
+/// made and waits for, and the calls the other side made and this side serves.
+///
+/// Invariants (the only unsafe things here are the socket and the reader thread):
+/// - The connection owns `socket`, a duplicate of the descriptor it was given; the reader thread
+///   closes it when it ends, under `writing`, after which no write touches it.
+/// - Every call this side made is in `pending` from before its frame is written until one of: its
+///   reply, its timeout, its cancellation, or the connection's end resumes it. Each is resumed once:
+///   whoever removes it from `pending` under the lock resumes it.
+/// - The connection ends once (`ended` set under the lock): every pending call then fails with why,
+///   every later call fails at once, and `onEnd` runs once.
+final class PeerConnection: Sendable {
+    enum Reply {
+        case value(ArraySlice<UInt8>)
+        case void
+        case failure(Frame.Failure?)
+    }
+
+    private struct Pending {
+        /// Nil between the call's registration and its continuation's: a cancellation then only marks it.
+        var continuation: CheckedContinuation<Reply, any Error>?
+        var cancelled = false
+        let deadline: ContinuousClock.Instant
+        let timeout: Duration
+        let target: String
+    }
+
+    private enum Serving {
+        case starting
+        case running(Task<Void, Never>)
+    }
+
+    private struct State {
+        var nextCall: UInt64 = 1
+        var pending: [UInt64: Pending] = [:]
+        var serving: [UInt64: Serving] = [:]
+        var ended: PluginActorError?
+        /// Why this side closed the connection, if it did: the reason the end reports.
+        var closing: PluginActorError?
+    }
+
+    /// The other process, as the system names it.
+    let peer: String
+    let callTimeout: Duration
+    let socket: Int32
+    private let state = Mutex(State())
+    /// Held while a frame is written (frames never interleave) and while the socket closes.
+    private let writing = Mutex(false)
+    private let system: PluginActorSystem
+    private let serve: @Sendable (String) throws -> any DistributedActor
+    private let endReason: @Sendable () -> String
+    private let onEnd: @Sendable (PeerConnection, PluginActorError) -> Void
+
+    /// How often the reader looks for calls past their deadline: a call times out at most this late.
+    static let timeoutTick: Duration = .milliseconds(50)
+
+    init(peer: String, socket: Int32, callTimeout: Duration, system: PluginActorSystem,
+         serve: @escaping @Sendable (String) throws -> any DistributedActor,
+         endReason: @escaping @Sendable () -> String,
+         onEnd: @escaping @Sendable (PeerConnection, PluginActorError) -> Void) {
+        self.peer = peer
+        self.socket = socket
+        self.callTimeout = callTimeout
+        self.system = system
+        self.serve = serve
+        self.endReason = endReason
+        self.onEnd = onEnd
+    }
+
+    /// Starts the reader thread; false if none could be started (then the connection is ended).
+    func start() -> Bool {
+        if DetachedThread.start({ self.readUntilEnd() }) { return true }
+        end(.unavailable(peer: peer, reason: "no thread could be started to read its connection"))
+        closeSocket()
+        return false
+    }
+
+    /// True once the connection ended.
+    var isEnded: Bool { state.withLock { $0.ended != nil } }
+
+    /// The calls this side made that wait for an answer.
+    var pendingCalls: Int { state.withLock { $0.pending.count } }
+
+    // MARK: Calls this side makes
+
+    /// Sends a call to the service `name` and waits for its reply, at most `timeout` (nil: ``callTimeout``).
+    func call(name: String, target: String, arguments: [UInt8], timeout: Duration? = nil) async throws -> Reply {
+        let timeout = timeout ?? callTimeout
+        let deadline = ContinuousClock.now + timeout
+        let id = try state.withLock { state throws(PluginActorError) -> UInt64 in
+            if let ended = state.ended { throw ended }
+            defer { state.nextCall += 1 }
+            state.pending[state.nextCall] = Pending(deadline: deadline, timeout: timeout, target: target)
+            return state.nextCall
+        }
+        let frame = Frame.bytes(.call, call: id, bodySize: name.utf8.count + target.utf8.count + 4 + arguments.count) { bytes in
+            bytes.appendShortText(name)
+            bytes.appendShortText(target)
+            bytes.append(contentsOf: arguments)
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
+                let refusal = state.withLock { state -> (any Error)? in
+                    guard var call = state.pending[id] else { return state.ended ?? CancellationError() }
+                    if call.cancelled {
+                        state.pending[id] = nil
+                        return CancellationError()
+                    }
+                    call.continuation = continuation
+                    state.pending[id] = call
+                    return nil
+                }
+                if let refusal {
+                    continuation.resume(throwing: refusal)
+                } else if let broken = write(frame, before: deadline) {
+                    end(.processEnded(peer: peer, reason: broken.description))
+                }
+            }
+        } onCancel: {
+            cancel(id)
+        }
+    }
+
+    /// Fails the call `id` with `CancellationError` and tells the other side, which cancels the task
+    /// that serves it.
+    private func cancel(_ id: UInt64) {
+        let continuation = state.withLock { state -> CheckedContinuation<Reply, any Error>? in
+            guard var call = state.pending[id] else { return nil }
+            guard let continuation = call.continuation else {
+                call.cancelled = true
+                state.pending[id] = call
+                return nil
+            }
+            state.pending[id] = nil
+            return continuation
+        }
+        guard let continuation else { return }
+        continuation.resume(throwing: CancellationError())
+        _ = write(Frame.bytes(.cancel, call: id), before: .now + callTimeout)
+    }
+
+    // MARK: The reader
+
+    private func readUntilEnd() {
+        // Bytes read and not yet handled are `buffer[..<filled]`; the buffer grows only for a frame
+        // larger than it (up to ``Frame/maximumBody``).
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var filled = 0
+        var nextExpiry = ContinuousClock.now + Self.timeoutTick
+        while !isEnded {
+            let count: Int?
+            do {
+                count = try SocketIO.read(socket, into: &buffer, at: filled, waiting: Self.timeoutTick)
+            } catch {
+                end(state.withLock(\.closing) ?? .processEnded(peer: peer, reason: "\(error); \(endReason())"))
+                break
+            }
+            if count == 0 {
+                end(state.withLock(\.closing) ?? .processEnded(peer: peer, reason: endReason()))
+                break
+            }
+            filled += count ?? 0
+            if let violation = dispatchFrames(in: &buffer, filled: &filled) {
+                let error = PluginActorError.invalidMessage(peer: peer, reason: violation)
+                state.withLock { $0.closing = $0.closing ?? error }
+                shutdown(socket, Int32(SHUT_RDWR))
+                end(error)
+                break
+            }
+            if ContinuousClock.now >= nextExpiry {
+                expireCalls()
+                nextExpiry = .now + Self.timeoutTick
+            }
+        }
+        closeSocket()
+    }
+
+    /// Handles every whole frame in `buffer[..<filled]` and moves what is left to the front; grows
+    /// `buffer` if the frame that comes next is larger. Returns how the other side broke the
+    /// protocol, if it did.
+    private func dispatchFrames(in buffer: inout [UInt8], filled: inout Int) -> String? {
+        var offset = 0
+        defer {
+            if offset > 0 {
+                buffer.withUnsafeMutableBytes { raw in
+                    guard let base = raw.baseAddress else { return }
+                    memmove(base, base + offset, filled - offset)
+                }
+                filled -= offset
+            }
+        }
+        while filled - offset >= Frame.headerSize {
+            var header = FrameReader(buffer[offset..<(offset + Frame.headerSize)])
+            guard let length = try? Int(header.integer(UInt32.self)), let rawKind = try? header.integer(UInt8.self),
+                  let call = try? header.integer(UInt64.self) else { return "a frame's header is cut short" }
+            guard length >= 9, length - 9 <= Frame.maximumBody else { return "a frame announces \(length) bytes" }
+            guard let kind = Frame.Kind(rawValue: rawKind) else { return "a frame of unknown kind \(rawKind)" }
+            guard filled - offset >= 4 + length else {
+                if 4 + length > buffer.count { buffer += repeatElement(0, count: 4 + length - buffer.count) }
+                break
+            }
+            let body = buffer[(offset + Frame.headerSize)..<(offset + 4 + length)]
+            offset += 4 + length
+            switch kind {
+            case .call: startServing(call, body: body)
+            case .cancel: cancelServing(call)
+            case .value: finish(call, with: .value(body))
+            case .void: finish(call, with: .void)
+            case .failure: finish(call, with: .failure(try? WireFormat.decode(Frame.Failure.self, from: body)))
+            }
+        }
+        return nil
+    }
+
+    /// Resumes the pending call `id` with its reply; a reply to a call given up is dropped.
+    private func finish(_ id: UInt64, with reply: Reply) {
+        let continuation = state.withLock { state -> CheckedContinuation<Reply, any Error>? in
+            guard let continuation = state.pending[id]?.continuation else { return nil }
+            state.pending[id] = nil
+            return continuation
+        }
+        // A copy: the reader's buffer moves on.
+        if case let .value(bytes) = reply {
+            continuation?.resume(returning: .value(ArraySlice(Array(bytes))))
+        } else {
+            continuation?.resume(returning: reply)
+        }
+    }
+
+    /// Fails the calls past their deadline, and tells the other side to give them up.
+    private func expireCalls() {
+        let now = ContinuousClock.now
+        let expired = state.withLock { state -> [(UInt64, Pending)] in
+            let expired = state.pending.filter { $0.value.continuation != nil && $0.value.deadline <= now }
+            for (id, _) in expired { state.pending[id] = nil }
+            return Array(expired)
+        }
+        for (id, call) in expired {
+            call.continuation?.resume(throwing: PluginActorError.timedOut(peer: peer, target: TargetName.readable(call.target),
+                                                                          after: call.timeout))
+            _ = write(Frame.bytes(.cancel, call: id), before: now + callTimeout)
+        }
+    }
+
+    // MARK: Calls the other side makes
+
+    private func startServing(_ id: UInt64, body: ArraySlice<UInt8>) {
+        var reader = FrameReader(ArraySlice(Array(body)))
+        guard let name = try? reader.shortText(), let target = try? reader.shortText() else {
+            reply(to: id, failure: .invalidMessage, type: "", message: "the call's name or target is cut short")
+            return
+        }
+        let arguments = reader.rest
+        state.withLock { $0.serving[id] = .starting }
+        let task = Task {
+            await self.answer(id, name: name, target: target, arguments: arguments)
+            self.state.withLock { _ = $0.serving.removeValue(forKey: id) }
+        }
+        state.withLock { state in
+            if case .starting? = state.serving[id] { state.serving[id] = .running(task) }
+        }
+    }
+
+    private func cancelServing(_ id: UInt64) {
+        if case let .running(task)? = state.withLock({ $0.serving[id] }) { task.cancel() }
+    }
+
+    /// Runs the call on the service `name` and sends its outcome.
+    private func answer(_ id: UInt64, name: String, target: String, arguments: ArraySlice<UInt8>) async {
+        let handler = PluginResultHandler { [weak self] kind, bytes in
+            guard let self else { return }
+            _ = self.write(Frame.bytes(kind, call: id, bodySize: bytes.count) { $0.append(contentsOf: bytes) },
+                           before: .now + self.callTimeout)
+        }
+        let actor: any DistributedActor
+        do {
+            actor = try serve(name)
+        } catch {
+            handler.onFailure(.notServed, type: "", message: "no service '\(name)' here: \(error)")
+            return
+        }
+        do {
+            var decoder = try PluginInvocationDecoder(arguments: arguments, actorType: type(of: actor))
+            try await system.executeDistributedTarget(on: actor, target: RemoteCallTarget(target),
+                                                      invocationDecoder: &decoder, handler: handler)
+        } catch let invalid as CallArgumentsInvalid {
+            handler.onFailure(.invalidMessage, type: "", message: invalid.reason)
+        } catch let missing as ExecuteDistributedTargetError {
+            handler.onFailure(.notServed, type: "", message: "\(TargetName.readable(target)): \(missing.message)")
+        } catch {
+            handler.onFailure(.notServed, type: String(reflecting: type(of: error as Any)), message: "\(error)")
+        }
+    }
+
+    private func reply(to id: UInt64, failure reason: Frame.Failure.Reason, type: String, message: String) {
+        PluginResultHandler { [weak self] kind, bytes in
+            guard let self else { return }
+            _ = self.write(Frame.bytes(kind, call: id) { $0.append(contentsOf: bytes) }, before: .now + self.callTimeout)
+        }.onFailure(reason, type: type, message: message)
+    }
+
+    // MARK: Writing and ending
+
+    /// Writes one frame whole; returns why the connection broke, if it did (the caller ends it).
+    private func write(_ frame: [UInt8], before deadline: ContinuousClock.Instant) -> SocketIO.Broken? {
+        writing.withLock { closed -> SocketIO.Broken? in
+            if closed { return SocketIO.Broken(description: "the connection is closed") }
+            do throws(SocketIO.Broken) {
+                try SocketIO.write(frame, to: socket, before: deadline)
+                return nil
+            } catch {
+                // A frame half written leaves the stream unframed: no later frame may follow it.
+                shutdown(socket, Int32(SHUT_RDWR))
+                return error
+            }
+        }
+    }
+
+    /// Closes the connection from this side: pending and later calls fail with `reason`.
+    func close(_ reason: PluginActorError) {
+        state.withLock { $0.closing = $0.closing ?? reason }
+        writing.withLock { closed in
+            if !closed { shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+        end(reason)
+    }
+
+    private func end(_ reason: PluginActorError) {
+        let taken = state.withLock { state -> (pending: [Pending], serving: [Serving])? in
+            guard state.ended == nil else { return nil }
+            state.ended = reason
+            defer {
+                state.pending = [:]
+                state.serving = [:]
+            }
+            return (Array(state.pending.values), Array(state.serving.values))
+        }
+        guard let taken else { return }
+        for call in taken.pending { call.continuation?.resume(throwing: reason) }
+        for case let .running(task) in taken.serving { task.cancel() }
+        onEnd(self, reason)
+    }
+
+    private func closeSocket() {
+        writing.withLock { closed in
+            guard !closed else { return }
+            closed = true
+            Glibc.close(socket)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Glibc
+
+/// The system calls a connection makes on its socket: writes that never raise SIGPIPE and never
+/// block past a deadline, reads, and waiting for either.
+enum SocketIO {
+    /// Why the socket can no longer be used.
+    struct Broken: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Writes all of `bytes`, waiting for room until `deadline`. `MSG_NOSIGNAL`: a peer that is gone
+    /// is an error here, not a SIGPIPE that ends this process. Throws if the peer is gone, or did not
+    /// take the bytes by `deadline` (it stopped reading): either way the stream is no longer framed.
+    static func write(_ bytes: [UInt8], to socket: Int32, before deadline: ContinuousClock.Instant) throws(Broken) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { raw in
+                send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+            if sent > 0 {
+                offset += sent
+                continue
+            }
+            let error = errno
+            if sent < 0 && error == EINTR { continue }
+            guard sent < 0 && (error == EAGAIN || error == EWOULDBLOCK) else {
+                throw Broken(description: "writing to the socket failed: \(String(cString: strerror(error)))")
+            }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero, wait(socket, for: Int16(POLLOUT), upTo: left) else {
+                throw Broken(description: "the other process took no bytes for \(left > .zero ? left : .zero) (it stopped reading)")
+            }
+        }
+    }
+
+    /// Reads what is there into `buffer` from `offset` on (at most to its end), waiting at most
+    /// `timeout` (nil: until something comes). Returns the count read: 0 at end of stream; nil if
+    /// the wait timed out.
+    static func read(_ socket: Int32, into buffer: inout [UInt8], at offset: Int, waiting timeout: Duration?) throws(Broken) -> Int? {
+        if !wait(socket, for: Int16(POLLIN), upTo: timeout) { return nil }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                recv(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_DONTWAIT))
+            }
+            if count >= 0 { return count }
+            let error = errno
+            if error == EINTR { continue }
+            if error == EAGAIN || error == EWOULDBLOCK { return nil }
+            throw Broken(description: "reading from the socket failed: \(String(cString: strerror(error)))")
+        }
+    }
+
+    /// True once `socket` is ready for `events` (or hung up, or in error), false after `timeout`
+    /// (nil: no limit).
+    private static func wait(_ socket: Int32, for events: Int16, upTo timeout: Duration?) -> Bool {
+        var entry = pollfd(fd: socket, events: events, revents: 0)
+        let milliseconds = timeout.map { timeout in
+            let (seconds, attoseconds) = timeout.components
+            return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        } ?? Int32(-1)
+        while true {
+            let ready = poll(&entry, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            return ready > 0
+        }
+    }
+
+    /// A close-on-exec duplicate of `socket`, for a connection to own; nil if none could be made.
+    static func duplicate(_ socket: Int32) -> Int32? {
+        let copy = fcntl(socket, F_DUPFD_CLOEXEC, 0)
+        return copy < 0 ? nil : copy
+    }
+}

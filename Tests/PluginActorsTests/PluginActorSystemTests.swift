@@ -1,0 +1,162 @@
+import Distributed
+import Glibc
+@_spi(HostKit) @testable import PluginActors
+import Testing
+
+@Suite struct PluginActorSystemTests {
+    @Test func aCallCarriesAStructThereAndBack() async throws {
+        let systems = try TwoSystems()
+        let result = try await systems.proxy().add(Pair(left: 2, right: 40, label: "sum"))
+        #expect(result == Pair(left: 42, right: 0, label: "sum!"))
+        try await systems.proxy().nothing()
+    }
+
+    @Test func manyCallsInFlightEachGetTheirOwnAnswer() async throws {
+        let systems = try TwoSystems()
+        let proxy = try systems.proxy()
+        let sums = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for task in 0..<32 {
+                group.addTask {
+                    var last = 0
+                    for call in 0..<50 { last = try await proxy.add(Pair(left: task, right: call, label: "")).left }
+                    return (task, last)
+                }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        #expect(sums.count == 32)
+        for (task, last) in sums { #expect(last == task + 49) }
+    }
+
+    @Test func anErrorTheServiceThrowsArrivesWithItsTypeAndText() async throws {
+        let systems = try TwoSystems()
+        await #expect(throws: PluginActorError.remoteFailure(peer: "child", type: String(reflecting: CalculatorFailure.self),
+                                                             message: "failure: no luck")) {
+            try await systems.proxy().fail("no luck")
+        }
+    }
+
+    @Test func aCallNotAnsweredInTimeFailsAndTheConnectionGoesOn() async throws {
+        let systems = try TwoSystems()
+        let proxy = try systems.proxy()
+        do {
+            try await PluginActorSystem.withCallTimeout(.milliseconds(300)) { try await proxy.hang() }
+            Issue.record("a hung call returned")
+        } catch let PluginActorError.timedOut(peer, target, after) {
+            #expect(peer == "child")
+            #expect(target.contains("hang"))
+            #expect(after == .milliseconds(300))
+        }
+        #expect(try await proxy.add(Pair(left: 1, right: 1, label: "")).left == 2)
+        // The child was told: its task was cancelled.
+        try await waitUntil { try await systems.calculator.hangsCancelled() == 1 }
+    }
+
+    @Test func aCancelledCallFailsAtOnceAndCancelsTheServingTask() async throws {
+        let systems = try TwoSystems()
+        let proxy = try systems.proxy()
+        let call = Task { try await proxy.hang() }
+        try await Task.sleep(for: .milliseconds(50))
+        call.cancel()
+        await #expect(throws: CancellationError.self) { try await call.value }
+        try await waitUntil { try await systems.calculator.hangsCancelled() == 1 }
+    }
+
+    @Test func everyPendingAndLaterCallFailsWhenTheOtherProcessEnds() async throws {
+        let systems = try TwoSystems()
+        let proxy = try systems.proxy()
+        let pending = (0..<4).map { _ in Task { try await proxy.hang() } }
+        try await Task.sleep(for: .milliseconds(50))
+        // The child's end of the socket goes, as when its process dies.
+        systems.childConnection.close(.unavailable(peer: "host", reason: "killed"))
+        for call in pending {
+            await #expect(throws: PluginActorError.processEnded(peer: "child", reason: "the child's test end")) { try await call.value }
+        }
+        await #expect(throws: PluginActorError.processEnded(peer: "child", reason: "the child's test end")) {
+            _ = try await proxy.add(Pair(left: 1, right: 2, label: ""))
+        }
+        #expect(systems.hostConnection.isEnded)
+    }
+
+    @Test func aServiceNotThereAndAProcessNotConnectedAreNamed() async throws {
+        let systems = try TwoSystems()
+        do {
+            try await systems.proxy(named: "nope").nothing()
+            Issue.record("a call to no service returned")
+        } catch let PluginActorError.notServed(peer, _, reason) {
+            #expect(peer == "child")
+            #expect(reason.contains("nope"))
+        }
+        let stranger = try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "stranger", name: "calc"), using: systems.host)
+        await #expect(throws: PluginActorError.unavailable(peer: "stranger", reason: "no process of that name is connected")) {
+            try await stranger.nothing()
+        }
+        systems.host.markUnavailable(peer: "child", reason: "restarting")
+        await #expect(throws: PluginActorError.unavailable(peer: "child", reason: "restarting")) {
+            try await systems.proxy().nothing()
+        }
+    }
+
+    @Test func bytesThatBreakTheProtocolEndTheConnectionWithANamedError() async throws {
+        for garbage: [UInt8] in [[0xff, 0xff, 0xff, 0x7f, 1, 0, 0, 0, 0, 0, 0, 0, 0], [9, 0, 0, 0, 77, 1, 0, 0, 0, 0, 0, 0, 0],
+                                 [3, 0, 0, 0, 1, 0, 0]] {
+            var pair: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+            defer { close(pair[0]); close(pair[1]) }
+            let system = PluginActorSystem()
+            let connection = try system.connect(peer: "hostile", socket: pair[0], serve: { _ in throw PluginActorError.unsupported("") })
+            let proxy = try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "hostile", name: "calc"), using: system)
+            let call = Task { try await proxy.nothing() }
+            try await Task.sleep(for: .milliseconds(20))
+            _ = garbage.withUnsafeBytes { send(pair[1], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if garbage.count < 13 { shutdown(pair[1], Int32(SHUT_WR)) }
+            do {
+                try await call.value
+                Issue.record("a call answered by garbage returned")
+            } catch let error as PluginActorError {
+                switch error {
+                case .invalidMessage, .processEnded: break
+                default: Issue.record("unexpected \(error)")
+                }
+            }
+            try await waitUntil { connection.isEnded }
+        }
+    }
+
+    @Test func aConnectionLeavesNoDescriptorBehind() async throws {
+        var sockets: Set<String> = []
+        for _ in 0..<20 {
+            let systems = try TwoSystems()
+            _ = try await systems.proxy().add(Pair(left: 1, right: 1, label: ""))
+            for socket in [systems.hostSocket, systems.childSocket, systems.hostConnection.connection.socket,
+                           systems.childConnection.connection.socket] {
+                sockets.insert(try #require(descriptorTarget(socket)))
+            }
+        }
+        // By what each descriptor is (other tests open descriptors meanwhile, and numbers are reused):
+        // each reader thread closes its duplicate as it ends, a moment after the close.
+        #expect(sockets.count == 40)
+        try await waitUntil { openDescriptorTargets().isDisjoint(with: sockets) }
+    }
+
+    @Test func writingToAProcessThatIsGoneRaisesNoSignal() async throws {
+        let systems = try TwoSystems()
+        let proxy = try systems.proxy()
+        systems.childConnection.close(.unavailable(peer: "host", reason: "gone"))
+        close(systems.childSocket)
+        // Without MSG_NOSIGNAL, SIGPIPE would end the test process here.
+        for _ in 0..<3 { _ = try? await proxy.add(Pair(left: 1, right: 2, label: "")) }
+    }
+}
+
+/// Polls `condition` until it holds; a bound only keeps a failed test from hanging.
+func waitUntil(_ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("the condition did not come true within a minute")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
