@@ -236,6 +236,8 @@ enum LocatorFailure: Equatable {
     case moduleFailed(module: String, error: String)
     case registrationClosed(module: String)
     case asyncService(key: String)
+    case proxySlotRefused(key: String)
+    case wrongProxyType(key: String, proxy: String, service: String)
     /// A case added to ``ServiceLocatorError`` after these tests were written.
     case unknown(String)
 }
@@ -261,6 +263,10 @@ extension ServiceLocatorError {
             .registrationClosed(module: module)
         case let .asyncService(key):
             .asyncService(key: key)
+        case let .proxySlotRefused(key, _):
+            .proxySlotRefused(key: key)
+        case let .wrongProxyType(key, proxy, service):
+            .wrongProxyType(key: key, proxy: proxy, service: service)
         case .resolutionTooDeep, .cycle, .injectionFailed:
             .unknown(String(describing: self))
         @unknown default:

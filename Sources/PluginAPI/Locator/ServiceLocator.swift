@@ -146,19 +146,20 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
 
     // MARK: Changing slots
 
-    /// Adds the slot `registration` describes (the `add` calls of ``ServiceRegistry`` end here).
-    func register(_ registration: ServiceRegistration, replace: Bool) throws {
+    /// Adds the slot `registration` describes (the `add` calls of ``ServiceRegistry`` end here), as
+    /// added by `origin` (`nil` for a direct add; a host names the plugin whose proxy it adds).
+    func register(_ registration: ServiceRegistration, replace: Bool, origin: String? = nil) throws {
         let key = registration.key
         let slotKey = SlotKey(key)
         do {
             // A slot whose building runs its factory (atOne) is built only for a free key, and outside
             // the lock: the factory may itself get services from here. Any other slot is checked once.
             if registration.runsFactory {
-                try state.withLock { try Self.checkFree(slotKey, in: $0, replace: replace, by: nil, operation: "addService") }
+                try state.withLock { try Self.checkFree(slotKey, in: $0, replace: replace, by: origin, operation: "addService") }
             }
-            let slot = registration.makeSlot(origin: nil, logger: logger)
+            let slot = registration.makeSlot(origin: origin, logger: logger)
             try state.withLock { state in
-                try Self.checkFree(slotKey, in: state, replace: replace, by: nil, operation: "addService")
+                try Self.checkFree(slotKey, in: state, replace: replace, by: origin, operation: "addService")
                 state.slots[slotKey] = slot
             }
             logger?.log(.registered(slot.info))

@@ -28,6 +28,12 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
     /// Making the service for `key` would nest `depth` factories on one thread, more than its stack
     /// allows: refused instead of overflowing the stack.
     case resolutionTooDeep(key: String, depth: Int)
+    /// A host asked for a slot of proxies (a service served from another process) for a key that
+    /// cannot have one: `reason` says how it is declared (not distributed, with parameters, async).
+    case proxySlotRefused(key: String, reason: String)
+    /// The proxy made for a distributed key's slot is of type `proxy`, which is not the key's
+    /// service type `service`: the get fails, nothing is stored.
+    case wrongProxyType(key: String, proxy: String, service: String)
 
     public var description: String {
         switch self {
@@ -65,6 +71,10 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
         case let .resolutionTooDeep(key, depth):
             return "making '\(key)' would nest \(depth) factories on one thread, more than its stack allows: "
                 + "refused instead of overflowing it (get the deeper services first, or make the chain shorter)"
+        case let .proxySlotRefused(key, reason):
+            return "key '\(key)' cannot be served from another process: \(reason)"
+        case let .wrongProxyType(key, proxy, service):
+            return "the proxy made for key '\(key)' is \(proxy), which is not \(service), the key's service type"
         }
     }
 

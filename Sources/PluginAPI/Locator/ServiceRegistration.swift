@@ -25,6 +25,18 @@ struct ServiceRegistration {
         self.build = build
     }
 
+    /// A slot of `key` whose services `make` makes, kept as `mode` says.
+    init<Key: ServiceLocatorKey>(key: Key, mode: ServiceFactoryMode, _ make: @escaping @Sendable () throws -> Key.Service) {
+        // Only an atOne factory runs when its slot is built; any other slot can wait for its first use.
+        let timing: Timing = mode == .atOne ? .runsFactory(service: Key.Service.self, isAsync: false)
+            : .onFirstUse(service: Key.Service.self, mode: mode)
+        self.init(key: key.storeKey, timing: timing) { origin, logger in
+            let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
+            let core = ServiceCore.make(mode: mode, identity: identity, logger: logger, make)
+            return ServiceSlot(key: key.storeKey, core: core, origin: origin)
+        }
+    }
+
     /// True if building the slot runs its factory.
     var runsFactory: Bool {
         if case .runsFactory = timing { true } else { false }

@@ -123,13 +123,6 @@ extension ServiceRegistry {
     private func add<Key: ServiceLocatorKey>(
         key: Key, mode: ServiceFactoryMode, replace: Bool, _ make: @escaping @Sendable () throws -> Key.Service
     ) throws {
-        // Only an atOne factory runs when its slot is built; any other slot can wait for its first use.
-        let timing: ServiceRegistration.Timing = mode == .atOne ? .runsFactory(service: Key.Service.self, isAsync: false)
-            : .onFirstUse(service: Key.Service.self, mode: mode)
-        try register(ServiceRegistration(key: key.storeKey, timing: timing) { origin, logger in
-            let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
-            let core = ServiceCore.make(mode: mode, identity: identity, logger: logger, make)
-            return ServiceSlot(key: key.storeKey, core: core, origin: origin)
-        }, replace: replace)
+        try register(ServiceRegistration(key: key, mode: mode, make), replace: replace)
     }
 }

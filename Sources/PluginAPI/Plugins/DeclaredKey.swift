@@ -11,9 +11,12 @@ public struct DeclaredKey: @unchecked Sendable, CustomStringConvertible {
     let params: Any.Type?
     /// True if the key names a slot whose factory is `async` (``ServiceLocatorKey/async``).
     let isAsync: Bool
+    /// For a ``DistributedServiceKey`` (or one made `async`): its stub type and how to add a slot of
+    /// proxies for it; `nil` for any other key.
+    let distributed: DistributedDeclaration?
 
     /// The declaration of `key`: its store key and service type (and parameters type, for a
-    /// ``ServiceLocatorParamsKey``; async, for `key.async`).
+    /// ``ServiceLocatorParamsKey``; async, for `key.async`; its stub, for a ``DistributedServiceKey``).
     init<Key: ServiceLocatorKey>(_ key: Key) {
         storeKey = key.storeKey
         service = Key.Service.self
@@ -23,12 +26,15 @@ public struct DeclaredKey: @unchecked Sendable, CustomStringConvertible {
         if Key.self == ServiceLocatorEasyKey<Key.Service>.self {
             params = nil
             isAsync = false
+            distributed = nil
         } else if let declared = key as? any AsyncDeclaration {
             params = declared.declaredParams
             isAsync = true
+            distributed = declared.declaredDistributed
         } else {
             params = Self.params(of: key)
             isAsync = false
+            distributed = DistributedDeclaration(of: key)
         }
     }
 
@@ -52,10 +58,12 @@ public struct DeclaredKey: @unchecked Sendable, CustomStringConvertible {
 /// A key that declares an async slot (``AsyncSlotKey``), with the parameters type of the key it wraps.
 protocol AsyncDeclaration {
     var declaredParams: Any.Type? { get }
+    var declaredDistributed: DistributedDeclaration? { get }
 }
 
 extension AsyncSlotKey: AsyncDeclaration {
     var declaredParams: Any.Type? { DeclaredKey.params(of: key) }
+    var declaredDistributed: DistributedDeclaration? { DistributedDeclaration(of: key) }
 }
 
 extension ServiceSlotInfo {
