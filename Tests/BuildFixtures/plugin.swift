@@ -3,7 +3,7 @@ import PackagePlugin
 
 /// Builds the fixture plugins, the package `Tests/PluginFixtures`, into a folder of this plugin's in
 /// the build folder (`.build/plugins/outputs/.../fixtures`), before the target it is applied to
-/// (TestSupport) is compiled, and again whenever a file of theirs, of PluginAPI or of SampleContracts,
+/// (TestSupport) is compiled, and again whenever a file of theirs, of PluginAPI, PluginActors or SampleContracts,
 /// or the compiler, changes; then writes `BuiltFixturesFolder.swift`, which tells that target where
 /// they are.
 ///
@@ -27,7 +27,7 @@ import PackagePlugin
         // The build's own output goes to standard error: SwiftPM shows it if the build fails.
         let script = #""$1" build --package-path "$2" --scratch-path "$3" >&2 && printf '%s' "$4" > "$5""#
         // The compiler among the inputs: fixtures another toolchain built would be refused as such.
-        let inputs = ["Tests/PluginFixtures", "Sources/PluginAPI", "Sources/SamplePlugins/SampleContracts"]
+        let inputs = ["Tests/PluginFixtures", "Sources/PluginAPI", "Sources/PluginActors", "Sources/SamplePlugins/SampleContracts"]
             .flatMap { files(in: root.appending(path: $0)) } + [swift]
         // A build tool's command starts with an almost empty environment; the compiler needs a PATH
         // (to find the linker) and SwiftPM a HOME (for its caches).

@@ -3,12 +3,14 @@
 // plugins. A package of its own, so that they are no product of the root package (a package that
 // depends on it never sees them) and are built into a folder of their own, not beside the sample
 // plugins. The root package's tests build it (Tests/BuildFixtures, a build tool plugin) into a
-// folder of that plugin's in the build folder. Its PluginAPI and SampleContracts are the root package's (the same paths), and
-// a process that loads a fixture has PluginAPI loaded already, so the fixtures use that copy.
+// folder of that plugin's in the build folder. Its PluginAPI, PluginActors and SampleContracts are the root package's (the
+// same paths), and a process that loads a fixture has PluginAPI loaded already, so the fixtures use that copy.
 import PackageDescription
 
 let pluginAPI = Target.Dependency.product(name: "PluginAPI", package: "PluginAPI")
 let contracts = Target.Dependency.product(name: "SampleContracts", package: "SampleContracts")
+let pluginActors = Target.Dependency.product(name: "PluginActors", package: "PluginActors")
+let remoteContracts = Target.Dependency.product(name: "FixtureRemoteContracts", package: "FixtureRemoteContracts")
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 /// A fixture plugin: a target built as its own shared library. `also` is linked into it statically.
@@ -71,6 +73,10 @@ let fixtures = [
     plugin("FixtureProvider", contracts: false),
     // Casts what its registrar and its start hook lend it to a ServiceLocator, and says what it got.
     plugin("FixtureDowncast", contracts: false),
+    // A distributed service (FixtureRemoteContracts' Echo, which crashes, exits, hangs... on request), and a
+    // plugin that requires it and calls it in its start hook: served in process or from a process of their own.
+    plugin("FixtureEchoPlugin", contracts: false, also: [pluginActors, remoteContracts]),
+    plugin("FixtureEchoUserPlugin", contracts: false, also: [pluginActors, remoteContracts]),
     // A C library whose `swift_plugin_entry` is a data object: calling it would crash the host.
     (.library(name: "FixtureDataEntry", type: .dynamic, targets: ["FixtureDataEntry"]),
      .target(name: "FixtureDataEntry", path: "FixtureDataEntry")),
@@ -82,6 +88,9 @@ let package = Package(
     dependencies: [
         .package(path: "../../Sources/PluginAPI"),
         .package(path: "../../Sources/SamplePlugins/SampleContracts"),
+        .package(path: "../../Sources/PluginActors"),
+        // The contract of the distributed fixtures: a contract library is a package of its own.
+        .package(path: "FixtureRemoteContracts"),
     ],
     targets: [
         // The code the lifecycle fixtures share, linked into each of them.
