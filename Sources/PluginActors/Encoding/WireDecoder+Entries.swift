@@ -17,19 +17,23 @@ extension WireDecoder {
         }
     }
 
-    /// The value of the first entry keyed `name`, looking from the entry found last on, then from
-    /// the start: keys asked for in the order they were written are found at once.
+    /// The value of the first entry keyed `name`: looked for in the entry after the one found last,
+    /// then in that one, then from the start. Keys asked for in the order they were written are
+    /// found at once.
     func entry(named name: String) -> WireValue? {
         let wanted = name.utf8Span
         func isKey(_ keyRange: Range<Int>) -> Bool {
             let key = bytes[keyRange]
             return Self.same(key.span, wanted.span)
         }
-        let hint = entryHint
-        guard let found = firstEntry(from: hint, to: value.payload.upperBound, where: isKey)
-            ?? firstEntry(from: value.payload.lowerBound, to: hint, where: isKey)
+        let entries = value.payload
+        let found = nextEntry < entries.upperBound ? firstEntry(from: nextEntry, to: nextEntry + 1, where: isKey) : nil
+        guard let found = found
+            ?? firstEntry(from: lastEntry, to: lastEntry + 1, where: isKey)
+            ?? firstEntry(from: entries.lowerBound, to: entries.upperBound, where: isKey)
         else { return nil }
-        entryHint = found.start
+        lastEntry = found.start
+        nextEntry = found.end
         return found.value
     }
 
@@ -53,15 +57,16 @@ extension WireDecoder {
     }
 
     /// The first entry that starts in `start..<stop` and whose key's range satisfies `isKey`: where
-    /// it starts and its value. The framing was checked by `checkEntries()`.
+    /// it starts and ends, and its value. The framing was checked by `checkEntries()`, and `start`
+    /// is the start of an entry.
     private func firstEntry(
         from start: Int, to stop: Int, where isKey: (Range<Int>) -> Bool
-    ) -> (start: Int, value: WireValue)? {
+    ) -> (start: Int, end: Int, value: WireValue)? {
         var reader = WireReader(in: start..<value.payload.upperBound)
         while reader.position < stop {
             let entryStart = reader.position
             guard let keyRange = try? reader.key(of: bytes), let value = try? reader.value(of: bytes) else { return nil }
-            if isKey(keyRange) { return (entryStart, value) }
+            if isKey(keyRange) { return (entryStart, reader.position, value) }
         }
         return nil
     }
