@@ -195,6 +195,35 @@ struct Optionals: Codable, Equatable {
         #expect(try Wire.roundTrip(-0.0 as Double).sign == .minus)
     }
 
+    /// Each type with a fast path, through the generic path (a top-level value, an Optional's,
+    /// an element of an array of Optionals), where its decoder casts the value read back to it.
+    @Test func everyFastTypeRoundTripsThroughTheGenericPath() throws {
+        func check<T: Codable & Equatable>(_ value: T) throws {
+            #expect(try Wire.roundTrip(value) == value)
+            #expect(try Wire.roundTrip(T?.some(value)) == value)
+            #expect(try Wire.roundTrip([value, nil] as [T?]) == [value, nil])
+        }
+        try check("s")
+        try check(true)
+        try check(1.5 as Double)
+        try check(2.5 as Float)
+        try check(-1 as Int)
+        try check(-8 as Int8)
+        try check(-16 as Int16)
+        try check(-32 as Int32)
+        try check(-64 as Int64)
+        try check(1 as UInt)
+        try check(8 as UInt8)
+        try check(16 as UInt16)
+        try check(32 as UInt32)
+        try check(64 as UInt64)
+        try check([1, 2] as [UInt8])
+        try check(["a", "b"])
+        try check([1, -2])
+        try check([1.0, 2.0])
+        try check([true, false])
+    }
+
     @Test func stringsWithAnyUnicodeRoundTrip() throws {
         let strings = ["", "\u{0}", "e\u{301}", "👩‍👩‍👧‍👦", "עִבְרִית", "\u{1B}[31m", String(repeating: "ß", count: 300)]
         for string in strings {

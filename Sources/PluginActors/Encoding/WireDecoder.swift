@@ -59,7 +59,10 @@ final class WireDecoder: Decoder {
         _ type: T.Type, from value: WireValue, in bytes: ArraySlice<UInt8>,
         at path: @autoclosure () -> [any CodingKey], depth: Int
     ) throws -> T {
-        if let scalar = try WireScalarDecoding.decode(type, from: value, in: bytes, at: path()) { return scalar }
+        if let scalar = try WireScalarDecoding.decode(type, from: value, in: bytes, at: path()) {
+            // Cannot fail: the fast path read a value of `T` itself, its metadata identical to `T`'s.
+            return scalar as! T
+        }
         return try T(from: WireDecoder(bytes: bytes, value: value, codingPath: path(), depth: depth))
     }
 

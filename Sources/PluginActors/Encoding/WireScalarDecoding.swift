@@ -3,30 +3,30 @@
 /// or a container. Every value read is checked against the type asked for: a wrong kind of value is
 /// `typeMismatch`, an integer that does not fit is `dataCorrupted`, never a trap.
 enum WireScalarDecoding {
-    /// `value` as a `T`, if `T` has a fast path; nil if it has none (or, for arrays, if the value is
-    /// not what the fast path reads, so the general path says what is wrong).
-    static func decode<T>(
-        _ type: T.Type, from value: WireValue, in bytes: ArraySlice<UInt8>,
+    /// `value` as a value of `type`, if `type` has a fast path; nil if it has none (or, for arrays,
+    /// if the value is not what the fast path reads, so the general path says what is wrong). The
+    /// result is `Any`, not generic: an `Optional<T>` of a generic `T` costs a metadata lookup.
+    static func decode(
+        _ type: Any.Type, from value: WireValue, in bytes: ArraySlice<UInt8>,
         at path: @autoclosure () -> [any CodingKey]
-    ) throws -> T? {
-        guard let fast = WireFastType(T.self) else { return nil }
-        // The casts cannot fail: `fast` is `T`'s own.
+    ) throws -> Any? {
+        guard let fast = WireFastType(type) else { return nil }
         switch fast {
-        case .string: return try string(value, in: bytes, at: path()) as? T
-        case .bool: return try bool(value, at: path()) as? T
-        case .double: return try double(value, in: bytes, at: path()) as? T
-        case .float: return try float(value, in: bytes, at: path()) as? T
-        case .int: return try integer(Int.self, value, in: bytes, at: path()) as? T
-        case .int8: return try integer(Int8.self, value, in: bytes, at: path()) as? T
-        case .int16: return try integer(Int16.self, value, in: bytes, at: path()) as? T
-        case .int32: return try integer(Int32.self, value, in: bytes, at: path()) as? T
-        case .int64: return try integer(Int64.self, value, in: bytes, at: path()) as? T
-        case .uint: return try integer(UInt.self, value, in: bytes, at: path()) as? T
-        case .uint8: return try integer(UInt8.self, value, in: bytes, at: path()) as? T
-        case .uint16: return try integer(UInt16.self, value, in: bytes, at: path()) as? T
-        case .uint32: return try integer(UInt32.self, value, in: bytes, at: path()) as? T
-        case .uint64: return try integer(UInt64.self, value, in: bytes, at: path()) as? T
-        case .bytes, .strings, .ints, .doubles, .bools: return try array(fast, value, in: bytes, at: path()) as? T
+        case .string: return try string(value, in: bytes, at: path())
+        case .bool: return try bool(value, at: path())
+        case .double: return try double(value, in: bytes, at: path())
+        case .float: return try float(value, in: bytes, at: path())
+        case .int: return try integer(Int.self, value, in: bytes, at: path())
+        case .int8: return try integer(Int8.self, value, in: bytes, at: path())
+        case .int16: return try integer(Int16.self, value, in: bytes, at: path())
+        case .int32: return try integer(Int32.self, value, in: bytes, at: path())
+        case .int64: return try integer(Int64.self, value, in: bytes, at: path())
+        case .uint: return try integer(UInt.self, value, in: bytes, at: path())
+        case .uint8: return try integer(UInt8.self, value, in: bytes, at: path())
+        case .uint16: return try integer(UInt16.self, value, in: bytes, at: path())
+        case .uint32: return try integer(UInt32.self, value, in: bytes, at: path())
+        case .uint64: return try integer(UInt64.self, value, in: bytes, at: path())
+        case .bytes, .strings, .ints, .doubles, .bools: return try array(fast, value, in: bytes, at: path())
         }
     }
 
