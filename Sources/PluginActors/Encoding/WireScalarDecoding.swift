@@ -38,24 +38,28 @@ enum WireScalarDecoding {
         if fast == .bytes { return value.tag == .bytes ? Array(bytes[value.payload]) : nil }
         guard value.tag == .unkeyed else { return nil }
         switch fast {
-        case .strings: return try elements(of: value, in: bytes, at: path()) { try string($0, in: bytes, at: $1()) }
-        case .ints: return try elements(of: value, in: bytes, at: path()) { try integer(Int.self, $0, in: bytes, at: $1()) }
-        case .doubles: return try elements(of: value, in: bytes, at: path()) { try double($0, in: bytes, at: $1()) }
-        case .bools: return try elements(of: value, in: bytes, at: path()) { try bool($0, at: $1()) }
+        case .strings: return try elements(of: value, eachAtLeast: 2, in: bytes, at: path()) { try string($0, in: bytes, at: $1()) }
+        case .ints: return try elements(of: value, eachAtLeast: 2, in: bytes, at: path()) { try integer(Int.self, $0, in: bytes, at: $1()) }
+        case .doubles: return try elements(of: value, eachAtLeast: 9, in: bytes, at: path()) { try double($0, in: bytes, at: $1()) }
+        case .bools: return try elements(of: value, eachAtLeast: 1, in: bytes, at: path()) { try bool($0, at: $1()) }
         default: return nil
         }
     }
 
-    /// The elements of the unkeyed container `value`, each read by `decodeElement`.
+    /// The elements of the unkeyed container `value`, each read by `decodeElement` from at least
+    /// `minimumSize` bytes when it is valid (a tag and a length or a varint take two; a nil, which
+    /// is not, one): the array reserved holds no more elements than the bytes can, so it is at most
+    /// 8 bytes for each byte of the message (a String's 16 for two).
     private static func elements<Element>(
-        of value: WireValue, in bytes: ArraySlice<UInt8>, at path: @autoclosure () -> [any CodingKey],
+        of value: WireValue, eachAtLeast minimumSize: Int, in bytes: ArraySlice<UInt8>,
+        at path: @autoclosure () -> [any CodingKey],
         _ decodeElement: (WireValue, () -> [any CodingKey]) throws -> Element
     ) throws -> [Element] {
         var reader = WireReader(in: value.payload)
         let count: Int
         do { count = try reader.count(of: bytes, eachAtLeast: 1) } catch { throw error.decodingError(at: path()) }
         var elements: [Element] = []
-        elements.reserveCapacity(count)
+        elements.reserveCapacity(min(count, reader.remaining / minimumSize))
         // An element's path is built only if it fails.
         try withoutActuallyEscaping(path) { path in
             for index in 0..<count {
