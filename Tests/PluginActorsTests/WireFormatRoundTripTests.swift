@@ -98,6 +98,77 @@ final class Dog: Animal {
 
 struct Empty: Codable, Equatable {}
 
+/// Reads its keys in the reverse of the order it wrote them, and asks for one key three times.
+struct Backwards: Codable, Equatable {
+    var first: Int
+    var second: String
+    var third: [Int]
+
+    enum CodingKeys: String, CodingKey { case first, second, third, missing }
+
+    init(first: Int, second: String, third: [Int]) {
+        self.first = first
+        self.second = second
+        self.third = third
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        third = try container.decode([Int].self, forKey: .third)
+        #expect(try container.decodeIfPresent(String.self, forKey: .missing) == nil)
+        #expect(container.contains(.second))
+        #expect(try !container.decodeNil(forKey: .second))
+        second = try container.decode(String.self, forKey: .second)
+        first = try container.decode(Int.self, forKey: .first)
+        #expect(container.allKeys.map(\.stringValue) == ["first", "second", "third"])
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(first, forKey: .first)
+        try container.encode(second, forKey: .second)
+        try container.encode(third, forKey: .third)
+    }
+}
+
+/// Nests containers inside an unkeyed container: a keyed one, an unkeyed one, a super decoder.
+struct Rows: Codable, Equatable {
+    var header: String
+    var cells: [Int8]
+    var footer: Bool
+
+    enum HeaderKey: String, CodingKey { case title }
+
+    init(header: String, cells: [Int8], footer: Bool) {
+        self.header = header
+        self.cells = cells
+        self.footer = footer
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var rows = encoder.unkeyedContainer()
+        var head = rows.nestedContainer(keyedBy: HeaderKey.self)
+        try head.encode(header, forKey: .title)
+        var body = rows.nestedUnkeyedContainer()
+        for cell in cells { try body.encode(cell) }
+        try footer.encode(to: rows.superEncoder())
+        try rows.encodeNil()
+    }
+
+    init(from decoder: any Decoder) throws {
+        var rows = try decoder.unkeyedContainer()
+        #expect(rows.count == 4)
+        header = try rows.nestedContainer(keyedBy: HeaderKey.self).decode(String.self, forKey: .title)
+        var body = try rows.nestedUnkeyedContainer()
+        var cells: [Int8] = []
+        while !body.isAtEnd { cells.append(try body.decode(Int8.self)) }
+        self.cells = cells
+        footer = try Bool(from: rows.superDecoder())
+        #expect(try rows.decodeNil())
+        #expect(rows.isAtEnd)
+    }
+}
+
 struct Optionals: Codable, Equatable {
     var some: Int?
     var none: String?
@@ -124,6 +195,35 @@ struct Optionals: Codable, Equatable {
         #expect(try Wire.roundTrip(-0.0 as Double).sign == .minus)
     }
 
+    /// Each type with a fast path, through the generic path (a top-level value, an Optional's,
+    /// an element of an array of Optionals), where its decoder casts the value read back to it.
+    @Test func everyFastTypeRoundTripsThroughTheGenericPath() throws {
+        func check<T: Codable & Equatable>(_ value: T) throws {
+            #expect(try Wire.roundTrip(value) == value)
+            #expect(try Wire.roundTrip(T?.some(value)) == value)
+            #expect(try Wire.roundTrip([value, nil] as [T?]) == [value, nil])
+        }
+        try check("s")
+        try check(true)
+        try check(1.5 as Double)
+        try check(2.5 as Float)
+        try check(-1 as Int)
+        try check(-8 as Int8)
+        try check(-16 as Int16)
+        try check(-32 as Int32)
+        try check(-64 as Int64)
+        try check(1 as UInt)
+        try check(8 as UInt8)
+        try check(16 as UInt16)
+        try check(32 as UInt32)
+        try check(64 as UInt64)
+        try check([1, 2] as [UInt8])
+        try check(["a", "b"])
+        try check([1, -2])
+        try check([1.0, 2.0])
+        try check([true, false])
+    }
+
     @Test func stringsWithAnyUnicodeRoundTrip() throws {
         let strings = ["", "\u{0}", "e\u{301}", "👩‍👩‍👧‍👦", "עִבְרִית", "\u{1B}[31m", String(repeating: "ß", count: 300)]
         for string in strings {
@@ -147,6 +247,16 @@ struct Optionals: Codable, Equatable {
         #expect(try Wire.roundTrip(Optionals(some: nil, none: "x", nested: nil, list: [])) ==
             Optionals(some: nil, none: "x", nested: nil, list: []))
         #expect(try Wire.roundTrip(Int?.none) == nil)
+    }
+
+    @Test func keysAskedForInAnyOrderAreFound() throws {
+        let value = Backwards(first: 1, second: "two", third: [3])
+        #expect(try Wire.roundTrip(value) == value)
+    }
+
+    @Test func containersNestedInAnUnkeyedContainerRoundTrip() throws {
+        let value = Rows(header: "h", cells: [-128, 0, 127], footer: true)
+        #expect(try Wire.roundTrip(value) == value)
     }
 
     @Test func containersWrittenOutOfOrderRoundTrip() throws {
@@ -214,5 +324,11 @@ struct Optionals: Codable, Equatable {
         var bytes: [UInt8] = [42]
         try WireFormat.encode("hi", into: &bytes)
         #expect(bytes == [42, WireTag.string.rawValue, 2, 0x68, 0x69])
+    }
+
+    @Test func aFailedEncodingLeavesTheBytesAsTheyWere() {
+        var bytes: [UInt8] = [42]
+        #expect(throws: WireFormat.Failure.self) { try WireFormat.encode(TwoContainers(), into: &bytes) }
+        #expect(bytes == [42])
     }
 }

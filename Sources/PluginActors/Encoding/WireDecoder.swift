@@ -8,9 +8,12 @@ final class WireDecoder: Decoder {
     let codingPath: [any CodingKey]
     /// How many values enclose this one (the message's top is 1), at most ``WireFormat/maximumDepth``.
     let depth: Int
-    /// Where this value's keyed containers look for a key first: the start of the entry found last,
-    /// so keys asked for in the order they were written are each found at once or after one entry.
-    var entryHint: Int
+    /// Where this value's keyed containers look for a key first: the start of the entry after the
+    /// one found last, so keys asked for in the order they were written are each found at once.
+    var nextEntry: Int
+    /// The start of the entry found last, looked at second (`decodeIfPresent` asks for one key
+    /// two or three times).
+    var lastEntry: Int
 
     /// A decoder of `value`, a part of `bytes` at `codingPath`; throws if it is nested too deep.
     init(bytes: ArraySlice<UInt8>, value: WireValue, codingPath: [any CodingKey], depth: Int) throws {
@@ -22,7 +25,8 @@ final class WireDecoder: Decoder {
         self.value = value
         self.codingPath = codingPath
         self.depth = depth
-        self.entryHint = value.payload.lowerBound
+        self.nextEntry = value.payload.lowerBound
+        self.lastEntry = value.payload.lowerBound
     }
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -55,7 +59,10 @@ final class WireDecoder: Decoder {
         _ type: T.Type, from value: WireValue, in bytes: ArraySlice<UInt8>,
         at path: @autoclosure () -> [any CodingKey], depth: Int
     ) throws -> T {
-        if let scalar = try WireScalarDecoding.decode(type, from: value, in: bytes, at: path()) { return scalar }
+        if let scalar = try WireScalarDecoding.decode(type, from: value, in: bytes, at: path()) {
+            // Cannot fail: the fast path read a value of `T` itself, its metadata identical to `T`'s.
+            return scalar as! T
+        }
         return try T(from: WireDecoder(bytes: bytes, value: value, codingPath: path(), depth: depth))
     }
 

@@ -45,10 +45,10 @@ enum WireFormat {
     /// The value encoded in exactly `bytes` (all of them).
     static func decode<T: Decodable>(_ type: T.Type, from bytes: ArraySlice<UInt8>) throws -> T {
         do {
-            var reader = WireReader(bytes, in: bytes.startIndex..<bytes.endIndex)
+            var reader = WireReader(in: bytes.startIndex..<bytes.endIndex)
             let value: WireValue
             do throws(WireCorruption) {
-                value = try reader.value()
+                value = try reader.value(of: bytes)
                 guard reader.isAtEnd else { throw WireCorruption("\(reader.remaining) bytes after the value") }
             } catch {
                 throw error.decodingError(at: [])

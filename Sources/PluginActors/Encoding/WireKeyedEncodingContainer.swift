@@ -51,15 +51,21 @@ struct WireKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         return encoder.partEncoder(key: key)
     }
 
-    /// Writes `key`, which the entry's value follows.
+    /// Writes `key`, which the entry's value follows. (A keyed container's entries are not counted:
+    /// its length says where they end.)
     private func startEntry(_ key: some CodingKey) {
         encoder.node.bytes.appendKey(key.stringValue)
-        encoder.node.count += 1
     }
 
     /// Writes an entry whose value `writeValue` appends.
     private func writeEntry(_ key: Key, _ writeValue: (inout [UInt8]) -> Void) {
-        startEntry(key)
-        writeValue(&encoder.node.bytes)
+        let name = key.stringValue
+        // One access to the node's bytes for the key and the value.
+        Self.append(name, writeValue, to: &encoder.node.bytes)
+    }
+
+    private static func append(_ name: String, _ writeValue: (inout [UInt8]) -> Void, to bytes: inout [UInt8]) {
+        bytes.appendKey(name)
+        writeValue(&bytes)
     }
 }

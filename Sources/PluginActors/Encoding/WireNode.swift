@@ -20,7 +20,7 @@ final class WireNode {
     var bytes: [UInt8] = []
     /// The parts written by nodes of their own, each with the offset in `bytes` where it goes, in order.
     private var parts: [(offset: Int, node: WireNode)] = []
-    /// Entries of a keyed container, elements of an unkeyed one.
+    /// Elements of an unkeyed container.
     var count = 0
     /// The size of the value's bytes with its parts', once measured.
     private var contentSize = 0

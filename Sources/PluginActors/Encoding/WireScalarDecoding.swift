@@ -3,74 +3,68 @@
 /// or a container. Every value read is checked against the type asked for: a wrong kind of value is
 /// `typeMismatch`, an integer that does not fit is `dataCorrupted`, never a trap.
 enum WireScalarDecoding {
-    /// `value` as a `T`, if `T` has a fast path; nil if it has none (or, for arrays, if the value is
-    /// not what the fast path reads, so the general path says what is wrong).
-    static func decode<T>(
-        _ type: T.Type, from value: WireValue, in bytes: ArraySlice<UInt8>,
+    /// `value` as a value of `type`, if `type` has a fast path; nil if it has none (or, for arrays,
+    /// if the value is not what the fast path reads, so the general path says what is wrong). The
+    /// result is `Any`, not generic: an `Optional<T>` of a generic `T` costs a metadata lookup.
+    static func decode(
+        _ type: Any.Type, from value: WireValue, in bytes: ArraySlice<UInt8>,
         at path: @autoclosure () -> [any CodingKey]
-    ) throws -> T? {
-        // Each test is a comparison of type metadata; the cast after it cannot fail.
-        if T.self == String.self { return try string(value, in: bytes, at: path()) as? T }
-        if T.self == Int.self { return try integer(Int.self, value, in: bytes, at: path()) as? T }
-        if T.self == Bool.self { return try bool(value, at: path()) as? T }
-        if T.self == Double.self { return try double(value, in: bytes, at: path()) as? T }
-        if T.self == Float.self { return try float(value, in: bytes, at: path()) as? T }
-        if let integer = try otherInteger(type, value, in: bytes, at: path()) { return integer }
-        return try array(type, value, in: bytes, at: path())
+    ) throws -> Any? {
+        guard let fast = WireFastType(type) else { return nil }
+        switch fast {
+        case .string: return try string(value, in: bytes, at: path())
+        case .bool: return try bool(value, at: path())
+        case .double: return try double(value, in: bytes, at: path())
+        case .float: return try float(value, in: bytes, at: path())
+        case .int: return try integer(Int.self, value, in: bytes, at: path())
+        case .int8: return try integer(Int8.self, value, in: bytes, at: path())
+        case .int16: return try integer(Int16.self, value, in: bytes, at: path())
+        case .int32: return try integer(Int32.self, value, in: bytes, at: path())
+        case .int64: return try integer(Int64.self, value, in: bytes, at: path())
+        case .uint: return try integer(UInt.self, value, in: bytes, at: path())
+        case .uint8: return try integer(UInt8.self, value, in: bytes, at: path())
+        case .uint16: return try integer(UInt16.self, value, in: bytes, at: path())
+        case .uint32: return try integer(UInt32.self, value, in: bytes, at: path())
+        case .uint64: return try integer(UInt64.self, value, in: bytes, at: path())
+        case .bytes, .strings, .ints, .doubles, .bools: return try array(fast, value, in: bytes, at: path())
+        }
     }
 
-    /// `value` as an integer type other than `Int`, if `T` is one.
-    private static func otherInteger<T>(
-        _ type: T.Type, _ value: WireValue, in bytes: ArraySlice<UInt8>, at path: @autoclosure () -> [any CodingKey]
-    ) throws -> T? {
-        if T.self == UInt8.self { return try integer(UInt8.self, value, in: bytes, at: path()) as? T }
-        if T.self == Int64.self { return try integer(Int64.self, value, in: bytes, at: path()) as? T }
-        if T.self == UInt64.self { return try integer(UInt64.self, value, in: bytes, at: path()) as? T }
-        if T.self == Int32.self { return try integer(Int32.self, value, in: bytes, at: path()) as? T }
-        if T.self == UInt32.self { return try integer(UInt32.self, value, in: bytes, at: path()) as? T }
-        if T.self == UInt.self { return try integer(UInt.self, value, in: bytes, at: path()) as? T }
-        if T.self == Int16.self { return try integer(Int16.self, value, in: bytes, at: path()) as? T }
-        if T.self == UInt16.self { return try integer(UInt16.self, value, in: bytes, at: path()) as? T }
-        if T.self == Int8.self { return try integer(Int8.self, value, in: bytes, at: path()) as? T }
-        return nil
-    }
-
-    /// `value` as an array with a fast path, if `T` is one and `value` is what its path reads.
-    private static func array<T>(
-        _ type: T.Type, _ value: WireValue, in bytes: ArraySlice<UInt8>, at path: @autoclosure () -> [any CodingKey]
-    ) throws -> T? {
-        if T.self == [UInt8].self, value.tag == .bytes { return Array(bytes[value.payload]) as? T }
+    /// `value` as the array type `fast`, if `value` is what its fast path reads; nil if not (the
+    /// general path then reads it, or says what is wrong).
+    private static func array(
+        _ fast: WireFastType, _ value: WireValue, in bytes: ArraySlice<UInt8>, at path: @autoclosure () -> [any CodingKey]
+    ) throws -> Any? {
+        if fast == .bytes { return value.tag == .bytes ? Array(bytes[value.payload]) : nil }
         guard value.tag == .unkeyed else { return nil }
-        if T.self == [String].self {
-            return try elements(of: value, in: bytes, at: path()) { try string($0, in: bytes, at: $1()) } as? T
+        switch fast {
+        case .strings: return try elements(of: value, eachAtLeast: 2, in: bytes, at: path()) { try string($0, in: bytes, at: $1()) }
+        case .ints: return try elements(of: value, eachAtLeast: 2, in: bytes, at: path()) { try integer(Int.self, $0, in: bytes, at: $1()) }
+        case .doubles: return try elements(of: value, eachAtLeast: 9, in: bytes, at: path()) { try double($0, in: bytes, at: $1()) }
+        case .bools: return try elements(of: value, eachAtLeast: 1, in: bytes, at: path()) { try bool($0, at: $1()) }
+        default: return nil
         }
-        if T.self == [Int].self {
-            return try elements(of: value, in: bytes, at: path()) { try integer(Int.self, $0, in: bytes, at: $1()) } as? T
-        }
-        if T.self == [Double].self {
-            return try elements(of: value, in: bytes, at: path()) { try double($0, in: bytes, at: $1()) } as? T
-        }
-        if T.self == [Bool].self {
-            return try elements(of: value, in: bytes, at: path()) { try bool($0, at: $1()) } as? T
-        }
-        return nil
     }
 
-    /// The elements of the unkeyed container `value`, each read by `decodeElement`.
+    /// The elements of the unkeyed container `value`, each read by `decodeElement` from at least
+    /// `minimumSize` bytes when it is valid (a tag and a length or a varint take two; a nil, which
+    /// is not, one): the array reserved holds no more elements than the bytes can, so it is at most
+    /// 8 bytes for each byte of the message (a String's 16 for two).
     private static func elements<Element>(
-        of value: WireValue, in bytes: ArraySlice<UInt8>, at path: @autoclosure () -> [any CodingKey],
+        of value: WireValue, eachAtLeast minimumSize: Int, in bytes: ArraySlice<UInt8>,
+        at path: @autoclosure () -> [any CodingKey],
         _ decodeElement: (WireValue, () -> [any CodingKey]) throws -> Element
     ) throws -> [Element] {
-        var reader = WireReader(bytes, in: value.payload)
+        var reader = WireReader(in: value.payload)
         let count: Int
-        do { count = try reader.count(eachAtLeast: 1) } catch { throw error.decodingError(at: path()) }
+        do { count = try reader.count(of: bytes, eachAtLeast: 1) } catch { throw error.decodingError(at: path()) }
         var elements: [Element] = []
-        elements.reserveCapacity(count)
+        elements.reserveCapacity(min(count, reader.remaining / minimumSize))
         // An element's path is built only if it fails.
         try withoutActuallyEscaping(path) { path in
             for index in 0..<count {
                 let element: WireValue
-                do throws(WireCorruption) { element = try reader.value() } catch { throw error.decodingError(at: path()) }
+                do throws(WireCorruption) { element = try reader.value(of: bytes) } catch { throw error.decodingError(at: path()) }
                 elements.append(try decodeElement(element) { path() + [WireCodingKey(index: index)] })
             }
         }
@@ -83,10 +77,18 @@ enum WireScalarDecoding {
     /// `value` as a String: its UTF-8 must be valid.
     static func string(_ value: WireValue, in bytes: ArraySlice<UInt8>, at path: @autoclosure () -> [any CodingKey]) throws -> String {
         guard value.tag == .string else { throw mismatch(String.self, value, at: path()) }
-        guard let string = String(validating: bytes[value.payload], as: UTF8.self) else {
+        guard let string = validString(bytes[value.payload]) else {
             throw WireCorruption("a String that is not valid UTF-8").decodingError(at: path())
         }
         return string
+    }
+
+    /// `utf8` as a String, if it is valid UTF-8. (`UTF8Span` validates without the generic
+    /// metadata `String(validating:as:)` looks up on every call.)
+    static func validString(_ utf8: ArraySlice<UInt8>) -> String? {
+        let span = utf8.span
+        guard let valid = try? UTF8Span(validating: span) else { return nil }
+        return String(copying: valid)
     }
 
     /// `value` as a Bool.
@@ -102,11 +104,11 @@ enum WireScalarDecoding {
     static func integer<Integer: FixedWidthInteger>(
         _ type: Integer.Type, _ value: WireValue, in bytes: ArraySlice<UInt8>, at path: @autoclosure () -> [any CodingKey]
     ) throws -> Integer {
-        var reader = WireReader(bytes, in: value.payload)
+        var reader = WireReader(in: value.payload)
         let magnitude: UInt64
         switch value.tag {
         case .positive, .negative:
-            guard let read = try? reader.varint() else {
+            guard let read = try? reader.varint(of: bytes) else {
                 throw WireCorruption("an integer cut short").decodingError(at: path())
             }
             magnitude = read

@@ -19,12 +19,12 @@ struct WireUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             position = payload.lowerBound
             elementsAreBytes = true
         case .unkeyed:
-            var reader = WireReader(decoder.bytes, in: payload)
+            var reader = WireReader(in: payload)
             do throws(WireCorruption) {
-                let count = try reader.count(eachAtLeast: 1)
+                let count = try reader.count(of: decoder.bytes, eachAtLeast: 1)
                 self.count = count
                 position = reader.position
-                for _ in 0..<count { _ = try reader.value() }
+                for _ in 0..<count { _ = try reader.value(of: decoder.bytes) }
                 guard reader.isAtEnd else { throw WireCorruption("\(reader.remaining) bytes after the last element") }
             } catch {
                 throw error.decodingError(at: decoder.codingPath)
@@ -104,9 +104,9 @@ struct WireUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         if elementsAreBytes {
             return (WireValue(tag: .byteElement, payload: position..<(position + 1)), position + 1)
         }
-        var reader = WireReader(decoder.bytes, in: position..<decoder.value.payload.upperBound)
+        var reader = WireReader(in: position..<decoder.value.payload.upperBound)
         do {
-            let value = try reader.value()
+            let value = try reader.value(of: decoder.bytes)
             return (value, reader.position)
         } catch {
             throw error.decodingError(at: codingPath)

@@ -58,9 +58,18 @@ extension Array where Element == UInt8 {
 
     /// Appends a keyed container's key: a String without its tag.
     mutating func appendKey(_ key: String) {
-        let utf8 = key.utf8
-        appendVarint(utf8.count)
-        append(contentsOf: utf8)
+        let utf8 = key.utf8Span
+        let span = utf8.span
+        appendVarint(span.count)
+        guard span.count <= 32 else {
+            append(contentsOf: key.utf8)
+            return
+        }
+        // Short strings (keys, most values) byte by byte: cheaper than `append(contentsOf:)`'s
+        // setup (measured: about 5% of a small struct's encoding).
+        for index in span.indices {
+            append(span[index])
+        }
     }
 
     /// Appends a container with `tag`: the byte count of what `body` appends, then what it appended.
