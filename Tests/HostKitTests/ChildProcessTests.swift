@@ -226,6 +226,15 @@ import Testing
         #expect(child.endingDescription?.contains("passed its CPU time limit") == true, "\(child.endingDescription ?? "")")
     }
 
+    /// A child that ignores SIGXCPU is killed at the hard limit, a second later, and the report still
+    /// says why.
+    @Test func aChildIgnoringSIGXCPUIsKilledAtTheHardLimitAndTheReportSaysWhy() async throws {
+        let child = try shell("trap '' XCPU; read x <&3; while :; do :; done", limits: .init(cpuSeconds: 1))
+        try send(child, "go\n")
+        #expect(await ended(child) == .signalled(SIGKILL))
+        #expect(child.endingDescription == "was killed by signal 9 (SIGKILL): it passed its CPU time limit of 1 s")
+    }
+
     /// 200 MB in a shell variable, under a 64 MiB limit (without it the child prints "survived").
     @Test func aChildAllocatingPastItsMemoryLimitEnds() async throws {
         let child = try shell(#"read x <&3; x=$(head -c 200000000 /dev/zero | tr '\0' a); echo survived"#,

@@ -31,12 +31,12 @@ extension ChildProcess {
         }
     }
 
-    /// What is known of how it ended, for a report: the ending, and the limit it passed if that is
-    /// known. A SIGKILL says the CPU time limit when the child had one and used all of it (the kernel
-    /// kills at the hard limit a child that ignored the SIGXCPU of the soft one). Nil until it ended.
+    /// What is known of how it ended, for a report: the ending, and, for a SIGKILL, that the child
+    /// had passed its CPU time limit when it had one and used at least that much (the kernel kills at
+    /// the hard limit a child that ignored the SIGXCPU of the soft one). Nil until it ended.
     package var endingDescription: String? {
         guard let end = watch.state.withLock({ $0.end }) else { return nil }
-        if end.ending == .signalled(SIGKILL), let seconds = limits.cpuSeconds, end.cpuTime >= .seconds(Double(seconds) + 1) {
+        if end.ending == .signalled(SIGKILL), let seconds = limits.cpuSeconds, end.cpuTime >= .seconds(seconds) {
             return "\(end.ending): it passed its CPU time limit of \(seconds) s"
         }
         return end.ending.description
