@@ -19,20 +19,22 @@ import Glibc
 ///   the host may reap it (no `waitpid(-1)`, SIGCHLD not ignored); if something does, the ending is
 ///   unknown (`.exited(-1)`).
 /// - **The end, in order.** Once reaped: the output is shut down, which lets the reader thread read
-///   what the child left, then end, even while a grandchild holds the other end; the waiter waits for
-///   the reader and closes the output. Then ``socket`` is shut down (a thread still reading it sees the
-///   end of the stream, a write fails with `EPIPE`), `onEnd` is called once, with every line the child
-///   wrote already in ``lastOutputLines``, and only when it has returned is ``socket`` closed: `onEnd` is
-///   where its user stops using the descriptor (waits for its own reader and writers) before the number
-///   can be given to another file. Then ``waitForEnd()`` returns. Nothing is left: no zombie, no
-///   descriptor, no thread, whatever the order of kill, end and release.
+///   what the child left, then end, even while a grandchild holds the other end (so the output is a
+///   socket pair, not a pipe, whose read end cannot be shut down); the waiter waits for the reader and
+///   closes the output. Then ``socket`` is shut down (a thread still reading it sees the end of the
+///   stream, a write fails with `EPIPE`), `onEnd` is called once, with every line the child wrote
+///   already in ``lastOutputLines``, and only when it has returned is ``socket`` closed: `onEnd` is
+///   where its user stops using the descriptor (waits for its own reader and writers) before the
+///   number can be given to another file. Then ``waitForEnd()`` returns. Nothing is left: no zombie,
+///   no descriptor, no thread, whatever the order of kill, end and release.
 /// - **Release ends it.** Releasing the last reference to a child still running kills it (SIGKILL); the
 ///   waiter still reaps it and calls `onEnd`. (A closure given here that holds the ``ChildProcess``
 ///   keeps it until the end; the closures are let go after their last call.)
 /// - **Limits first.** ``spawn(executable:arguments:environment:limits:onOutput:onEnd:)`` sets the
 ///   ``Limits`` before it returns, so before the host sends anything on ``socket``: a child program that
 ///   waits for its first request on descriptor 3 before it loads any plugin never runs plugin code
-///   unlimited.
+///   unlimited. (What runs before the limits is the program's own start, up to that first read: the
+///   host's code, not a plugin's.)
 /// - **Writes.** Whoever writes to ``socket`` must write with `MSG_NOSIGNAL` (`send`, not `write`): a
 ///   write after the child's end would otherwise raise SIGPIPE, which ends the host. (The actor system's
 ///   connection does.) The child's output is drained as it comes, so a child that writes much never
