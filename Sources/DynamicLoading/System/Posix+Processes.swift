@@ -32,12 +32,13 @@ extension Posix {
     /// `posix_spawn(3)` of the program at `path` (as given: not searched for in `PATH`), with
     /// `arguments` as its `argv` (the first is `argv[0]`) and `environment` ("NAME=value") as its whole
     /// environment. In the child: standard input reads `/dev/null`; this process's descriptor
-    /// `descriptors[i]` is the child's descriptor `i + 1` (each must be above the last of them); every
-    /// other descriptor is closed, close-on-exec or not; every signal is at its default action and
-    /// unblocked (an ignored SIGPIPE, or a mask, is otherwise inherited); the child leads a process
-    /// group of its own, so a terminal's Ctrl-C reaches the host alone, which ends its children itself.
-    /// Returns the child's id. glibc reports a program that cannot be run (`ENOENT`, `EACCES`,
-    /// `ENOEXEC`) as the call's error, not as a child that exits.
+    /// `descriptors[i]` is the child's descriptor `i + 1` (each must be above `descriptors.count`, so
+    /// that no copy lands on a descriptor still to be copied); every other descriptor is closed,
+    /// close-on-exec or not; every signal is at its default action and unblocked (an ignored SIGPIPE,
+    /// or a mask, is otherwise inherited); the child leads a process group of its own, so a terminal's
+    /// Ctrl-C reaches the host alone, which ends its children itself. Returns the child's id. glibc
+    /// reports a program that cannot be run (`ENOENT`, `EACCES`, `ENOEXEC`) as the call's error, not
+    /// as a child that exits.
     static func spawn(_ path: String, arguments: [String], environment: [String],
                       descriptors: [Int32]) throws(SystemCallError) -> Int32 {
         var actions = posix_spawn_file_actions_t()
