@@ -138,6 +138,40 @@ import Testing
         }
     }
 
+    /// Kills racing the child's own end, kills from two threads at once, releases while it runs: each
+    /// child ends once, is reaped, and leaves no socket open.
+    @Test func anyOrderOfKillEndAndReleaseLeavesNothing() async throws {
+        let endings = Lock(0)
+        var pids: [Int32] = []
+        var sockets: Set<String> = []
+        var kept: [ChildProcess] = []
+        for round in 0..<30 {
+            let child = try shell("read x <&3; exit 1", onEnd: { _ in endings.withLock { $0 += 1 } })
+            pids.append(child.pid)
+            sockets.formUnion(["socket:[\(try inode(child.socket))]", "socket:[\(try inode(child.watch.output))]"])
+            switch round % 3 {
+            case 0:  // its own end and a kill, at the same time
+                try send(child, "go\n")
+                Thread { child.kill() }.start()
+                kept.append(child)
+            case 1:  // released at once: the release kills it
+                break
+            default:  // killed from two threads, and released while its end is under way
+                Thread { child.kill() }.start()
+                child.kill(SIGTERM)
+            }
+        }
+        kept.removeAll()
+        let done = try await poll(atMost: .seconds(120)) {
+            endings.withLock { $0 } == 30 && sockets.isDisjoint(with: openDescriptors().values)
+        }
+        #expect(done, "\(endings.withLock { $0 }) ended")
+        for pid in pids {
+            var status: Int32 = 0
+            #expect(waitpid(pid, &status, WNOHANG) == -1 && errno == ECHILD, "child \(pid) is not reaped")
+        }
+    }
+
     /// The child's ends are closed in the host as soon as it is spawned: while it runs, the host holds
     /// the two ends it keeps, and not the child's.
     @Test func theHostClosesTheChildsEndsRightAfterTheSpawn() async throws {
