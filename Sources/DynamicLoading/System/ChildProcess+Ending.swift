@@ -3,7 +3,8 @@ import Glibc
 extension ChildProcess {
     /// How a child process ended, as its wait status says.
     package enum Ending: Sendable, Equatable, CustomStringConvertible {
-        /// It exited, with this status (0 to 255).
+        /// It exited, with this status (0 to 255; -1 when something else in the host reaped it first, so
+        /// that how it ended is unknown).
         case exited(Int32)
         /// A signal ended it (its number).
         case signalled(Int32)
