@@ -2,6 +2,7 @@
 #define C_DYNAMIC_LINKER_H
 
 #include <stddef.h>
+#include "ProcessControl.h"
 
 /// The path of the loaded object that contains `address` (as dladdr's dli_fname), or NULL.
 /// (Swift's Glibc module does not import dladdr: it needs _GNU_SOURCE.)

@@ -226,7 +226,7 @@ package enum Posix {
     // MARK: -
 
     /// `call()`, made again while it fails with `EINTR`; a result below 0 is thrown with its `errno`.
-    private static func retrying<T: BinaryInteger>(_ name: StaticString, _ call: () -> T) throws(SystemCallError) -> T {
+    static func retrying<T: BinaryInteger>(_ name: StaticString, _ call: () -> T) throws(SystemCallError) -> T {
         while true {
             let result = call()
             if result >= 0 { return result }
