@@ -74,18 +74,13 @@ func declared(_ key: any ServiceLocatorKey) -> DeclaredKey {
         #expect(ObjectIdentifier(found) == ObjectIdentifier(EchoerStub.self))
     }
 
-    /// Made `async`, a distributed key still names its stub (and is refused a proxy slot, below).
-    @Test func anAsyncDistributedKeyKeepsItsStub() throws {
-        let key = declared(DistributedKeys.echoer.async)
-        #expect(key.isDistributed)
-        let stub = try #require(key.stubType)
-        #expect(ObjectIdentifier(stub) == ObjectIdentifier(EchoerStub.self))
-    }
-
+    /// Plain keys, and distributed keys declared async or with parameters (which cannot be served
+    /// from another process: a distributed service is a plain slot), are not distributed.
     @Test func plainKeysAreNotDistributed() {
         let keys: [any ServiceLocatorKey] = [
             ServiceLocatorEasyKey<Widget>(), ServiceLocatorEasyKey<any Echoer>(name: "echoer"),
             ServiceLocatorParamsEasyKey<Label, String>(), ServiceLocatorEasyKey<Widget>().async, TenantKey(),
+            DistributedKeys.echoer.async, DistributedParamsKey(),
         ]
         for key in keys.map(declared) {
             #expect(!key.isDistributed, "\(key)")

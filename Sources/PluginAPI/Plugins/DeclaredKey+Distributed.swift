@@ -1,0 +1,74 @@
+public import Distributed
+
+extension DeclaredKey {
+    /// The stub type of a key declared with a ``DistributedServiceKey``, plain (not `async`, without
+    /// parameters): the type a host makes proxies of; `nil` for any other key.
+    @_spi(HostKit)
+    public var stubType: (any DistributedActor.Type)? {
+        func stub<Key: DistributedServiceKey>(_: Key.Type) -> any DistributedActor.Type { Key.Stub.self }
+        return distributedKey.map { stub($0) }
+    }
+
+    /// The mangled name of ``stubType``, by which another process finds the same type
+    /// (``stubType(named:)``); `nil` for a key that is not distributed.
+    @_spi(HostKit)
+    public var stubTypeName: String? { stubType.flatMap { _mangledTypeName($0) } }
+
+    /// True if the key is a ``DistributedServiceKey`` declared plain (not `async`, without
+    /// parameters): a service a host can serve from another process.
+    @_spi(HostKit)
+    public var isDistributed: Bool { distributedKey != nil }
+
+    /// Adds to `locator`, as added by `origin`, a slot of this key's own service type whose service is
+    /// made by `proxy` once, on the first get: so a requirement declared with the key matches it as it
+    /// matches the slot of a plugin in process. A proxy that is not of the service type fails that get
+    /// with ``ServiceLocatorError/wrongProxyType(key:proxy:service:)``. Throws
+    /// ``ServiceLocatorError/proxySlotRefused(key:reason:)`` for a key that has parameters, or is
+    /// `async`, or is no ``DistributedServiceKey``, and what `locator` throws for any add (its key
+    /// taken, read-only).
+    @_spi(HostKit)
+    public func addProxySlot(to locator: ServiceLocator, origin: String,
+                             proxy: @escaping @Sendable () throws -> Any) throws {
+        let signature = ServiceSlotInfo.signature(serviceType, params: paramsType, isAsync: isAsync)
+        guard params == nil, !isAsync else {
+            let declared = isAsync ? "async" : "with parameters"
+            throw ServiceLocatorError.proxySlotRefused(key: storeKey, reason: "it is declared \(declared) (\(signature)), "
+                + "and a distributed service is a plain slot (no parameters, no async factory)")
+        }
+        guard let distributedKey else {
+            throw ServiceLocatorError.proxySlotRefused(key: storeKey, reason: "it is declared as \(signature) with a "
+                + "plain key; only a service declared with a DistributedServiceKey can be")
+        }
+        try locator.register(Self.proxyRegistration(distributedKey, storeKey: storeKey, proxy), replace: false, origin: origin)
+    }
+
+    /// The lazy slot of `storeKey` for `Key.Service`, whose service `proxy` makes: the proxy is made
+    /// once, on the first get, and every later get is a plain one.
+    private static func proxyRegistration<Key: DistributedServiceKey>(
+        _: Key.Type, storeKey: String, _ proxy: @escaping @Sendable () throws -> Any
+    ) -> ServiceRegistration {
+        ServiceRegistration(key: storeKey, mode: .lazy) { () throws -> Key.Service in
+            let made = try proxy()
+            guard let service = made as? Key.Service else {
+                throw ServiceLocatorError.wrongProxyType(
+                    key: storeKey, proxy: String(reflecting: type(of: made)), service: String(reflecting: Key.Service.self))
+            }
+            return service
+        }
+    }
+
+    /// The longest mangled name ``stubType(named:)`` looks up: far longer than any stub's.
+    static let longestStubTypeName = 4096
+
+    /// The distributed actor type whose mangled name is `mangledName` (``stubTypeName`` in another
+    /// process), if this process has it; `nil` for any other name. The name may come from another
+    /// process: a name with bytes outside printable ASCII (which the runtime would read as
+    /// references into memory) or longer than 4,096 bytes is refused unread.
+    @_spi(HostKit)
+    public static func stubType(named mangledName: String) -> (any DistributedActor.Type)? {
+        let bytes = mangledName.utf8
+        guard !bytes.isEmpty, bytes.count <= longestStubTypeName, bytes.allSatisfy({ (0x20..<0x7F).contains($0) })
+        else { return nil }
+        return _typeByName(mangledName) as? any DistributedActor.Type
+    }
+}
