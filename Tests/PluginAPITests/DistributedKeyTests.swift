@@ -1,4 +1,5 @@
 import Distributed
+import Foundation
 @_spi(HostKit) import PluginAPI
 import Synchronization
 import Testing
@@ -95,9 +96,31 @@ func declared(_ key: any ServiceLocatorKey) -> DeclaredKey {
         let plainType = try #require(_mangledTypeName(Widget.self))
         let actorName = try #require(_mangledTypeName(EchoerStub.self))
         let names = ["", "nonsense", plainType, "\u{01}\u{7F}\u{7F}\u{7F}\u{7F}", "\u{02}abcd" + actorName,
-                     actorName + "\u{0}", String(repeating: "Sa", count: 3000)]
+                     actorName + "\u{0}", String(repeating: "Sa", count: 513)]
         for name in names {
             #expect(DeclaredKey.stubType(named: name) == nil, "\(name.debugDescription)")
+        }
+    }
+
+    /// A name nested 450 deep (an optional of an optional of ... `Int`, 902 bytes) needs
+    /// more stack than a small thread has: looked up there, it is refused instead of overflowing the
+    /// stack (this test crashed the test process with SIGSEGV before); on a thread with the default
+    /// 8 MiB stack it is looked up, and found to be no distributed actor.
+    @Test func aDeeplyNestedNameOnASmallStackIsRefusedNotOverflowingIt() async throws {
+        let deep = "Si" + String(repeating: "Sg", count: 450)
+        #expect(_typeByName(deep) != nil, "the name is a real type: looking it up is what needs the stack")
+        #expect(await onThread(stackSize: 256 << 10) { DeclaredKey.stubType(named: deep) == nil })
+        #expect(await onThread(stackSize: 8 << 20) { DeclaredKey.stubType(named: deep) == nil })
+        let stubName = try #require(_mangledTypeName(EchoerStub.self))
+        #expect(await onThread(stackSize: 8 << 20) { DeclaredKey.stubType(named: stubName) != nil })
+    }
+
+    /// `body`'s result, run on a new thread with a stack of `stackSize` bytes.
+    private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Bool) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: body()) }
+            thread.stackSize = stackSize
+            thread.start()
         }
     }
 

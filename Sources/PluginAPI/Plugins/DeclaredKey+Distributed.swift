@@ -58,16 +58,23 @@ extension DeclaredKey {
     }
 
     /// The longest mangled name ``stubType(named:)`` looks up: far longer than any stub's.
-    static let longestStubTypeName = 4096
+    static let longestStubTypeName = 1024
+    /// The stack ``stubType(named:)`` needs left to look a name up: the runtime's demangler recurses
+    /// about 1.3 KiB deep per level of nesting, up to the 500 or so levels it accepts (measured:
+    /// a name nested 400 deep overflowed a 512 KiB stack).
+    static let stackForStubTypeLookup: UInt = 1 << 20
 
     /// The distributed actor type whose mangled name is `mangledName` (``stubTypeName`` in another
     /// process), if this process has it; `nil` for any other name. The name may come from another
-    /// process: a name with bytes outside printable ASCII (which the runtime would read as
-    /// references into memory) or longer than 4,096 bytes is refused unread.
+    /// process, so what could crash this one is refused unread: a name with bytes outside printable
+    /// ASCII (which the runtime would read as references into memory), longer than 1,024 bytes, or
+    /// looked up on a thread with less than 1 MiB of stack left (a deeply nested name would
+    /// overflow it; threads get 8 MiB by default).
     @_spi(HostKit)
     public static func stubType(named mangledName: String) -> (any DistributedActor.Type)? {
         let bytes = mangledName.utf8
-        guard !bytes.isEmpty, bytes.count <= longestStubTypeName, bytes.allSatisfy({ (0x20..<0x7F).contains($0) })
+        guard !bytes.isEmpty, bytes.count <= longestStubTypeName, bytes.allSatisfy({ (0x20..<0x7F).contains($0) }),
+              StackHeadroom.hasLeft(stackForStubTypeLookup)
         else { return nil }
         return _typeByName(mangledName) as? any DistributedActor.Type
     }
