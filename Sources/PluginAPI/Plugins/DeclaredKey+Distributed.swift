@@ -61,7 +61,7 @@ extension DeclaredKey {
     static let longestStubTypeName = 1024
     /// The stack ``stubType(named:)`` needs left to look a name up: the runtime's demangler recurses
     /// about 1.3 KiB deep per level of nesting, up to the 500 or so levels it accepts (measured:
-    /// a name nested 400 deep overflowed a 512 KiB stack).
+    /// a name nested 500 deep overflowed a 512 KiB stack).
     static let stackForStubTypeLookup: UInt = 1 << 20
 
     /// The distributed actor type whose mangled name is `mangledName` (``stubTypeName`` in another
