@@ -32,7 +32,10 @@ struct DistributedParamsKey: DistributedServiceKey, ServiceLocatorParamsKey {
     typealias Service = any Echoer
     typealias Stub = EchoerStub
     typealias Params = String
-    var storeKey: String { "echoer.params" }
+    let storeKey: String
+    init(name: String = "echoer.params") {
+        storeKey = name
+    }
 }
 
 /// What a host reads of a key: its declaration, as a plugin's metadata makes it.
@@ -150,6 +153,33 @@ func declared(_ key: any ServiceLocatorKey) -> DeclaredKey {
         #expect(second is RemoteEchoerStub)
         #expect(second.id as? String == "echoer")
         await #expect(throws: NoPeerActorSystem.NoPeer.self) { try await second.echo("there") }
+    }
+
+    /// Through a module's registrar, the slot of proxies is the module's, added once the module is
+    /// accepted, as any slot of it.
+    @Test func aProxySlotAddedThroughARegistrarIsTheModules() throws {
+        let locator = ServiceLocator()
+        let module = ClosureModule(name: "remote-module") { registrar in
+            try declared(DistributedKeys.remoteEchoer).addProxySlot(to: registrar, origin: "ignored") {
+                try RemoteEchoerStub.resolve(id: "echoer", using: NoPeerActorSystem())
+            }
+        }
+        try locator.addModule(module)
+        let slot = try #require(locator.slots.first)
+        #expect(slot.origin == "remote-module")
+        #expect(slot.mismatch(with: declared(DistributedKeys.echoer)) == nil)
+        #expect(try locator.tryService(key: DistributedKeys.echoer) is RemoteEchoerStub)
+    }
+
+    /// A host remakes a key from its declaration's key type and store key: the same key.
+    @Test func aDistributedKeyIsMadeAgainFromItsTypeAndName() throws {
+        let key = declared(DistributedKeys.remoteEchoer)
+        let type = try #require(key.distributedKeyType)
+        let remade = declared(type.init(name: key.storeKey))
+        #expect(remade.storeKey == "echoer")
+        #expect(remade.distributedKeyType.map(ObjectIdentifier.init) == ObjectIdentifier(type))
+        #expect(remade.stubType.map(ObjectIdentifier.init) == ObjectIdentifier(RemoteEchoerStub.self))
+        #expect(declared(ServiceLocatorEasyKey<Widget>()).distributedKeyType == nil)
     }
 
     @Test func aProxyOfAnotherTypeFailsTheGetByName() throws {

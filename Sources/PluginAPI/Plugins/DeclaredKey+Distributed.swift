@@ -19,15 +19,22 @@ extension DeclaredKey {
     @_spi(HostKit)
     public var isDistributed: Bool { distributedKey != nil }
 
-    /// Adds to `locator`, as added by `origin`, a slot of this key's own service type whose service is
-    /// made by `proxy` once, on the first get: so a requirement declared with the key matches it as it
-    /// matches the slot of a plugin in process. A proxy that is not of the service type fails that get
+    /// The type of a key declared with a ``DistributedServiceKey``, plain (not `async`, without
+    /// parameters), from which with ``storeKey`` the key is made again
+    /// (``DistributedServiceKey/init(name:)``); `nil` for any other key.
+    @_spi(HostKit)
+    public var distributedKeyType: (any DistributedServiceKey.Type)? { distributedKey }
+
+    /// Adds to `registry`, a slot of this key's own service type whose service is made by `proxy` once,
+    /// on the first get: so a requirement declared with the key matches it as it matches the slot of a
+    /// plugin in process. A locator adds it as added by `origin`; a module's registrar as its module's,
+    /// once the module is accepted. A proxy that is not of the service type fails that get
     /// with ``ServiceLocatorError/wrongProxyType(key:proxy:service:)``. Throws
     /// ``ServiceLocatorError/proxySlotRefused(key:reason:)`` for a key that has parameters, or is
-    /// `async`, or is no ``DistributedServiceKey``, and what `locator` throws for any add (its key
+    /// `async`, or is no ``DistributedServiceKey``, and what `registry` throws for any add (its key
     /// taken, read-only).
     @_spi(HostKit)
-    public func addProxySlot(to locator: ServiceLocator, origin: String,
+    public func addProxySlot(to registry: some ServiceRegistry, origin: String,
                              proxy: @escaping @Sendable () throws -> Any) throws {
         let signature = ServiceSlotInfo.signature(serviceType, params: paramsType, isAsync: isAsync)
         guard params == nil, !isAsync else {
@@ -39,7 +46,12 @@ extension DeclaredKey {
             throw ServiceLocatorError.proxySlotRefused(key: storeKey, reason: "it is declared as \(signature) with a "
                 + "plain key; only a service declared with a DistributedServiceKey can be")
         }
-        try locator.register(Self.proxyRegistration(distributedKey, storeKey: storeKey, proxy), replace: false, origin: origin)
+        let registration = Self.proxyRegistration(distributedKey, storeKey: storeKey, proxy)
+        if let locator = registry as? ServiceLocator {
+            try locator.register(registration, replace: false, origin: origin)
+        } else {
+            try registry.register(registration, replace: false)
+        }
     }
 
     /// The lazy slot of `storeKey` for `Key.Service`, whose service `proxy` makes: the proxy is made
