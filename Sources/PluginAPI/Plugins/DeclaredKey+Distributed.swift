@@ -25,7 +25,7 @@ extension DeclaredKey {
     @_spi(HostKit)
     public var distributedKeyType: (any DistributedServiceKey.Type)? { distributedKey }
 
-    /// Adds to `registry`, a slot of this key's own service type whose service is made by `proxy` once,
+    /// Adds to `registry` a slot of this key's own service type whose service is made by `proxy` once,
     /// on the first get: so a requirement declared with the key matches it as it matches the slot of a
     /// plugin in process. A locator adds it as added by `origin`; a module's registrar as its module's,
     /// once the module is accepted. A proxy that is not of the service type fails that get
