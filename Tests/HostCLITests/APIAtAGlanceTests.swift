@@ -56,9 +56,10 @@ import Testing
         #expect(stale.isEmpty, "in the README's API at a glance, but not a public declaration: \(stale)")
     }
 
-    /// The promise of PluginAPI's surface: at most 160 lines that declare something public, SPI
-    /// included, counted as the project's issue counted them.
-    @Test func pluginAPIHasAtMost160PublicDeclarationLines() throws {
+    /// The promise of PluginAPI's surface: at most 175 lines that declare something public, SPI
+    /// included, counted as the project's issue counted them: 160 for PluginAPI 5.0, and 13 more for
+    /// 5.1's keys of distributed contracts and what HostKit reads of them (issue 33).
+    @Test func pluginAPIHasAtMost175PublicDeclarationLines() throws {
         let base = repositoryRoot.appendingPathComponent("Sources/PluginAPI")
         let files = FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []
         let line = try NSRegularExpression(pattern: "^\\s*(@\\w+(\\([^)]*\\))?\\s+)*public\\s")
@@ -70,6 +71,6 @@ import Testing
                 count += 1
             }
         }
-        #expect(count > 100 && count <= 160, "\(count) public declaration lines in PluginAPI")
+        #expect(count > 100 && count <= 175, "\(count) public declaration lines in PluginAPI")
     }
 }

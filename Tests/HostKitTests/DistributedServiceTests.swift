@@ -7,8 +7,11 @@ import Testing
 
 /// A plugin whose service is a distributed actor (FixtureEchoPlugin, on FixtureRemoteContracts' `Echo`)
 /// and one that requires it (FixtureEchoUserPlugin), loaded in process: the half of "in process or in
-/// a process of its own" that needs no child.
-@Suite struct DistributedServiceTests {
+/// a process of its own" that needs no child. Serialized: two loads at once in one process that both
+/// newly map the same contract library (FixtureRemoteContracts, which nothing has loaded before them)
+/// can refuse one of them ("the dynamic linker mapped it, but it is not a file that was checked"),
+/// a race of two hosts' library checks in one process that is not what these tests are about.
+@Suite(.serialized) struct DistributedServiceTests {
     /// The echo service is handed out as the plugin's actor itself, not a proxy: the user plugin's start
     /// hook calls it and is answered from this process by the plugin's type. Its requirement, declared
     /// with the distributed key, is met as any other, whatever the order of the files.

@@ -1,4 +1,5 @@
 import Distributed
+import Foundation
 @_spi(HostKit) import PluginAPI
 import Synchronization
 import Testing
@@ -31,7 +32,10 @@ struct DistributedParamsKey: DistributedServiceKey, ServiceLocatorParamsKey {
     typealias Service = any Echoer
     typealias Stub = EchoerStub
     typealias Params = String
-    var storeKey: String { "echoer.params" }
+    let storeKey: String
+    init(name: String = "echoer.params") {
+        storeKey = name
+    }
 }
 
 /// What a host reads of a key: its declaration, as a plugin's metadata makes it.
@@ -74,18 +78,13 @@ func declared(_ key: any ServiceLocatorKey) -> DeclaredKey {
         #expect(ObjectIdentifier(found) == ObjectIdentifier(EchoerStub.self))
     }
 
-    /// Made `async`, a distributed key still names its stub (and is refused a proxy slot, below).
-    @Test func anAsyncDistributedKeyKeepsItsStub() throws {
-        let key = declared(DistributedKeys.echoer.async)
-        #expect(key.isDistributed)
-        let stub = try #require(key.stubType)
-        #expect(ObjectIdentifier(stub) == ObjectIdentifier(EchoerStub.self))
-    }
-
+    /// Plain keys, and distributed keys declared async or with parameters (which cannot be served
+    /// from another process: a distributed service is a plain slot), are not distributed.
     @Test func plainKeysAreNotDistributed() {
         let keys: [any ServiceLocatorKey] = [
             ServiceLocatorEasyKey<Widget>(), ServiceLocatorEasyKey<any Echoer>(name: "echoer"),
             ServiceLocatorParamsEasyKey<Label, String>(), ServiceLocatorEasyKey<Widget>().async, TenantKey(),
+            DistributedKeys.echoer.async, DistributedParamsKey(),
         ]
         for key in keys.map(declared) {
             #expect(!key.isDistributed, "\(key)")
@@ -100,9 +99,31 @@ func declared(_ key: any ServiceLocatorKey) -> DeclaredKey {
         let plainType = try #require(_mangledTypeName(Widget.self))
         let actorName = try #require(_mangledTypeName(EchoerStub.self))
         let names = ["", "nonsense", plainType, "\u{01}\u{7F}\u{7F}\u{7F}\u{7F}", "\u{02}abcd" + actorName,
-                     actorName + "\u{0}", String(repeating: "Sa", count: 3000)]
+                     actorName + "\u{0}", String(repeating: "Sa", count: 513)]
         for name in names {
             #expect(DeclaredKey.stubType(named: name) == nil, "\(name.debugDescription)")
+        }
+    }
+
+    /// A name nested 450 deep (an optional of an optional of ... `Int`, 902 bytes) needs
+    /// more stack than a small thread has: looked up there, it is refused instead of overflowing the
+    /// stack (this test crashed the test process with SIGSEGV before); on a thread with the default
+    /// 8 MiB stack it is looked up, and found to be no distributed actor.
+    @Test func aDeeplyNestedNameOnASmallStackIsRefusedNotOverflowingIt() async throws {
+        let deep = "Si" + String(repeating: "Sg", count: 450)
+        #expect(_typeByName(deep) != nil, "the name is a real type: looking it up is what needs the stack")
+        #expect(await onThread(stackSize: 256 << 10) { DeclaredKey.stubType(named: deep) == nil })
+        #expect(await onThread(stackSize: 8 << 20) { DeclaredKey.stubType(named: deep) == nil })
+        let stubName = try #require(_mangledTypeName(EchoerStub.self))
+        #expect(await onThread(stackSize: 8 << 20) { DeclaredKey.stubType(named: stubName) != nil })
+    }
+
+    /// `body`'s result, run on a new thread with a stack of `stackSize` bytes.
+    private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Bool) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: body()) }
+            thread.stackSize = stackSize
+            thread.start()
         }
     }
 
@@ -132,6 +153,33 @@ func declared(_ key: any ServiceLocatorKey) -> DeclaredKey {
         #expect(second is RemoteEchoerStub)
         #expect(second.id as? String == "echoer")
         await #expect(throws: NoPeerActorSystem.NoPeer.self) { try await second.echo("there") }
+    }
+
+    /// Through a module's registrar, the slot of proxies is the module's, added once the module is
+    /// accepted, as any slot of it.
+    @Test func aProxySlotAddedThroughARegistrarIsTheModules() throws {
+        let locator = ServiceLocator()
+        let module = ClosureModule(name: "remote-module") { registrar in
+            try declared(DistributedKeys.remoteEchoer).addProxySlot(to: registrar, origin: "ignored") {
+                try RemoteEchoerStub.resolve(id: "echoer", using: NoPeerActorSystem())
+            }
+        }
+        try locator.addModule(module)
+        let slot = try #require(locator.slots.first)
+        #expect(slot.origin == "remote-module")
+        #expect(slot.mismatch(with: declared(DistributedKeys.echoer)) == nil)
+        #expect(try locator.tryService(key: DistributedKeys.echoer) is RemoteEchoerStub)
+    }
+
+    /// A host remakes a key from its declaration's key type and store key: the same key.
+    @Test func aDistributedKeyIsMadeAgainFromItsTypeAndName() throws {
+        let key = declared(DistributedKeys.remoteEchoer)
+        let type = try #require(key.distributedKeyType)
+        let remade = declared(type.init(name: key.storeKey))
+        #expect(remade.storeKey == "echoer")
+        #expect(remade.distributedKeyType.map(ObjectIdentifier.init) == ObjectIdentifier(type))
+        #expect(remade.stubType.map(ObjectIdentifier.init) == ObjectIdentifier(RemoteEchoerStub.self))
+        #expect(declared(ServiceLocatorEasyKey<Widget>()).distributedKeyType == nil)
     }
 
     @Test func aProxyOfAnotherTypeFailsTheGetByName() throws {

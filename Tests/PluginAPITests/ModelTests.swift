@@ -279,6 +279,7 @@ indirect enum ModelErrorCase: Equatable, CustomStringConvertible {
             case .asyncService: self = .unexpected(String(describing: error)) // the model adds no async slot
             case .resolutionTooDeep: self = .unexpected(String(describing: error)) // nor chains of factories
             case .cycle, .injectionFailed: self = .unexpected(String(describing: error)) // nor cycles, nor @Inject
+            case .proxySlotRefused, .wrongProxyType: self = .unexpected(String(describing: error)) // nor proxies
             @unknown default: self = .unexpected(String(describing: error))
             }
         case let error as ServiceObtainError where error.error is ModelError && !error.isNested:

@@ -12,10 +12,16 @@ enum StackHeadroom {
     /// True if less than the reserve is left: a quarter of the thread's stack, at least 128 KiB and
     /// at most 2 MiB, for the frames of the factory that would run next and of what it calls.
     static var isExhausted: Bool {
-        let low = UInt(stack_low_bound()), size = UInt(stack_size_of_thread())
-        guard low != 0, size != 0 else { return false }
+        let size = UInt(stack_size_of_thread())
+        guard size != 0 else { return false }
+        return !hasLeft(min(max(size / 4, 128 << 10), 2 << 20))
+    }
+
+    /// True if at least `bytes` of the calling thread's stack are left, or its bounds are unknown.
+    static func hasLeft(_ bytes: UInt) -> Bool {
+        let low = UInt(stack_low_bound())
+        guard low != 0, stack_size_of_thread() != 0 else { return true }
         let now = UInt(stack_position())
-        let reserve = min(max(size / 4, 128 << 10), 2 << 20)
-        return now < low || now - low < reserve
+        return now >= low && now - low >= bytes
     }
 }

@@ -25,15 +25,15 @@ struct ServiceRegistration {
         self.build = build
     }
 
-    /// A slot of `key` whose services `make` makes, kept as `mode` says.
-    init<Key: ServiceLocatorKey>(key: Key, mode: ServiceFactoryMode, _ make: @escaping @Sendable () throws -> Key.Service) {
+    /// A slot of the store key `key` whose services `make` makes, kept as `mode` says.
+    init<Service: Sendable>(key: String, mode: ServiceFactoryMode, _ make: @escaping @Sendable () throws -> Service) {
         // Only an atOne factory runs when its slot is built; any other slot can wait for its first use.
-        let timing: Timing = mode == .atOne ? .runsFactory(service: Key.Service.self, isAsync: false)
-            : .onFirstUse(service: Key.Service.self, mode: mode)
-        self.init(key: key.storeKey, timing: timing) { origin, logger in
-            let identity = ServiceIdentity(key: key.storeKey, type: Key.Service.self)
+        let timing: Timing = mode == .atOne ? .runsFactory(service: Service.self, isAsync: false)
+            : .onFirstUse(service: Service.self, mode: mode)
+        self.init(key: key, timing: timing) { origin, logger in
+            let identity = ServiceIdentity(key: key, type: Service.self)
             let core = ServiceCore.make(mode: mode, identity: identity, logger: logger, make)
-            return ServiceSlot(key: key.storeKey, core: core, origin: origin)
+            return ServiceSlot(key: key, core: core, origin: origin)
         }
     }
 

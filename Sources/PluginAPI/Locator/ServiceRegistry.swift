@@ -123,6 +123,6 @@ extension ServiceRegistry {
     private func add<Key: ServiceLocatorKey>(
         key: Key, mode: ServiceFactoryMode, replace: Bool, _ make: @escaping @Sendable () throws -> Key.Service
     ) throws {
-        try register(ServiceRegistration(key: key, mode: mode, make), replace: replace)
+        try register(ServiceRegistration(key: key.storeKey, mode: mode, make), replace: replace)
     }
 }

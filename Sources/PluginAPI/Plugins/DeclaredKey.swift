@@ -11,30 +11,32 @@ public struct DeclaredKey: @unchecked Sendable, CustomStringConvertible {
     let params: Any.Type?
     /// True if the key names a slot whose factory is `async` (``ServiceLocatorKey/async``).
     let isAsync: Bool
-    /// For a ``DistributedServiceKey`` (or one made `async`): its stub type and how to add a slot of
-    /// proxies for it; `nil` for any other key.
-    let distributed: DistributedDeclaration?
+    /// The key's type, for a ``DistributedServiceKey`` declared plain (not `async`, no parameters: a
+    /// distributed service is a plain slot): what its stub and its slot of proxies are made from;
+    /// `nil` for any other key. A metatype, so a plain key's declaration copies and frees as before.
+    let distributedKey: (any DistributedServiceKey.Type)?
 
     /// The declaration of `key`: its store key and service type (and parameters type, for a
     /// ``ServiceLocatorParamsKey``; async, for `key.async`; its stub, for a ``DistributedServiceKey``).
     init<Key: ServiceLocatorKey>(_ key: Key) {
         storeKey = key.storeKey
         service = Key.Service.self
-        // The usual key first, by metatype: the two conformance casts below cost about 1,400
-        // instructions each, and a host reads thousands of declared keys at start-up (50 plugins of
-        // 200 keys took 25 ms instead of 20 with the casts alone).
+        // The usual key first, by metatype: the conformance casts below cost about 1,400 instructions
+        // each, and a host reads thousands of declared keys at start-up (50 plugins of 200 keys took
+        // 25 ms instead of 20 with the casts alone). So an async key or one with parameters is not
+        // asked whether it is distributed: it could not be served from another process anyway.
         if Key.self == ServiceLocatorEasyKey<Key.Service>.self {
             params = nil
             isAsync = false
-            distributed = nil
+            distributedKey = nil
         } else if let declared = key as? any AsyncDeclaration {
             params = declared.declaredParams
             isAsync = true
-            distributed = declared.declaredDistributed
+            distributedKey = nil
         } else {
             params = Self.params(of: key)
             isAsync = false
-            distributed = DistributedDeclaration(of: key)
+            distributedKey = params == nil ? (key as? any DistributedServiceKey).map { type(of: $0) } : nil
         }
     }
 
@@ -58,12 +60,10 @@ public struct DeclaredKey: @unchecked Sendable, CustomStringConvertible {
 /// A key that declares an async slot (``AsyncSlotKey``), with the parameters type of the key it wraps.
 protocol AsyncDeclaration {
     var declaredParams: Any.Type? { get }
-    var declaredDistributed: DistributedDeclaration? { get }
 }
 
 extension AsyncSlotKey: AsyncDeclaration {
     var declaredParams: Any.Type? { DeclaredKey.params(of: key) }
-    var declaredDistributed: DistributedDeclaration? { DistributedDeclaration(of: key) }
 }
 
 extension ServiceSlotInfo {

@@ -11,6 +11,10 @@ public import Distributed
 public protocol DistributedServiceKey<Service>: ServiceLocatorKey {
     /// The type of the proxies that stand for the service when it is served from another process.
     associatedtype Stub: DistributedActor
+
+    /// The key whose store key is `name`: a host remakes the key of a plugin in another process from
+    /// the key's type and its name, the two things that cross.
+    init(name: String)
 }
 
 /// A ready-made ``DistributedServiceKey``: the store key is the service's full type name unless you

@@ -38,7 +38,8 @@ public protocol Echo: DistributedActor where ActorSystem: DistributedActorSystem
     distributed func crash()
     /// Ends the process that serves it with `status`.
     distributed func exit(_ status: Int32)
-    /// Never returns, and ignores cancellation: a stuck service.
+    /// Never returns, and ignores cancellation: a stuck service. It blocks the thread it runs on
+    /// (sleeping), and so the actor: a later call of the same service waits behind it.
     distributed func hang()
     /// Takes and touches `megabytes` MiB of memory, kept until the process ends.
     distributed func allocate(megabytes: Int)
