@@ -37,6 +37,8 @@ let package = Package(
         // through HostKit it would be the same promise on HostKit's surface, by an underscored re-export.
         .library(name: "ProcessSignals", targets: ["ProcessSignals"]),
         .executable(name: "host", targets: ["host"]),
+        // What a host built on HostKit runs for each plugin it places in a process of its own.
+        .executable(name: "plugin-process", targets: ["plugin-process"]),
         // For plugins written in other packages: re-exports the nested PluginAPI product.
         .library(name: "PluginAPI", targets: ["PluginAPIExport"]),
         // The same for PluginActors, the actor system of services served from a process of their own.
@@ -50,10 +52,13 @@ let package = Package(
     dependencies: [
         .package(path: "Sources/PluginAPI"),
         .package(path: "Sources/PluginActors"),
+        // The fixtures' distributed contract, which the tests of plugins in a process of their own call
+        // through (the fixture plugins link their own build of it, as plugins built elsewhere do).
+        .package(path: "Tests/PluginFixtures/FixtureRemoteContracts"),
         .package(path: "Sources/SamplePlugins/SampleContracts"),
     ],
     targets: [
-        .target(name: "HostKit", dependencies: [pluginAPI, "DynamicLoading", "ProcessSignals"], swiftSettings: swift6),
+        .target(name: "HostKit", dependencies: [pluginAPI, pluginActors, "DynamicLoading", "ProcessSignals"], swiftSettings: swift6),
         // The floor under HostKit: what reads, checks and maps files (ELF, paths, the dynamic linker,
         // foreign memory, system calls), knowing nothing of plugins' lives. No product: HostKit only.
         .target(name: "DynamicLoading", dependencies: ["CDynamicLinker"], swiftSettings: swift6),
@@ -66,6 +71,8 @@ let package = Package(
         .target(name: "SampleContractsExport", dependencies: [contracts], swiftSettings: swift6),
         // A general host: it knows no sample contract.
         .executableTarget(name: "host", dependencies: ["HostKit", pluginAPI], swiftSettings: swift6),
+        // The child a host built on HostKit starts for each plugin placed in a process of its own.
+        .executableTarget(name: "plugin-process", dependencies: ["HostKit"], swiftSettings: swift6),
         // A contract library's ABI against its last release, and the version rule; check-abi and .ci/api-check run it.
         .executableTarget(name: "abi-gate", swiftSettings: swift6),
         .plugin(name: "CheckABI",
@@ -80,7 +87,8 @@ let package = Package(
         .testTarget(name: "PluginAPITests", dependencies: [pluginAPI], swiftSettings: swift6),
         .testTarget(name: "PluginActorsTests", dependencies: [pluginActors, pluginAPI], swiftSettings: swift6),
         .testTarget(name: "ProcessSignalsTests", dependencies: ["ProcessSignals"], swiftSettings: swift6),
-        .testTarget(name: "HostKitTests", dependencies: ["HostKit", "DynamicLoading", "ProcessSignals", pluginAPI, contracts, "TestSupport"],
+        .testTarget(name: "HostKitTests", dependencies: ["HostKit", "DynamicLoading", "ProcessSignals", pluginAPI, pluginActors, contracts, "TestSupport",
+                                                        .product(name: "FixtureRemoteContracts", package: "FixtureRemoteContracts")],
                     swiftSettings: swift6),
         // Runs the built `host` and `sample-tour` executables, as a user would.
         .testTarget(name: "HostCLITests", dependencies: ["TestSupport"], swiftSettings: swift6),

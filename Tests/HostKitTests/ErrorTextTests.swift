@@ -40,6 +40,7 @@ import Testing
         .startFailed(plugin: "p", reason: HookOutcome.timedOut(.seconds(1)).description),
         .shadowFolderUnusable(path: "/tmp", reason: "its file system is mounted noexec"),
         .stillRequired(plugin: "p", requiredBy: ["q", "r"]),
+        .processFailed(path: "/p.so", reason: "the key 'k' is not distributed"),
     ]
 
     private static func caseNumber(_ error: PluginLoadError) -> Int {
@@ -71,11 +72,12 @@ import Testing
         case .startFailed: 24
         case .shadowFolderUnusable: 25
         case .stillRequired: 26
+        case .processFailed: 27
         }
     }
 
     @Test func noErrorDescriptionNamesACommandLineFlag() {
-        #expect(Set(Self.everyError.map(Self.caseNumber)) == Set(0...26))
+        #expect(Set(Self.everyError.map(Self.caseNumber)) == Set(0...27))
         for error in Self.everyError {
             #expect(!error.description.contains("--"), "\(error.description)")
         }

@@ -1,4 +1,5 @@
 internal import DynamicLoading
+import Foundation
 @_spi(HostKit) import PluginAPI
 
 /// Loads plugins into a `ServiceLocator` and keeps the current, read-only locator.
@@ -49,21 +50,36 @@ public final class PluginHost: Sendable {
     public let discovery: PluginDiscovery
     /// How long one plugin's start hook may take before it counts as failed.
     public let startTimeout: Duration
+    /// Which plugins run in a process of their own, and how; nil: every plugin runs in this process.
+    public let processes: PluginProcesses?
+    /// Where what happens to plugins' processes after their load is told (a crash and its restart,
+    /// a withdrawal), one escaped line each.
+    let processReport: @Sendable (String) -> Void
 
-    /// A host whose locator starts empty.
-    public convenience init(discovery: PluginDiscovery = PluginDiscovery(), startTimeout: Duration = .seconds(30)) {
-        self.init(start: ServiceLocator(), discovery: discovery, startTimeout: startTimeout)
+    /// A host whose locator starts empty. With `processes`, the plugin files it names run each in a
+    /// process of its own; what happens to those processes later (a crash, a restart) is told to
+    /// `processReport`, one escaped line each (by default to standard error).
+    public convenience init(discovery: PluginDiscovery = PluginDiscovery(), startTimeout: Duration = .seconds(30),
+                            processes: PluginProcesses? = nil,
+                            processReport: @escaping @Sendable (String) -> Void = PluginHost.reportToStandardError) {
+        self.init(start: ServiceLocator(), discovery: discovery, startTimeout: startTimeout, processes: processes,
+                  processReport: processReport)
     }
 
     /// A host whose locator starts as a clone of `base`, which holds services of the host itself
     /// (configuration, say) for plugins to use. Throws `ServiceLocatorError.cloneDenied` if `base`
     /// refuses to be cloned.
     public convenience init(base: ServiceLocator, discovery: PluginDiscovery = PluginDiscovery(),
-                            startTimeout: Duration = .seconds(30)) throws {
-        self.init(start: try base.clone(), discovery: discovery, startTimeout: startTimeout)
+                            startTimeout: Duration = .seconds(30), processes: PluginProcesses? = nil,
+                            processReport: @escaping @Sendable (String) -> Void = PluginHost.reportToStandardError) throws {
+        self.init(start: try base.clone(), discovery: discovery, startTimeout: startTimeout, processes: processes,
+                  processReport: processReport)
     }
 
-    private init(start: ServiceLocator, discovery: PluginDiscovery, startTimeout: Duration) {
+    private init(start: ServiceLocator, discovery: PluginDiscovery, startTimeout: Duration, processes: PluginProcesses?,
+                 processReport: @escaping @Sendable (String) -> Void) {
+        self.processes = processes
+        self.processReport = processReport
         // The host's locators never deny cloning: each load works on a clone of the current one.
         start.setReadOnly(denyClone: false)
         state = Lock(State(current: start))
@@ -109,7 +125,8 @@ public final class PluginHost: Sendable {
     func makePipeline(probe: PluginProbe?, start: Bool = true) -> LoadPipeline {
         let pending = shutdownsPending
         let hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
-        return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil)
+        return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, processes: processes,
+                            processReport: processReport)
     }
 
     /// A whole ``LoadPipeline`` run for `sources`, then the swap.
@@ -152,6 +169,12 @@ public final class PluginHost: Sendable {
             state.started += publication.started
             return (replaced, retiring)
         }
+    }
+
+    /// Writes `line` and a newline to standard error: where a host tells what happens to plugins'
+    /// processes unless it is given another place.
+    public static let reportToStandardError: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// The plugins started and not shut down yet, in start order.

@@ -20,6 +20,9 @@ public struct LoadedPlugin: Sendable {
     var candidate: PluginCandidate?
     /// The dynamic loader's handle of the image, as a number: one image under two paths is one plugin.
     var image: UInt?
+    /// For a plugin served from a process of its own: the name the host reaches that process by;
+    /// nil for a plugin in this process.
+    public internal(set) var servedBy: String?
 
     init(path: String, metadata: PluginMetadata, libraries: [LibraryVersion], linkedLibraries: [String] = [],
          candidate: PluginCandidate? = nil, makeModule: @escaping @Sendable () -> any Module) {

@@ -33,13 +33,20 @@ struct LoadPipeline {
     let probe: PluginProbe?
     /// How start hooks run; nil: none runs (a look at what would load, or a probe child).
     let start: PluginStart?
+    /// Which plugins run in a process of their own, and how; nil: all run in this one.
+    let processes: PluginProcesses?
+    /// Where what happens to those processes later is told (a crash, a restart).
+    let processReport: @Sendable (String) -> Void
 
     /// A pipeline for one load, with a new folder for its copies in `discovery`'s
     /// ``PluginDiscovery/shadowFolder``. Call ``finish()`` when the load has opened its plugins.
-    init(discovery: PluginDiscovery, probe: PluginProbe? = nil, start: PluginStart? = nil) {
+    init(discovery: PluginDiscovery, probe: PluginProbe? = nil, start: PluginStart? = nil,
+         processes: PluginProcesses? = nil, processReport: @escaping @Sendable (String) -> Void = { _ in }) {
         self.discovery = discovery
         self.probe = probe
         self.start = start
+        self.processes = processes
+        self.processReport = processReport
         shadow = ShadowFolder.make(in: discovery.shadowFolder).mapError(PluginLoadError.init)
     }
 
@@ -84,7 +91,15 @@ struct LoadPipeline {
     /// the plugins `served` already, link is marked as one.
     func open(_ candidates: [PluginCandidate], beside served: [LoadedPlugin] = []) -> Opened {
         var opened = Opened()
-        for candidate in LibraryCopies.openingOrder(for: candidates) {
+        // A plugin of a process of its own is opened there, after the others: its contract's types
+        // must be in this process, which the plugins opened here bring.
+        // (A file that is no plugin, a library laid beside them, stays a library of this process.)
+        let placed = { (candidate: PluginCandidate) in
+            processes?.placesOwnProcess(candidate) == true && candidate.entry.refusal(path: candidate.realPath) == nil
+        }
+        let own = candidates.filter(placed)
+        let here = candidates.filter { !placed($0) }
+        for candidate in LibraryCopies.openingOrder(for: here) {
             switch probe?.check(candidate, folder: shadowRoot) {
             case let .failure(failure):
                 opened.outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: failure)
@@ -94,6 +109,17 @@ struct LoadPipeline {
             }
             switch openUnprobed(candidate) {
             case let .success(plugin): opened.plugins.append(plugin)
+            case let .failure(error):
+                opened.outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: error)
+            }
+        }
+        for candidate in own {
+            guard let processes else { break }
+            switch PluginProcess.launch(candidate, settings: processes, startTimeout: start?.timeout ?? .seconds(30), report: processReport) {
+            case let .success(plugin):
+                opened.plugins.append(plugin)
+                // Its process is its isolation: no probe child opens it in this one.
+                opened.registeredInProbe.insert(plugin.path)
             case let .failure(error):
                 opened.outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: error)
             }

@@ -70,6 +70,10 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     /// A reload found the plugin's file gone (or refused), but plugins that stay require its keys: the
     /// plugin is kept serving.
     case stillRequired(plugin: String, requiredBy: [String])
+    /// The plugin was placed in a process of its own (``PluginProcesses``), and that process could
+    /// not be started, refused the plugin, or the plugin cannot be served so (a key whose contract
+    /// is not distributed, say).
+    case processFailed(path: String, reason: String)
 
     /// The file or plugin the error is about.
     public var subject: String {
@@ -81,7 +85,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
              let .compilerMismatch(path, _, _),
              let .badMagic(path, _), let .unsupportedHeader(path, _), let .malformedHeader(path, _),
              let .incompatibleLibraries(path, _), let .foreignDescriptor(path), let .malformedMetadata(path, _),
-             let .duplicatePlugin(_, path, _), let .probeFailed(path, _), let .shadowFolderUnusable(path, _):
+             let .duplicatePlugin(_, path, _), let .probeFailed(path, _), let .shadowFolderUnusable(path, _),
+             let .processFailed(path, _):
             path
         case let .keyConflict(_, plugin, _), let .missingRequirement(plugin, _, _), let .requirementCycle(plugin, _),
              let .requirementTypeMismatch(plugin, _, _, _),
@@ -140,6 +145,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .registrationFailed(plugin, reason):
             "plugin '\(plugin)': registration failed, nothing registered: \(reason)"
         case let .probeFailed(path, reason): "\(path): probe failed: \(reason)"
+        case let .processFailed(path, reason): "\(path): not served from a process of its own: \(reason)"
         case let .startFailed(plugin, reason):
             "plugin '\(plugin)': start \(reason); its services were removed"
         case let .shadowFolderUnusable(path, reason):

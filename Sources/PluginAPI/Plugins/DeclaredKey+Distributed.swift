@@ -84,10 +84,16 @@ extension DeclaredKey {
     /// overflow it; threads get 8 MiB by default).
     @_spi(HostKit)
     public static func stubType(named mangledName: String) -> (any DistributedActor.Type)? {
+        anyType(named: mangledName) as? any DistributedActor.Type
+    }
+
+    /// The type whose mangled name is `mangledName`, read with the care a name from another process
+    /// needs (see ``stubType(named:)``).
+    static func anyType(named mangledName: String) -> Any.Type? {
         let bytes = mangledName.utf8
         guard !bytes.isEmpty, bytes.count <= longestStubTypeName, bytes.allSatisfy({ (0x20..<0x7F).contains($0) }),
               StackHeadroom.hasLeft(stackForStubTypeLookup)
         else { return nil }
-        return _typeByName(mangledName) as? any DistributedActor.Type
+        return _typeByName(mangledName)
     }
 }

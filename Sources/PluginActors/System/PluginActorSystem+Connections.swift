@@ -14,7 +14,7 @@ extension PluginActorSystem {
     /// ``PluginActorError/processEnded(peer:reason:)`` saying so, until `peer` connects again.
     @_spi(HostKit)
     public func connect(peer: String, socket: Int32, callTimeout: Duration = .seconds(30),
-                        serve: @escaping @Sendable (String) throws -> any DistributedActor,
+                        serve: @escaping @Sendable (String) async throws -> any DistributedActor,
                         endReason: @escaping @Sendable () -> String = { "it closed the connection" })
         throws -> PluginActorConnection {
         guard let owned = SocketIO.duplicate(socket) else {

@@ -51,7 +51,7 @@ final class PeerConnection: Sendable {
     /// Held while a frame is written (frames never interleave) and while the socket closes.
     private let writing = Mutex(false)
     private let system: PluginActorSystem
-    private let serve: @Sendable (String) throws -> any DistributedActor
+    private let serve: @Sendable (String) async throws -> any DistributedActor
     private let endReason: @Sendable () -> String
     private let onEnd: @Sendable (PeerConnection, PluginActorError) -> Void
 
@@ -59,7 +59,7 @@ final class PeerConnection: Sendable {
     static let timeoutTick: Duration = .milliseconds(50)
 
     init(peer: String, socket: Int32, callTimeout: Duration, system: PluginActorSystem,
-         serve: @escaping @Sendable (String) throws -> any DistributedActor,
+         serve: @escaping @Sendable (String) async throws -> any DistributedActor,
          endReason: @escaping @Sendable () -> String,
          onEnd: @escaping @Sendable (PeerConnection, PluginActorError) -> Void) {
         self.peer = peer
@@ -278,7 +278,7 @@ final class PeerConnection: Sendable {
         }
         let actor: any DistributedActor
         do {
-            actor = try serve(name)
+            actor = try await serve(name)
         } catch {
             handler.onFailure(.notServed, type: "", message: "no service '\(name)' here: \(error)")
             return

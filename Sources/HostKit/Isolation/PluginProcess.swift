@@ -1,0 +1,295 @@
+import Dispatch
+import Distributed
+internal import DynamicLoading
+import Foundation
+@_spi(HostKit) import PluginAPI
+@_spi(HostKit) import PluginActors
+
+/// One plugin placed in a process of its own (``PluginProcesses``): the child that serves it now,
+/// watched, and started again when it ends.
+///
+/// Invariants: one child at a time is current (`generation`); the end of an older one changes
+/// nothing. The child's services are reached by the name ``peer``, which stays the same across
+/// restarts, so proxies made before a restart reach the restarted child. A process that is
+/// stopping or withdrawn is never started again.
+final class PluginProcess: Sendable {
+    private struct State {
+        var child: ChildProcess?
+        var connection: PluginActorConnection?
+        var generation = 0
+        /// What the plugin's requirements are served from, once the host started it.
+        var services: ServiceResolver?
+        var restarts: [ContinuousClock.Instant] = []
+        var stopping = false
+        /// Why it is not started again, once it is not.
+        var withdrawn: String?
+    }
+
+    /// The plugin file as the host checked it: each child must load exactly this file.
+    let candidate: PluginCandidate
+    let settings: PluginProcesses
+    /// The name its services are reached by, the same for every child of this plugin.
+    let peer: String
+    let startTimeout: Duration
+    /// The keys the plugin declared it requires: the only services of the host its process may call.
+    private let requires = Lock<Set<String>>([])
+    private let state = Lock(State())
+    /// Where what happens to its processes is told (a crash, a restart, a withdrawal): escaped lines.
+    let report: @Sendable (String) -> Void
+
+    private static let count = Lock(0)
+
+    private init(candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration,
+                 report: @escaping @Sendable (String) -> Void) {
+        self.candidate = candidate
+        self.settings = settings
+        self.startTimeout = startTimeout
+        self.report = report
+        let number = Self.count.withLock { count in
+            count += 1
+            return count
+        }
+        peer = "\(candidate.fileNames.last ?? "plugin")#\(number)"
+    }
+
+    /// Starts a process for `candidate` and has it load the plugin; the plugin as the host sees it,
+    /// or why it cannot be served so.
+    static func launch(_ candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration,
+                       report: @escaping @Sendable (String) -> Void) -> Result<LoadedPlugin, PluginLoadError> {
+        let process = PluginProcess(candidate: candidate, settings: settings, startTimeout: startTimeout, report: report)
+        let description: ChildPluginDescription
+        do {
+            description = try process.spawnAndLoad().get()
+        } catch {
+            process.stopNow()
+            return .failure(error)
+        }
+        switch RemotePluginModule.metadata(of: description, path: candidate.realPath) {
+        case let .failure(error):
+            process.stopNow()
+            return .failure(error)
+        case let .success(metadata):
+            process.requires.withLock { $0 = Set(metadata.requires.map(\.storeKey)) }
+            let libraries = description.libraries.compactMap { PluginHeader.decode($0.name, $0.version) }
+            var plugin = LoadedPlugin(path: candidate.realPath, metadata: metadata, libraries: libraries, candidate: candidate) {
+                RemotePluginModule(process: process, metadata: metadata)
+            }
+            plugin.servedBy = process.peer
+            return .success(plugin)
+        }
+    }
+
+    // MARK: One child
+
+    /// Starts a new child and has it load the plugin; it becomes the current one.
+    private func spawnAndLoad() -> Result<ChildPluginDescription, PluginLoadError> {
+        let path = candidate.realPath
+        let generation = state.withLock { state in
+            state.generation += 1
+            return state.generation
+        }
+        var environment = settings.environment
+        // A crashing child need not spend seconds printing a backtrace nobody reads.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment[PluginChild.callTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
+        let limits = ChildProcess.Limits(memoryBytes: settings.limits.memoryBytes, cpuSeconds: settings.limits.cpuSeconds,
+                                         openFiles: settings.limits.openFiles)
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(executable: settings.executable, arguments: settings.arguments,
+                                           environment: environment, limits: limits, onOutput: nil) { [weak self] ending in
+                self?.ended(generation: generation, ending)
+            }
+        } catch {
+            return .failure(.processFailed(path: path, reason: "could not start \(settings.executable): \(error)"))
+        }
+        let connection: PluginActorConnection
+        do {
+            connection = try PluginActorSystem.shared.connect(
+                peer: peer, socket: child.socket, callTimeout: settings.callTimeout,
+                serve: { [weak self] name in try await self?.serveHost(name) ?? { throw ChildRefusal(description: "stopped") }() },
+                endReason: { [weak self] in self?.endReason(of: child) ?? "it ended" })
+        } catch {
+            child.kill()
+            return .failure(.processFailed(path: path, reason: "\(error)"))
+        }
+        state.withLock { state in
+            state.child = child
+            state.connection = connection
+        }
+        let request = ChildLoadRequest(candidate: candidate, startTimeout: startTimeout)
+        return BlockingCall.run { try await self.controlProxy().load(request) }.mapError { error in
+            .processFailed(path: path, reason: Self.text(of: error))
+        }
+    }
+
+    /// The host's proxy of the child's control (making it sends nothing).
+    private func controlProxy() throws -> any PluginChildControl {
+        try $PluginChildControl<PluginActorSystem>.resolve(id: PluginActorID(peer: peer, name: pluginChildControlName), using: .shared)
+    }
+
+    /// What a child that asks for `name` gets: a service it declared it requires, from what the host serves now.
+    private func serveHost(_ name: String) async throws -> any DistributedActor {
+        guard requires.withLock({ $0.contains(name) }) else {
+            throw ChildRefusal(description: "'\(name)' is not among the keys the plugin declared it requires")
+        }
+        guard let services = state.withLock(\.services) else {
+            throw ChildRefusal(description: "the plugin is not started")
+        }
+        guard let actor = try await services.anyService(storeKey: name) as? any DistributedActor else {
+            throw ChildRefusal(description: "the service '\(name)' is not a distributed actor")
+        }
+        return actor
+    }
+
+    /// How `child` ended, once it has (killed if it closed its connection and lives on), with its last output lines.
+    private func endReason(of child: ChildProcess) -> String {
+        let ending = Self.ending(of: child, within: .seconds(2)) ?? {
+            child.kill()
+            return child.waitForEnd()
+        }()
+        let lines = child.lastOutputLines.suffix(5).map { TerminalText.escaped($0) }
+        return "\(ending)" + (lines.isEmpty ? "" : "; its last output: " + lines.joined(separator: " | "))
+    }
+
+    /// How `child` ended, if it does within `bound`.
+    private static func ending(of child: ChildProcess, within bound: Duration) -> ChildProcess.Ending? {
+        let ending = Lock<ChildProcess.Ending?>(nil)
+        let ended = DispatchSemaphore(value: 0)
+        // Returns once the child is reaped: at once, or after the kill that follows a timeout.
+        Thread.detachNewThread {
+            let end = child.waitForEnd()
+            ending.withLock { $0 = end }
+            ended.signal()
+        }
+        let (seconds, attoseconds) = bound.components
+        _ = ended.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+        return ending.withLock { $0 }
+    }
+
+    // MARK: Lifecycle
+
+    /// Registers and starts the plugin in its child; its requirements are served from `services`.
+    func start(services: ServiceResolver) async throws {
+        state.withLock { $0.services = services }
+        try await controlProxy().start(timeout: startTimeout)
+        startHeartbeat()
+    }
+
+    /// Runs the plugin's shutdown hook in its child, then ends the child; never started again.
+    func stop(timeout: Duration) async -> String? {
+        let stopping = state.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return state.stopping
+        }
+        guard !stopping else { return nil }
+        let problem: String?
+        do {
+            problem = try await PluginActorSystem.withCallTimeout(timeout) { try await controlProxy().stop(timeout: timeout) }
+        } catch {
+            problem = "its process did not stop cleanly: \(Self.text(of: error))"
+        }
+        stopNow()
+        return problem
+    }
+
+    /// Ends the current child at once; never started again.
+    func stopNow() {
+        let (child, connection) = state.withLock { state in
+            state.stopping = true
+            return (state.child, state.connection)
+        }
+        PluginActorSystem.shared.markUnavailable(peer: peer, reason: "its plugin was stopped")
+        connection?.close(.unavailable(peer: peer, reason: "its plugin was stopped"))
+        child?.kill()
+    }
+
+    /// Asks the child every ``PluginProcesses/heartbeat`` whether it answers; kills it if not.
+    private func startHeartbeat() {
+        guard let interval = settings.heartbeat else { return }
+        let generation = state.withLock(\.generation)
+        Task.detached { [weak self] in
+            while let self, self.isCurrent(generation) {
+                try? await Task.sleep(for: interval)
+                guard self.isCurrent(generation) else { return }
+                do {
+                    try await PluginActorSystem.withCallTimeout(interval) { try await self.controlProxy().ping() }
+                } catch PluginActorError.timedOut {
+                    self.report("plugin process \(TerminalText.escaped(self.peer)) did not answer within \(interval): killed")
+                    self.state.withLock(\.child)?.kill()
+                    return
+                } catch {
+                    return
+                }
+            }
+        }
+    }
+
+    private func isCurrent(_ generation: Int) -> Bool {
+        state.withLock { !$0.stopping && $0.withdrawn == nil && $0.generation == generation }
+    }
+
+    // MARK: Supervision
+
+    /// A child ended: unless it was stopped (or is not the current one), restart it after a pause,
+    /// or withdraw it past the restarts allowed.
+    private func ended(generation: Int, _ ending: ChildProcess.Ending) {
+        let now = ContinuousClock.now
+        let policy = settings.restarts
+        let decision = state.withLock { state -> (restartAfter: Duration?, count: Int)? in
+            guard !state.stopping, state.withdrawn == nil, state.generation == generation else { return nil }
+            state.restarts = state.restarts.filter { now - $0 < policy.window } + [now]
+            let count = state.restarts.count
+            guard count <= policy.maximum else {
+                state.withdrawn = "it ended \(count) times within \(policy.window)"
+                return (nil, count)
+            }
+            let pause = policy.backoff * (1 << min(count - 1, 30))
+            return (min(pause, policy.maximumBackoff), count)
+        }
+        guard let decision else { return }
+        let name = TerminalText.escaped(peer)
+        guard let pause = decision.restartAfter else {
+            let reason = "withdrawn: it ended \(decision.count) times within \(policy.window), last \(ending)"
+            PluginActorSystem.shared.markUnavailable(peer: peer, reason: reason)
+            report("plugin process \(name) \(ending); \(reason)")
+            return
+        }
+        report("plugin process \(name) \(ending); restarting in \(pause)")
+        Task.detached { [weak self] in
+            try? await Task.sleep(for: pause)
+            self?.restart()
+        }
+    }
+
+    /// A new child, loading and starting the plugin as the first did.
+    private func restart() {
+        guard let services = state.withLock({ $0.stopping || $0.withdrawn != nil ? nil : $0.services }) else { return }
+        switch spawnAndLoad() {
+        case let .failure(error):
+            report("plugin process \(TerminalText.escaped(peer)) was not restarted: \(error)")
+            // Counted as another end: restarted again later, or withdrawn.
+            let generation = state.withLock(\.generation)
+            state.withLock(\.child)?.kill()
+            ended(generation: generation, .exited(-1))
+        case .success:
+            switch BlockingCall.run({ try await self.start(services: services) }) {
+            case .success: report("plugin process \(TerminalText.escaped(peer)) restarted")
+            case let .failure(error):
+                report("plugin process \(TerminalText.escaped(peer)) restarted but did not start: \(Self.text(of: error))")
+                state.withLock(\.child)?.kill()
+            }
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+
+    /// An error's text; for a refusal the child sent, its own text.
+    static func text(of error: any Error) -> String {
+        if case let PluginActorError.remoteFailure(_, type, message) = error, type.hasSuffix("ChildRefusal") { return message }
+        return "\(error)"
+    }
+}

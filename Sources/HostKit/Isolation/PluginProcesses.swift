@@ -1,0 +1,96 @@
+internal import DynamicLoading
+
+/// Which plugins run in a process of their own, and how those processes are run: the operator's
+/// choice, per plugin file, with no change in the plugin.
+///
+/// A plugin placed so is opened, checked and registered by a child process the host starts for it
+/// (the program ``executable``, which calls ``PluginChild/serve(discovery:)``; the `host` command
+/// does so for `host __serve-plugin`), through the same load pipeline and checks as in the host. Its
+/// services are distributed actors (a contract of `DistributedServiceKey`s): the host's slots hand
+/// out proxies, and each call crosses to the child and back. A plugin whose contract is a plain
+/// protocol cannot be placed so: it is refused at load, naming the key.
+///
+/// When the child crashes, exits, is killed, passes a limit or stops answering, every call pending
+/// and every later one fails with a `PluginActorError` naming how it ended, and the host restarts
+/// it, with a growing pause between tries; proxies taken before work again once it is back. Past
+/// ``RestartPolicy/maximum`` restarts within ``RestartPolicy/window``, it stays down.
+public struct PluginProcesses: Sendable {
+    /// What the host lets one plugin's process use; nil: no limit. A process past a limit is ended
+    /// by the kernel and treated as a crash.
+    public struct Limits: Sendable, Equatable {
+        /// The memory its heap and mappings may take (`RLIMIT_DATA`), in bytes.
+        public var memoryBytes: UInt64?
+        /// The CPU time it may use, in seconds (`RLIMIT_CPU`).
+        public var cpuSeconds: UInt64?
+        /// The descriptors it may have open (`RLIMIT_NOFILE`).
+        public var openFiles: UInt64?
+
+        /// Limits as given; none by default.
+        public init(memoryBytes: UInt64? = nil, cpuSeconds: UInt64? = nil, openFiles: UInt64? = nil) {
+            self.memoryBytes = memoryBytes
+            self.cpuSeconds = cpuSeconds
+            self.openFiles = openFiles
+        }
+    }
+
+    /// When a plugin's process that ended is started again.
+    public struct RestartPolicy: Sendable, Equatable {
+        /// The restarts allowed within ``window``; past them the process stays down.
+        public var maximum: Int
+        /// The span ``maximum`` counts restarts in.
+        public var window: Duration
+        /// The pause before the first restart; it doubles with each restart in the window.
+        public var backoff: Duration
+        /// The longest pause.
+        public var maximumBackoff: Duration
+
+        /// A policy as given: by default 5 restarts a minute, after 0.1 s, 0.2 s, 0.4 s...
+        public init(maximum: Int = 5, window: Duration = .seconds(60), backoff: Duration = .milliseconds(100),
+                    maximumBackoff: Duration = .seconds(5)) {
+            self.maximum = maximum
+            self.window = window
+            self.backoff = backoff
+            self.maximumBackoff = maximumBackoff
+        }
+    }
+
+    /// The program each plugin's process runs, by absolute path.
+    public var executable: String
+    /// Arguments before the child's own (`host __serve-plugin`: `["__serve-plugin"]`).
+    public var arguments: [String]
+    /// The plugin files placed in processes of their own: a file name (`libEchoPlugin.so`), a real
+    /// path, or `*` for every plugin.
+    public var files: Set<String>
+    /// What each process may use.
+    public var limits: Limits
+    /// How long a call to a service of such a plugin may wait for its answer (a caller can shorten
+    /// it with `PluginActorSystem.withCallTimeout`).
+    public var callTimeout: Duration
+    /// How often the host asks each process whether it still answers, and how long it waits: a
+    /// process that does not answer within it is killed and restarted. Nil: never asked.
+    public var heartbeat: Duration?
+    /// When a process that ended is started again.
+    public var restarts: RestartPolicy
+    /// Variables added to each process's environment.
+    public var environment: [String: String]
+
+    /// Processes of `executable arguments...` for the plugin files `files`.
+    public init(executable: String, arguments: [String], files: Set<String>, limits: Limits = Limits(),
+                callTimeout: Duration = .seconds(30), heartbeat: Duration? = .seconds(5),
+                restarts: RestartPolicy = RestartPolicy(), environment: [String: String] = [:]) {
+        self.executable = executable
+        self.arguments = arguments
+        self.files = files
+        self.limits = limits
+        self.callTimeout = callTimeout
+        self.heartbeat = heartbeat
+        self.restarts = restarts
+        self.environment = environment
+    }
+
+    /// True if the plugin file `candidate` runs in a process of its own.
+    func placesOwnProcess(_ candidate: PluginCandidate) -> Bool {
+        files.contains("*") || files.contains(candidate.realPath)
+            || candidate.fileNames.contains(where: files.contains)
+    }
+}

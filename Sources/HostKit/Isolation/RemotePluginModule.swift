@@ -1,0 +1,55 @@
+@_spi(HostKit) import PluginAPI
+@_spi(HostKit) import PluginActors
+
+/// The host's side of a plugin served from a process of its own (``PluginProcess``): registering
+/// it adds a slot per key it provides, each handing out a proxy of the service in that process
+/// (made once, on the first get); its start and shutdown hooks are the plugin's, run there.
+struct RemotePluginModule: Module {
+    let process: PluginProcess
+    let metadata: PluginMetadata
+
+    var name: String { metadata.name }
+
+    func registerServices(in registrar: ModuleRegistrar) throws {
+        let peer = process.peer
+        for key in metadata.provides {
+            guard let stub = key.stubType else { throw ChildRefusal(description: "\(key) is not distributed") }
+            let id = PluginActorID(peer: peer, name: key.storeKey)
+            try key.addProxySlot(to: registrar, origin: metadata.name) { try PluginActorSystem.shared.proxy(of: stub, id: id) }
+        }
+    }
+
+    func start(services: ServiceResolver) async throws {
+        do {
+            try await process.start(services: services)
+        } catch {
+            throw ChildRefusal(description: PluginProcess.text(of: error))
+        }
+    }
+
+    func shutdown() async throws {
+        if let problem = await process.stop(timeout: process.settings.callTimeout) { throw ChildRefusal(description: problem) }
+    }
+
+    /// The metadata the host plans and checks a plugin of another process by: its keys with the
+    /// types this process has for them. Refused if a key is not distributed, or its contract's types
+    /// are not in this process (its contract library is not loaded here).
+    static func metadata(of description: ChildPluginDescription, path: String) -> Result<PluginMetadata, PluginLoadError> {
+        var declared: (provides: [DeclaredKey], requires: [DeclaredKey]) = ([], [])
+        for (keys, isProvided) in [(description.provides, true), (description.requires, false)] {
+            for key in keys {
+                guard let keyType = key.keyType else {
+                    return .failure(.processFailed(path: path, reason: "plugin '\(description.name)' \(isProvided ? "provides" : "requires") "
+                                                   + "\(key.text), whose contract is not distributed (a plain protocol is served in process only)"))
+                }
+                guard let remote = DeclaredKey.remote(storeKey: key.storeKey, keyTypeName: keyType) else {
+                    return .failure(.processFailed(path: path, reason: "plugin '\(description.name)': the types of \(key.text) are not "
+                                                   + "in this process (load its contract library in the host)"))
+                }
+                if isProvided { declared.provides.append(remote) } else { declared.requires.append(remote) }
+            }
+        }
+        return .success(PluginMetadata(name: description.name, version: description.version,
+                                       declaredProvides: declared.provides, declaredRequires: declared.requires))
+    }
+}

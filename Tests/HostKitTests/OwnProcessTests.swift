@@ -1,0 +1,185 @@
+import FixtureRemoteContracts
+import Foundation
+import Glibc
+import HostKit
+@_spi(HostKit) import PluginAPI
+import PluginActors
+import TestSupport
+import Testing
+
+/// Plugins placed in a process of their own (``PluginProcesses``): FixtureEchoPlugin served from its
+/// child, FixtureEchoUserPlugin in this process requiring it. Each test starts real child processes
+/// (`plugin-process`, built beside the tests) that load the real fixture files.
+@Suite struct OwnProcessTests {
+    /// Processes for the echo plugin's file, restarted quickly, no heartbeat unless asked.
+    static func processes(restarts: PluginProcesses.RestartPolicy = .init(maximum: 3, window: .seconds(60), backoff: .milliseconds(20)),
+                          limits: PluginProcesses.Limits = .init(), heartbeat: Duration? = nil,
+                          callTimeout: Duration = .seconds(60)) -> PluginProcesses {
+        PluginProcesses(executable: BuiltPlugins.directory + "/plugin-process", arguments: [],
+                        files: [URL(fileURLWithPath: BuiltPlugins.path("FixtureEchoPlugin")).lastPathComponent],
+                        limits: limits, callTimeout: callTimeout, heartbeat: heartbeat, restarts: restarts)
+    }
+
+    /// A host with the echo plugin in its own process and its user in this one; the lines it reported.
+    static func host(_ processes: PluginProcesses = processes()) throws -> (PluginHost, Collected<[String]>) {
+        let reported = Collected<[String]>([])
+        let host = PluginHost(processes: processes) { line in reported.withLock { $0.append(line) } }
+        let report = host.load(["FixtureEchoUserPlugin", "FixtureEchoPlugin"].map { .file(BuiltPlugins.path($0)) })
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        return (host, reported)
+    }
+
+    @Test func aDistributedPluginServesFromAProcessOfItsOwnAndMeetsARequirementHere() async throws {
+        let (host, _) = try Self.host()
+        defer { host.shutdown() }
+        // The user plugin's start hook called through a proxy, answered by another process.
+        let answer = try host.locator.tryService(key: ServiceLocatorEasyKey<String>(name: "fixture.echo-user.answer"))
+        #expect(answer.hasPrefix("hello 42 a,b from pid "))
+        #expect(!answer.hasPrefix("hello 42 a,b from pid \(getpid()) "))
+        #expect(answer.hasSuffix("by FixtureRemoteContracts.$Echo<PluginActors.PluginActorSystem>"))
+        // The host's own get: the same proxy every time (made once per slot), calls that work.
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        #expect(try host.locator.tryService(key: RemoteKeys.echo) === echo as AnyObject)
+        let message = EchoMessage(text: "ü", number: -7, tags: ["x"])
+        #expect(try await echo.echo(message) == message)
+        #expect(try await echo.pid() != getpid())
+        let slot = try #require(host.locator.slotInfo(forKey: "fixture.echo"))
+        #expect(slot.origin == "fixture-echo")
+        #expect(slot.serviceType == "FixtureRemoteContracts.Echo")
+    }
+
+    @Test func anErrorThePluginThrowsArrivesNamed() async throws {
+        let (host, _) = try Self.host()
+        defer { host.shutdown() }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        do {
+            try await echo.fail("no luck")
+            Issue.record("fail returned")
+        } catch let PluginActorError.remoteFailure(_, type, message) {
+            #expect(type == "FixtureRemoteContracts.EchoFailure")
+            #expect(message.contains("no luck"))
+        }
+    }
+
+    /// A crash fails the call in flight and the ones after it by name, with the signal; the process
+    /// is restarted and the same proxy works again.
+    @Test func aCrashIsReportedAndTheProcessRestartsBehindTheSameProxy() async throws {
+        let (host, reported) = try Self.host()
+        defer { host.shutdown() }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        let before = try await echo.pid()
+        do {
+            try await echo.crash()
+            Issue.record("crash returned")
+        } catch let PluginActorError.processEnded(_, reason) {
+            #expect(reason.contains("signal"), "\(reason)")
+        }
+        try await waitFor(atMost: .seconds(60)) { (try? await echo.pid()).map { $0 != before } ?? false }
+        #expect(try await echo.echo(EchoMessage(text: "again", number: 1, tags: [])).text == "again")
+        #expect(reported.withLock { $0 }.contains { $0.contains("restarting") }, "\(reported.withLock { $0 })")
+    }
+
+    /// An exit with a status is reported with it.
+    @Test func anExitIsReportedWithItsStatus() async throws {
+        let (host, reported) = try Self.host()
+        defer { host.shutdown() }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        await #expect(throws: PluginActorError.self) { try await echo.exit(7) }
+        try await waitFor(atMost: .seconds(60)) { reported.withLock { $0 }.contains { $0.contains("status 7") } }
+    }
+
+    /// Past the restarts allowed, the process stays down and every call says why.
+    @Test func pastItsRestartsAProcessIsWithdrawn() async throws {
+        let (host, reported) = try Self.host(Self.processes(restarts: .init(maximum: 1, window: .seconds(600), backoff: .milliseconds(10))))
+        defer { host.shutdown() }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        try? await echo.crash()
+        try await waitFor(atMost: .seconds(60)) { (try? await echo.ping()) != nil }
+        try? await echo.crash()
+        try await waitFor(atMost: .seconds(60)) { reported.withLock { $0 }.contains { $0.contains("withdrawn") } }
+        do {
+            try await echo.ping()
+            Issue.record("a withdrawn process answered")
+        } catch let PluginActorError.unavailable(_, reason) {
+            #expect(reason.contains("withdrawn"))
+        }
+    }
+
+    /// A call the plugin never answers fails at its timeout, naming the process and the method: the
+    /// caller is not hung with it.
+    @Test func aHungCallFailsAtItsTimeout() async throws {
+        let (host, _) = try Self.host()
+        defer { host.shutdown(timeout: .seconds(1)) }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        do {
+            try await PluginActorSystem.withCallTimeout(.milliseconds(300)) { try await echo.hang() }
+            Issue.record("a hung call returned")
+        } catch let PluginActorError.timedOut(peer, target, after) {
+            #expect(peer.hasPrefix("libFixtureEchoPlugin.so"))
+            #expect(target.contains("hang"))
+            #expect(after == .milliseconds(300))
+        }
+    }
+
+    /// A process that stops answering (stopped by a signal, here) is found by the heartbeat, killed
+    /// and restarted; the same proxy reaches the new one.
+    @Test func aProcessThatStopsAnsweringIsKilledAndRestarted() async throws {
+        let (host, reported) = try Self.host(Self.processes(heartbeat: .milliseconds(300)))
+        defer { host.shutdown(timeout: .seconds(1)) }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        let before = try await echo.pid()
+        #expect(kill(before, SIGSTOP) == 0)
+        try await waitFor(atMost: .seconds(60)) { reported.withLock { $0 }.contains { $0.contains("did not answer") } }
+        try await waitFor(atMost: .seconds(60)) { (try? await echo.pid()).map { $0 != before } ?? false }
+    }
+
+    /// A CPU limit ends a process that passes it, as a crash does.
+    @Test func aProcessPastItsCPULimitIsEndedAndRestarted() async throws {
+        let (host, reported) = try Self.host(Self.processes(limits: .init(cpuSeconds: 1)))
+        defer { host.shutdown() }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        await #expect(throws: PluginActorError.self) { try await echo.spin(seconds: 30) }
+        try await waitFor(atMost: .seconds(60)) { reported.withLock { $0 }.contains { $0.contains("restarting") } }
+    }
+
+    /// A plugin whose contract is a plain protocol cannot be placed in a process of its own: refused
+    /// at load, naming the key; the host goes on.
+    @Test func aPlainContractIsRefusedOutOfProcessNamingTheKey() throws {
+        let clock = BuiltPlugins.path("ClockPlugin")
+        var settings = Self.processes()
+        settings.files = [URL(fileURLWithPath: clock).lastPathComponent]
+        let host = PluginHost(processes: settings) { _ in }
+        let report = host.load([.file(clock)])
+        let error = try #require(report.problems.first)
+        guard case let .processFailed(_, reason) = error else {
+            Issue.record("not a process failure: \(error)")
+            return
+        }
+        #expect(reason.contains("not distributed"), "\(reason)")
+        #expect(host.locator.slotInfo(forKey: "clock") == nil)
+    }
+}
+
+/// Polls `condition` until it holds; the bound only keeps a failed test from hanging.
+private func waitFor(atMost limit: Duration, _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + limit
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("the condition did not come true within \(limit)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+/// A value behind a lock, for what a test's closures collect.
+final class Collected<Value: Sendable>: @unchecked Sendable {
+    private let mutex = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return body(&value)
+    }
+}
