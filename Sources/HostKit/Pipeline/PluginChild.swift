@@ -7,7 +7,7 @@ import Foundation
 
 /// The process a host starts for one plugin placed in a process of its own (``PluginProcesses``):
 /// it opens, checks and registers that plugin through the same steps as the host's load
-/// (``LoadPipeline``), runs its hooks, and serves its services to the host over the socket the host
+/// (`LoadPipeline`), runs its hooks, and serves its services to the host over the socket the host
 /// gave it (descriptor 3). What the plugin requires is served by the host over the same socket.
 ///
 /// The child program calls ``serve(discovery:)`` (the `host` command does so for `host __serve-plugin`)
