@@ -20,6 +20,9 @@ protocol PluginChildControl: DistributedActor where ActorSystem: DistributedActo
 /// The name the child serves its ``PluginChildControl`` under.
 let pluginChildControlName = "__control"
 
+/// The variable that gives the child the timeout of its calls to the host's services, in milliseconds.
+let pluginChildCallTimeoutVariable = "SWIFT_PLUGIN_CALL_TIMEOUT_MS"
+
 /// Why the child refused a request: the plugin load error's text.
 struct ChildRefusal: Error, Codable, CustomStringConvertible {
     let description: String
