@@ -17,8 +17,8 @@ public enum PluginChild {
     /// returns 2 if there is no such connection. Nothing of a plugin runs before the host asks.
     public static func serve(discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
         let environment = ProcessInfo.processInfo.environment
-        let milliseconds = environment[pluginChildCallTimeoutVariable].flatMap(Int64.init) ?? 30_000
-        Posix.removeEnvironment(pluginChildCallTimeoutVariable)
+        let milliseconds = environment[childCallTimeoutVariable].flatMap(Int64.init) ?? 30_000
+        Posix.removeEnvironment(childCallTimeoutVariable)
         let services = ChildServices()
         let control = ChildControlService(actorSystem: .shared, discovery: discovery, services: services)
         let hostGone = DispatchSemaphore(value: 0)
