@@ -46,6 +46,17 @@ extension Report {
         }
     }
 
+    /// The own-process section and its targets, printed after the rest of the report (see main.swift).
+    func printOwnProcessPart() {
+        guard let ownProcess else { return }
+        printOwnProcess(ownProcess)
+        print("\n| target | measured | verdict |")
+        print("|---|---|---|")
+        for target in processTargets() {
+            print("| \(target.name) | \(target.measured) | \(target.pass ? "PASS" : "MISS") |")
+        }
+    }
+
     func processTargets() -> [Target] {
         var list: [Target] = []
         if let calls {
