@@ -74,7 +74,7 @@ final class TwoSystems: Sendable {
                                           endReason: { "the child's test end" })
         childConnection = try child.connect(peer: "host", socket: childSocket, callTimeout: callTimeout, serve: { name in
             guard name == "calc" else { throw PluginActorError.unsupported("no \(name)") }
-            return calculator
+            return (calculator, $Calculator<PluginActorSystem>.self)
         })
     }
 

@@ -31,8 +31,9 @@ final class PluginProcess: Sendable {
     /// The name its services are reached by, the same for every child of this plugin.
     let peer: String
     let startTimeout: Duration
-    /// The keys the plugin declared it requires: the only services of the host its process may call.
-    private let requires = Lock<Set<String>>([])
+    /// The keys the plugin declared it requires, with their contracts' stubs: the only services of
+    /// the host its process may call, and the only methods it may call on each.
+    private let requires = Lock<[String: any DistributedActor.Type]>([:])
     private let state = Lock(State())
     /// Where what happens to its processes is told (a crash, a restart, a withdrawal): escaped lines.
     let report: @Sendable (String) -> Void
@@ -58,8 +59,9 @@ final class PluginProcess: Sendable {
                        report: @escaping @Sendable (String) -> Void) -> Result<LoadedPlugin, PluginLoadError> {
         let process = PluginProcess(candidate: candidate, settings: settings, startTimeout: startTimeout, report: report)
         let description: ChildPluginDescription
+        var spawned = false
         do {
-            description = try process.spawnAndLoad().get()
+            description = try process.spawnAndLoad(spawned: &spawned).get()
         } catch {
             process.stopNow()
             return .failure(error)
@@ -69,7 +71,8 @@ final class PluginProcess: Sendable {
             process.stopNow()
             return .failure(error)
         case let .success(metadata):
-            process.requires.withLock { $0 = Set(metadata.requires.map(\.storeKey)) }
+            let contracts = metadata.requires.compactMap { key in key.stubType.map { (key.storeKey, $0) } }
+            process.requires.withLock { $0 = Dictionary(contracts) { first, _ in first } }
             let libraries = description.libraries.compactMap { PluginHeader.decode($0.name, $0.version) }
             var plugin = LoadedPlugin(path: candidate.realPath, metadata: metadata, libraries: libraries, candidate: candidate) {
                 RemotePluginModule(process: process, metadata: metadata)
@@ -82,7 +85,8 @@ final class PluginProcess: Sendable {
     // MARK: One child
 
     /// Starts a new child and has it load the plugin; it becomes the current one.
-    private func spawnAndLoad() -> Result<ChildPluginDescription, PluginLoadError> {
+    /// `spawned` says whether a child was started (then its end is counted when it comes, as any end).
+    private func spawnAndLoad(spawned: inout Bool) -> Result<ChildPluginDescription, PluginLoadError> {
         let path = candidate.realPath
         let generation = state.withLock { state in
             state.generation += 1
@@ -103,6 +107,7 @@ final class PluginProcess: Sendable {
         } catch {
             return .failure(.processFailed(path: path, reason: "could not start \(settings.executable): \(error)"))
         }
+        spawned = true
         let connection: PluginActorConnection
         do {
             connection = try PluginActorSystem.shared.connect(
@@ -113,9 +118,18 @@ final class PluginProcess: Sendable {
             child.kill()
             return .failure(.processFailed(path: path, reason: "\(error)"))
         }
-        state.withLock { state in
+        // A stop (or a newer child) since this one began: it is not the current one, and must not stay.
+        let current = state.withLock { state in
+            guard !state.stopping, state.generation == generation else { return false }
             state.child = child
             state.connection = connection
+            return true
+        }
+        guard current else {
+            connection.close(.unavailable(peer: peer, reason: "its plugin was stopped"))
+            PluginActorSystem.shared.markUnavailable(peer: peer, reason: "its plugin was stopped")
+            child.kill()
+            return .failure(.processFailed(path: path, reason: "its plugin was stopped while its process started"))
         }
         let request = ChildLoadRequest(candidate: candidate, startTimeout: startTimeout)
         return BlockingCall.run { try await self.controlProxy().load(request) }.mapError { error in
@@ -129,8 +143,8 @@ final class PluginProcess: Sendable {
     }
 
     /// What a child that asks for `name` gets: a service it declared it requires, from what the host serves now.
-    private func serveHost(_ name: String) async throws -> any DistributedActor {
-        guard requires.withLock({ $0.contains(name) }) else {
+    private func serveHost(_ name: String) async throws -> PluginActorSystem.Served {
+        guard let contract = requires.withLock({ $0[name] }) else {
             throw ChildRefusal(description: "'\(name)' is not among the keys the plugin declared it requires")
         }
         guard let services = state.withLock(\.services) else {
@@ -139,7 +153,7 @@ final class PluginProcess: Sendable {
         guard let actor = try await services.anyService(storeKey: name) as? any DistributedActor else {
             throw ChildRefusal(description: "the service '\(name)' is not a distributed actor")
         }
-        return actor
+        return (actor, contract)
     }
 
     /// How `child` ended, once it has (killed if it closed its connection and lives on), with its last output lines.
@@ -197,6 +211,8 @@ final class PluginProcess: Sendable {
     func stopNow() {
         let (child, connection) = state.withLock { state in
             state.stopping = true
+            // No end of a child started before counts from now on, nor does its heartbeat go on.
+            state.generation += 1
             return (state.child, state.connection)
         }
         PluginActorSystem.shared.markUnavailable(peer: peer, reason: "its plugin was stopped")
@@ -256,8 +272,10 @@ final class PluginProcess: Sendable {
             return
         }
         report("plugin process \(name) \(ending); restarting in \(pause)")
-        Task.detached { [weak self] in
-            try? await Task.sleep(for: pause)
+        // A thread of its own: a restart waits for its child to load, which must hold none of Swift
+        // concurrency's few threads.
+        Thread.detachNewThread { [weak self] in
+            Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
             self?.restart()
         }
     }
@@ -265,26 +283,34 @@ final class PluginProcess: Sendable {
     /// A new child, loading and starting the plugin as the first did.
     private func restart() {
         guard let services = state.withLock({ $0.stopping || $0.withdrawn != nil ? nil : $0.services }) else { return }
-        switch spawnAndLoad() {
+        var spawned = false
+        switch spawnAndLoad(spawned: &spawned) {
         case let .failure(error):
             report("plugin process \(TerminalText.escaped(peer)) was not restarted: \(error)")
-            // Counted as another end: restarted again later, or withdrawn.
+            // Counted as another end, once: a child that was started is ended, and its end counts
+            // (restarted again later, or withdrawn); one that never started is counted here.
             let generation = state.withLock(\.generation)
-            state.withLock(\.child)?.kill()
-            ended(generation: generation, .exited(-1))
+            if spawned {
+                state.withLock(\.child)?.kill()
+            } else {
+                ended(generation: generation, .exited(-1))
+            }
         case .success:
             switch BlockingCall.run({ try await self.start(services: services) }) {
             case .success: report("plugin process \(TerminalText.escaped(peer)) restarted")
             case let .failure(error):
-                report("plugin process \(TerminalText.escaped(peer)) restarted but did not start: \(Self.text(of: error))")
+                report("plugin process \(TerminalText.escaped(peer)) restarted but did not start: "
+                       + TerminalText.escaped(Self.text(of: error)))
                 state.withLock(\.child)?.kill()
             }
         }
     }
 
+    /// `duration` in whole milliseconds, clamped to what an `Int64` holds (a timeout of "forever").
     private static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let (whole, overflow) = max(seconds, 0).multipliedReportingOverflow(by: 1000)
+        return overflow ? .max : whole + attoseconds / 1_000_000_000_000_000
     }
 
     /// An error's text; for a refusal the child sent, its own text.

@@ -27,7 +27,7 @@ public enum PluginChild {
                 peer: ChildServices.hostPeer, socket: ChildProcess.socketDescriptor,
                 callTimeout: .milliseconds(milliseconds),
                 serve: { name in
-                    if name == pluginChildControlName { return control }
+                    if name == pluginChildControlName { return (control, $PluginChildControl<PluginActorSystem>.self) }
                     return try await services.service(named: name)
                 },
                 endReason: {
@@ -50,23 +50,28 @@ final class ChildServices: Sendable {
     /// The name the child knows its host by.
     static let hostPeer = "host"
 
-    private let locator = Lock<ServiceLocator?>(nil)
+    /// The locator published, and the contract's stub of each key its plugin provides.
+    private let served = Lock<(locator: ServiceLocator, contracts: [String: any DistributedActor.Type])?>(nil)
 
-    /// From now on, calls reach the services of `published`.
-    func serve(_ published: ServiceLocator) {
-        locator.withLock { $0 = published }
+    /// From now on, calls reach the services of `published`, each by the contract its key declares.
+    func serve(_ published: ServiceLocator, provides: [DeclaredKey]) {
+        let contracts = Dictionary(provides.compactMap { key in key.stubType.map { (key.storeKey, $0) } }) { first, _ in first }
+        served.withLock { $0 = (published, contracts) }
     }
 
-    /// The distributed actor in the slot `name`, made if it was not.
-    func service(named name: String) async throws -> any DistributedActor {
-        guard let published = locator.withLock({ $0 }) else {
+    /// The distributed actor in the slot `name`, made if it was not, and its contract's stub.
+    func service(named name: String) async throws -> PluginActorSystem.Served {
+        guard let (published, contracts) = served.withLock({ $0 }) else {
             throw ChildRefusal(description: "the plugin is not started yet")
+        }
+        guard let contract = contracts[name] else {
+            throw ChildRefusal(description: "'\(name)' is not a distributed service the plugin declared")
         }
         let service = try await published.anyService(storeKey: name)
         guard let actor = service as? any DistributedActor else {
             throw ChildRefusal(description: "the service '\(name)' is not a distributed actor")
         }
-        return actor
+        return (actor, contract)
     }
 }
 
@@ -131,7 +136,7 @@ distributed actor ChildControlService: PluginChildControl {
         case let .success(publication):
             published = publication.locator
             started = publication.started
-            services.serve(publication.locator)
+            services.serve(publication.locator, provides: plugin.metadata.provides)
         case let .failure(failure):
             throw ChildRefusal(description: "\(failure.error)")
         }

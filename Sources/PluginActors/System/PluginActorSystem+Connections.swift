@@ -7,14 +7,15 @@ extension PluginActorSystem {
     /// the connection takes a close-on-exec duplicate of it, so the caller keeps and closes its own).
     /// Calls to actors of `peer` go over it from now on; a connection `peer` had before stays open
     /// for the calls it carries (close it when they are done: an upgrade does). The other process's
-    /// calls are served by `serve`, which returns the actor for a service name (a store key).
+    /// calls are served by `serve`, which returns the actor for a service name (a store key) and the
+    /// `$Contract` stub of the contract it is served by: only that contract's methods run on it.
     ///
     /// When the other process closes the connection or ends, `endReason` says why (the process's
     /// status, say): every call pending then, and every later call to `peer`, fails with
     /// ``PluginActorError/processEnded(peer:reason:)`` saying so, until `peer` connects again.
     @_spi(HostKit)
     public func connect(peer: String, socket: Int32, callTimeout: Duration = .seconds(30),
-                        serve: @escaping @Sendable (String) async throws -> any DistributedActor,
+                        serve: @escaping @Sendable (String) async throws -> PluginActorSystem.Served,
                         endReason: @escaping @Sendable () -> String = { "it closed the connection" })
         throws -> PluginActorConnection {
         guard let owned = SocketIO.duplicate(socket) else {
@@ -49,6 +50,13 @@ extension PluginActorSystem {
             }
         }
     }
+}
+
+extension PluginActorSystem {
+    /// An actor served to another process, and the `$Contract` stub type of the contract it is
+    /// served by: a call of any other method is refused, never run on it.
+    @_spi(HostKit)
+    public typealias Served = (actor: any DistributedActor, contract: any DistributedActor.Type)
 }
 
 /// One connection of a ``PluginActorSystem`` to another process, for the host that made it.

@@ -35,7 +35,7 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
         case down(PluginActorError)
     }
 
-    let peers = Mutex<[String: Peer]>([:])
+    let peers = Lock<[String: Peer]>([:])
     private let actorCount = Atomic<UInt64>(0)
 
     /// A system of its own, apart from ``shared`` (tests that stand for two processes in one).

@@ -1,6 +1,5 @@
 import Distributed
 import Glibc
-import Synchronization
 
 /// One connection between this process and another over a Unix stream socket: the calls this side
 /// made and waits for, and the calls the other side made and this side serves.
@@ -39,6 +38,8 @@ final class PeerConnection: Sendable {
         var pending: [UInt64: Pending] = [:]
         var serving: [UInt64: Serving] = [:]
         var ended: PluginActorError?
+        /// The targets found to be methods of a contract, by the contract's stub.
+        var checkedTargets: [ObjectIdentifier: Set<String>] = [:]
         /// Why this side closed the connection, if it did: the reason the end reports.
         var closing: PluginActorError?
     }
@@ -47,19 +48,21 @@ final class PeerConnection: Sendable {
     let peer: String
     let callTimeout: Duration
     let socket: Int32
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Held while a frame is written (frames never interleave) and while the socket closes.
-    private let writing = Mutex(false)
+    private let writing = Lock(false)
     private let system: PluginActorSystem
-    private let serve: @Sendable (String) async throws -> any DistributedActor
+    private let serve: @Sendable (String) async throws -> PluginActorSystem.Served
     private let endReason: @Sendable () -> String
     private let onEnd: @Sendable (PeerConnection, PluginActorError) -> Void
 
     /// How often the reader looks for calls past their deadline: a call times out at most this late.
     static let timeoutTick: Duration = .milliseconds(50)
+    /// The most calls of the other process served at once; past it a call is refused at once.
+    static let maximumServing = 256
 
     init(peer: String, socket: Int32, callTimeout: Duration, system: PluginActorSystem,
-         serve: @escaping @Sendable (String) async throws -> any DistributedActor,
+         serve: @escaping @Sendable (String) async throws -> PluginActorSystem.Served,
          endReason: @escaping @Sendable () -> String,
          onEnd: @escaping @Sendable (PeerConnection, PluginActorError) -> Void) {
         self.peer = peer
@@ -255,7 +258,15 @@ final class PeerConnection: Sendable {
             return
         }
         let arguments = reader.rest
-        state.withLock { $0.serving[id] = .starting }
+        let admitted = state.withLock { state in
+            guard state.serving.count < Self.maximumServing else { return false }
+            state.serving[id] = .starting
+            return true
+        }
+        guard admitted else {
+            reply(to: id, failure: .notServed, type: "", message: "\(Self.maximumServing) of its calls are served already")
+            return
+        }
         let task = Task {
             await self.answer(id, name: name, target: target, arguments: arguments)
             self.state.withLock { _ = $0.serving.removeValue(forKey: id) }
@@ -278,7 +289,15 @@ final class PeerConnection: Sendable {
         }
         let actor: any DistributedActor
         do {
-            actor = try await serve(name)
+            let served = try await serve(name)
+            actor = served.actor
+            // A target is code of whatever type it names: run on this actor only a method of the
+            // contract it is served by, or the runtime would run another type's on its memory.
+            guard isMethod(target, of: served.contract) else {
+                handler.onFailure(.notServed, type: "", message: "\(TargetName.readable(target)) is not a method of "
+                                  + "\(TargetName.contract(of: served.contract)), which '\(name)' is served by")
+                return
+            }
         } catch {
             handler.onFailure(.notServed, type: "", message: "no service '\(name)' here: \(error)")
             return
@@ -294,6 +313,15 @@ final class PeerConnection: Sendable {
         } catch {
             handler.onFailure(.notServed, type: String(reflecting: type(of: error as Any)), message: "\(error)")
         }
+    }
+
+    /// True if `target` is a method of the contract whose stub is `contract` (remembered per contract).
+    private func isMethod(_ target: String, of contract: any DistributedActor.Type) -> Bool {
+        let key = ObjectIdentifier(contract)
+        if state.withLock({ $0.checkedTargets[key]?.contains(target) == true }) { return true }
+        guard TargetName.isMethod(target, of: contract) else { return false }
+        state.withLock { _ = $0.checkedTargets[key, default: []].insert(target) }
+        return true
     }
 
     private func reply(to id: UInt64, failure reason: Frame.Failure.Reason, type: String, message: String) {

@@ -55,8 +55,9 @@ enum SocketIO {
     private static func wait(_ socket: Int32, for events: Int16, upTo timeout: Duration?) -> Bool {
         var entry = pollfd(fd: socket, events: events, revents: 0)
         let milliseconds = timeout.map { timeout in
+            // Clamped before it is multiplied: a timeout of "forever" must not overflow.
             let (seconds, attoseconds) = timeout.components
-            return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            return Int32(clamping: min(max(seconds, 0), 86_400 * 365) * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
         } ?? Int32(-1)
         while true {
             let ready = poll(&entry, 1, milliseconds)

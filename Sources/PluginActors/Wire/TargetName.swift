@@ -17,4 +17,15 @@ enum TargetName {
             return String(cString: demangled)
         }
     }
+
+    /// The contract a stub type stands for: `Contracts.$Greeter` for `Contracts.$Greeter<PluginActorSystem>`.
+    static func contract(of stub: Any.Type) -> String {
+        let name = String(reflecting: stub)
+        return String(name.prefix { $0 != "<" })
+    }
+
+    /// True if `identifier` names a distributed method of the stub type `stub` (its contract's).
+    static func isMethod(_ identifier: String, of stub: Any.Type) -> Bool {
+        readable(identifier).hasPrefix("distributed thunk \(contract(of: stub)).")
+    }
 }

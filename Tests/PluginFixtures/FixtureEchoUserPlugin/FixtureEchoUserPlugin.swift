@@ -1,7 +1,7 @@
 import FixtureRemoteContracts
 import PluginActors
 import PluginAPI
-import Synchronization
+import Foundation
 
 /// Requires the echo service and calls it in its start hook, so that a requirement met from another
 /// process is tested as one met in process is. Provides `fixture.echo-user.answer`, what that call
@@ -33,12 +33,14 @@ struct EchoUserPlugin: Plugin {
     }
 }
 
-/// The answer, set once by the start hook and read by any thread.
-final class Answer: Sendable {
-    private let value = Mutex<String?>(nil)
+/// The answer, set once by the start hook and read by any thread. An `NSLock`, not `Mutex`: the tests
+/// run under ThreadSanitizer, which does not see through `Mutex` on Linux.
+final class Answer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: String?
     var text: String? {
-        get { value.withLock { $0 } }
-        set { value.withLock { $0 = newValue } }
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
     }
 }
 
