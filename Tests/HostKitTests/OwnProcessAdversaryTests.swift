@@ -78,6 +78,18 @@ import Testing
         // The point of the test is the wait: an unrelated task must not wait for children to load.
         #expect(latest < .seconds(2), "a task woke \(latest) late behind \(hosts) restarts")
     }
+
+    /// An operator's call timeout too long to count in milliseconds (`.seconds(Int64.max)`, "no
+    /// timeout"): `PluginProcess.milliseconds` multiplies its seconds by 1000 to hand it to the
+    /// child, and the overflow traps, ending the host at the spawn. It should be clamped (or
+    /// refused by name).
+    @Test(.disabled("fails: crashes the test process, arithmetic overflow in PluginProcess.milliseconds"))
+    func aCallTimeoutTooLongToCountInMillisecondsIsNoCrash() {
+        let host = PluginHost(processes: OwnProcessTests.processes(callTimeout: .seconds(Int64.max))) { _ in }
+        defer { host.shutdown() }
+        let report = host.load([.file(BuiltPlugins.path("FixtureEchoPlugin"))])
+        #expect(report.problems.isEmpty, "\(report.problems)")
+    }
 }
 
 /// A program that stands for `plugin-process`: a shell script that records each run (a file
