@@ -99,6 +99,25 @@ import Testing
         #expect(latest < .seconds(2), "a task woke \(latest) late behind writes to a peer that reads nothing")
     }
 
+    /// A caller's timeout too long to count in milliseconds (`withCallTimeout(.seconds(Int64.max))`,
+    /// meant as "no timeout"), on a call whose frame must wait for room in the socket: `SocketIO.wait`
+    /// multiplies the seconds left by 1000 before it clamps them, and the overflow traps.
+    @Test(.disabled("fails: crashes the test process, arithmetic overflow in SocketIO.wait"))
+    func aTimeoutTooLongToCountInMillisecondsIsNoCrash() async throws {
+        let stalled = try RawPeer(connecting: PluginActorSystem(), as: "stalled")
+        let proxy = try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "stalled", name: "calc"),
+                                                               using: stalled.system)
+        let call = Task {
+            try await PluginActorSystem.withCallTimeout(.seconds(Int64.max)) {
+                _ = try await proxy.add(Pair(left: 1, right: 2, label: String(repeating: "x", count: 1 << 22)))
+            }
+        }
+        try await waitUntil { stalled.connection.pendingCalls > 0 }
+        try await Task.sleep(for: .seconds(1))
+        stalled.connection.close(.unavailable(peer: "stalled", reason: "test over"))
+        await #expect(throws: PluginActorError.self) { try await call.value }
+    }
+
     /// The target the system sends for the call `body` makes to the peer "raw" (a socket that the
     /// test reads and never answers).
     static func targetSent(by body: @escaping @Sendable (PluginActorSystem) async throws -> Void) async throws -> String {
@@ -153,6 +172,8 @@ final class RawPeer: Sendable {
     let socket: Int32
     private let systemSocket: Int32
     let connection: PluginActorConnection
+    /// The system on the other end.
+    let system: PluginActorSystem
 
     /// A peer of a new system that serves `actor` under `name`.
     convenience init(serving actor: any DistributedActor, as name: String) throws {
@@ -171,6 +192,7 @@ final class RawPeer: Sendable {
         }
         systemSocket = pair[0]
         socket = pair[1]
+        self.system = system
         connection = try system.connect(peer: peer, socket: systemSocket, serve: serve)
     }
 
