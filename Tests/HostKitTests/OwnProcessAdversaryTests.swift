@@ -83,7 +83,7 @@ import Testing
     /// timeout"): `PluginProcess.milliseconds` multiplies its seconds by 1000 to hand it to the
     /// child, and the overflow traps, ending the host at the spawn. It should be clamped (or
     /// refused by name).
-    @Test(.disabled("fails: crashes the test process, arithmetic overflow in PluginProcess.milliseconds"))
+    @Test
     func aCallTimeoutTooLongToCountInMillisecondsIsNoCrash() {
         let host = PluginHost(processes: OwnProcessTests.processes(callTimeout: .seconds(Int64.max))) { _ in }
         defer { host.shutdown() }

@@ -42,6 +42,8 @@ final class PeerConnection: Sendable {
         var checkedTargets: [ObjectIdentifier: Set<String>] = [:]
         /// Why this side closed the connection, if it did: the reason the end reports.
         var closing: PluginActorError?
+        /// Set before the socket is closed: from then on no one shuts it down (its number may be reused).
+        var socketClosing = false
     }
 
     /// The other process, as the system names it.
@@ -58,7 +60,7 @@ final class PeerConnection: Sendable {
 
     /// How often the reader looks for calls past their deadline: a call times out at most this late.
     static let timeoutTick: Duration = .milliseconds(50)
-    /// The most calls of the other process served at once; past it a call is refused at once.
+    /// The most calls of the other process served at once; one more ends the connection (a flood).
     static let maximumServing = 256
 
     init(peer: String, socket: Int32, callTimeout: Duration, system: PluginActorSystem,
@@ -209,7 +211,12 @@ final class PeerConnection: Sendable {
             let body = buffer[(offset + Frame.headerSize)..<(offset + 4 + length)]
             offset += 4 + length
             switch kind {
-            case .call: startServing(call, body: body)
+            case .call:
+                // A peer that keeps more calls in flight than any caller needs is flooding this side.
+                if state.withLock({ $0.serving.count >= Self.maximumServing }) {
+                    return "it sent more than \(Self.maximumServing) calls at once"
+                }
+                startServing(call, body: body)
             case .cancel: cancelServing(call)
             case .value: finish(call, with: .value(body))
             case .void: finish(call, with: .void)
@@ -258,15 +265,7 @@ final class PeerConnection: Sendable {
             return
         }
         let arguments = reader.rest
-        let admitted = state.withLock { state in
-            guard state.serving.count < Self.maximumServing else { return false }
-            state.serving[id] = .starting
-            return true
-        }
-        guard admitted else {
-            reply(to: id, failure: .notServed, type: "", message: "\(Self.maximumServing) of its calls are served already")
-            return
-        }
+        state.withLock { $0.serving[id] = .starting }
         let task = Task {
             await self.answer(id, name: name, target: target, arguments: arguments)
             self.state.withLock { _ = $0.serving.removeValue(forKey: id) }
@@ -350,9 +349,11 @@ final class PeerConnection: Sendable {
 
     /// Closes the connection from this side: pending and later calls fail with `reason`.
     func close(_ reason: PluginActorError) {
-        state.withLock { $0.closing = $0.closing ?? reason }
-        writing.withLock { closed in
-            if !closed { shutdown(socket, Int32(SHUT_RDWR)) }
+        // Under the state lock, not the write lock: a writer blocked on a peer that stopped reading
+        // holds that one, and this shutdown is what wakes it.
+        state.withLock { state in
+            state.closing = state.closing ?? reason
+            if !state.socketClosing { shutdown(socket, Int32(SHUT_RDWR)) }
         }
         end(reason)
     }
@@ -374,6 +375,7 @@ final class PeerConnection: Sendable {
     }
 
     private func closeSocket() {
+        state.withLock { $0.socketClosing = true }
         writing.withLock { closed in
             guard !closed else { return }
             closed = true
