@@ -45,6 +45,18 @@ enum Usage {
                               plugins it requires); one that crashes, hangs or exits there is
                               reported and not loaded. Start and shutdown hooks run in the host only
         --probe-timeout SECS  how long a child may take (default 10)
+        --own-process FILE    run the plugin FILE (a file name such as libEchoPlugin.so, a path, or *
+                              for all) in a process of its own, which serves its distributed
+                              services to the host; repeat for more. A crash, exit or hang of it is
+                              told on stderr and it is restarted; a plugin whose contract is a plain
+                              protocol is refused. Each such process:
+        --memory-limit MB     may take this much memory (default: no limit)
+        --cpu-limit SECS      may use this much CPU time, a whole number (default: no limit)
+        --open-files N        may have this many descriptors open, 16 or more (default: no limit)
+        --call-timeout SECS   answers each call within this, or the call fails (default 30)
+        --heartbeat SECS      is asked this often whether it answers, and killed and restarted if it
+                              does not within as long; 0: never asked (default 5)
+        --restarts N          is restarted at most N times a minute, then left down (default 5)
         --start-timeout SECS  how long each plugin's start hook may take (default 30)
         --shutdown-timeout SECS  how long each plugin's shutdown hook may take (default 5)
         A timeout is a number of seconds from 0.01 to 86400.
@@ -53,7 +65,8 @@ enum Usage {
     /// `host help COMMAND`: what the command does, its own options, then the shared ones.
     static func of(_ command: Arguments.Command) -> String {
         let (synopsis, text): (String, String) = switch command {
-        case .run: ("host [run] [--plugins PATH]... [--also PATH]... [--json]", """
+        // `__serve-plugin` has no help (help refuses hidden commands): run's, were it asked.
+        case .run, .servePlugin: ("host [run] [--plugins PATH]... [--also PATH]... [--json]", """
             Loads and starts the plugins, lists what loaded and every slot, and gets each service that
             needs neither parameters nor await; then shuts the plugins down in reverse start order.
             --json   print the load report, the slots, the start order and each service as JSON
