@@ -106,7 +106,7 @@ struct Arguments {
         case "--json": [.run, .list, .check, .inspect, .resolve, .probe]
         case "--start": [.list, .check]
         case "--strict": [.serve]
-        case "--in", "--host-package", "--contracts": [.new]
+        case "--in", "--host-package", "--contracts", "--distributed": [.new]
         case _ where OwnProcessArguments.options.contains(option): [.run, .list, .check, .resolve, .serve]
         default: nil
         }

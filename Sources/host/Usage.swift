@@ -17,8 +17,8 @@ enum Usage {
                host serve [--plugins PATH]... [--strict] load and start plugins, run until SIGINT/SIGTERM;
                                                          each SIGHUP reloads them (new, changed and
                                                          removed plugin files)
-               host new plugin NAME [--contracts PATH] [--in FOLDER] [--host-package PATH]
-               host new contracts NAME [--in FOLDER] [--host-package PATH]
+               host new plugin NAME [--contracts PATH] [--distributed] [--in FOLDER] [--host-package PATH]
+               host new contracts NAME [--distributed] [--in FOLDER] [--host-package PATH]
                                                          write a plugin or a contract library package
                                                          that builds and loads as it is
                host help [COMMAND] | --help | --version
@@ -111,8 +111,8 @@ enum Usage {
             refused the load), 2 usage.
             """)
         case .new: ("""
-            host new plugin NAME [--contracts PATH] [--in FOLDER] [--host-package PATH]
-                   host new contracts NAME [--in FOLDER] [--host-package PATH]
+            host new plugin NAME [--contracts PATH] [--distributed] [--in FOLDER] [--host-package PATH]
+                   host new contracts NAME [--distributed] [--in FOLDER] [--host-package PATH]
             """, """
             Writes a package that builds and loads as it is into a new or empty folder (never over a
             file), and prints the commands to build it and load it.
@@ -128,7 +128,12 @@ enum Usage {
             depends on (SwiftPM refuses a package graph with two): `new plugin Greeter` is refused,
             as the host package has a GreeterPlugin, and a free NAME is suggested.
             --contracts PATH     a package `host new contracts` wrote: the plugin depends on it and
-                                 provides its service
+                                 provides its service (a distributed actor, for a distributed one)
+            --distributed        new contracts: the protocol is a distributed actor's (@Resolvable,
+                                 every call async throws, Codable values), whose service a host
+                                 serves in its process or from one of its own (--own-process);
+                                 the package also depends on PluginActors. new plugin: asks for
+                                 such a contracts package
             --in FOLDER          where to write the package (default: its name, in this folder)
             --host-package PATH  the SwiftPluginHost package to depend on (default: the one this
                                  host was built from). Manifests name it, and --contracts, relative
