@@ -63,6 +63,38 @@ extension HostCommandTests {
         #expect(run.output.contains("stopped fixture-echo\n"), "\(run.output)")
     }
 
+    /// `serve --own-process`: the plugin's process, killed while the host serves, is told on stderr
+    /// (how it ended) and restarted; the host serves on, and stops cleanly on SIGTERM.
+    @Test func serveTellsOfAKilledPluginProcessOnStderrAndRestartsIt() async throws {
+        let child = try Child(echoArguments("serve", ["--heartbeat", "0"]))
+        let serving = try await poll(atMost: .seconds(60)) { child.output.contains("serving 2 plugin(s)") }
+        try #require(serving, "stdout: \(child.output)\nstderr: \(child.errors)")
+        let host = child.process.processIdentifier
+        let first = try #require(Self.children(of: host).first, "no plugin process under the host")
+        #expect(kill(first, SIGKILL) == 0)
+        let restarted = try await poll(atMost: .seconds(60)) { child.errors.contains("\(echoFile)#1 restarted") }
+        #expect(restarted, "\(child.errors)")
+        #expect(child.errors.contains("plugin process \(echoFile)#1 was killed by signal 9 (SIGKILL); restarting"), "\(child.errors)")
+        #expect(Self.children(of: host).contains { $0 != first }, "no new plugin process")
+        #expect(kill(host, SIGTERM) == 0)
+        let exited = try await poll(atMost: .seconds(60)) { !child.process.isRunning }
+        try #require(exited, "still serving after SIGTERM: \(child.output)")
+        #expect(child.process.terminationReason == .exit && child.process.terminationStatus == 0, "\(child.errors)")
+        #expect(child.output.contains("stopped fixture-echo\n"), "\(child.output)")
+    }
+
+    /// The processes whose parent is `parent` (from /proc: each one's stat names its parent).
+    private static func children(of parent: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            // `pid (name) state ppid ...`: the name may hold blanks and parentheses, so read after the last ')'.
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent
+        }
+    }
+
     /// A plugin whose contract is a plain protocol cannot cross a process: refused at load, naming its key.
     @Test func aPlainContractPluginNamedByOwnProcessIsRefusedNamingItsKey() async throws {
         let clock = plugin("ClockPlugin")
