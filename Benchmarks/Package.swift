@@ -10,10 +10,22 @@ let rootIdentity: String = {
     return String(benchmarks.dropLast().last ?? "main").lowercased()
 }()
 
+let pluginAPI = Target.Dependency.product(name: "PluginAPI", package: "PluginAPI")
+let pluginActors = Target.Dependency.product(name: "PluginActors", package: "PluginActors")
+let remoteContracts = Target.Dependency.product(name: "FixtureRemoteContracts", package: "FixtureRemoteContracts")
+
 let package = Package(
     name: "Benchmarks",
+    products: [
+        // The fixture FixtureEchoPlugin, built from the fixture's own source (a link into Tests/PluginFixtures:
+        // the fixtures' package is built only by the root package's tests), for the own-process cases.
+        .library(name: "FixtureEchoPlugin", type: .dynamic, targets: ["FixtureEchoPlugin"]),
+    ],
     dependencies: [
         .package(path: "../Sources/PluginAPI"),
+        .package(path: "../Sources/PluginActors"),
+        // The echo contract of the fixtures served from a process of their own (`Echo`, `EchoMessage`).
+        .package(path: "../Tests/PluginFixtures/FixtureRemoteContracts"),
         .package(path: ".."),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
     ],
@@ -23,12 +35,16 @@ let package = Package(
         .executableTarget(
             name: "locator-benchmarks",
             dependencies: [
-                .product(name: "PluginAPI", package: "PluginAPI"),
+                pluginAPI,
+                pluginActors,
+                remoteContracts,
                 .product(name: "HostKit", package: rootIdentity),
                 .product(name: "Swinject", package: "Swinject"),
                 "HeapStats",
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .target(name: "FixtureEchoPlugin", dependencies: [pluginAPI, pluginActors, remoteContracts],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )

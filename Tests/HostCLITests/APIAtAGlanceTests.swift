@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's "API at a glance" lists every public type and function of PluginAPI, HostKit and ProcessSignals,
+/// The README's "API at a glance" lists every public type and function of PluginAPI, HostKit, ProcessSignals and PluginActors,
 /// and nothing else: a declaration made public, renamed or removed without the table fails here.
 @Suite struct APIAtAGlanceTests {
     /// The top-level public declarations of the Swift files under `folder`, SPI ones left out.
@@ -47,7 +47,7 @@ import Testing
 
     @Test func theTableListsEveryPublicTypeAndNothingElse() throws {
         let declared = try publicNames(under: "Sources/PluginAPI").union(publicNames(under: "Sources/HostKit"))
-            .union(publicNames(under: "Sources/ProcessSignals"))
+            .union(publicNames(under: "Sources/ProcessSignals")).union(publicNames(under: "Sources/PluginActors"))
         let listed = try tableNames()
         #expect(declared.count > 30, "\(declared.sorted())")
         let unlisted = declared.subtracting(listed).sorted()
@@ -56,10 +56,11 @@ import Testing
         #expect(stale.isEmpty, "in the README's API at a glance, but not a public declaration: \(stale)")
     }
 
-    /// The promise of PluginAPI's surface: at most 175 lines that declare something public, SPI
-    /// included, counted as the project's issue counted them: 160 for PluginAPI 5.0, and 13 more for
-    /// 5.1's keys of distributed contracts and what HostKit reads of them (issue 33).
-    @Test func pluginAPIHasAtMost175PublicDeclarationLines() throws {
+    /// The promise of PluginAPI's surface: at most 180 lines that declare something public, SPI
+    /// included, counted as the project's issue counted them: 160 for PluginAPI 5.0, 13 more for
+    /// 5.1's keys of distributed contracts and what HostKit reads of them, and 4 SPI lines with which
+    /// a host remakes the keys of a plugin in another process and serves its calls (issue 33).
+    @Test func pluginAPIHasAtMost180PublicDeclarationLines() throws {
         let base = repositoryRoot.appendingPathComponent("Sources/PluginAPI")
         let files = FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []
         let line = try NSRegularExpression(pattern: "^\\s*(@\\w+(\\([^)]*\\))?\\s+)*public\\s")
@@ -71,6 +72,6 @@ import Testing
                 count += 1
             }
         }
-        #expect(count > 100 && count <= 175, "\(count) public declaration lines in PluginAPI")
+        #expect(count > 100 && count <= 180, "\(count) public declaration lines in PluginAPI")
     }
 }

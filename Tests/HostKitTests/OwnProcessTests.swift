@@ -142,6 +142,35 @@ import Testing
         try await waitFor(atMost: .seconds(60)) { reported.withLock { $0 }.contains { $0.contains("restarting") } }
     }
 
+    /// A memory limit ends a process that passes it, as a crash does; the process comes back.
+    @Test func aProcessPastItsMemoryLimitIsEndedAndRestarted() async throws {
+        let (host, reported) = try Self.host(Self.processes(limits: .init(memoryBytes: 256 << 20)))
+        defer { host.shutdown() }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        let before = try await echo.pid()
+        await #expect(throws: PluginActorError.self) { try await echo.allocate(megabytes: 1024) }
+        try await waitFor(atMost: .seconds(60)) { reported.withLock { $0 }.contains { $0.contains("restarting") } }
+        try await waitFor(atMost: .seconds(60)) { (try? await echo.pid()).map { $0 != before } ?? false }
+    }
+
+    /// After crashes, restarts and the shutdown, no process of the plugin's is left: each was reaped.
+    @Test func noProcessOutlivesTheShutdown() async throws {
+        let (host, _) = try Self.host()
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        var pids: [Int32] = []
+        for _ in 0..<3 {
+            let pid = try await echo.pid()
+            pids.append(pid)
+            try? await echo.crash()
+            try await waitFor(atMost: .seconds(60)) { (try? await echo.pid()).map { $0 != pid } ?? false }
+        }
+        pids.append(try await echo.pid())
+        host.shutdown()
+        // Gone and reaped: no such process (a zombie would still answer kill 0).
+        try await waitFor(atMost: .seconds(60)) { pids.allSatisfy { kill($0, 0) != 0 && errno == ESRCH } }
+        await #expect(throws: PluginActorError.self) { try await echo.ping() }
+    }
+
     /// A plugin whose contract is a plain protocol cannot be placed in a process of its own: refused
     /// at load, naming the key; the host goes on.
     @Test func aPlainContractIsRefusedOutOfProcessNamingTheKey() throws {

@@ -7,6 +7,8 @@ struct Report {
     var registration: [RegistrationResult] = []
     var startup: StartupCases.Result?
     var upgrade: UpgradeCases.Result?
+    var calls: CallCases.Result?
+    var ownProcess: OwnProcessCases.Result?
 
     // MARK: Printing
 
@@ -18,7 +20,9 @@ struct Report {
         if !registration.isEmpty { printRegistration() }
         if let startup { printStartup(startup) }
         if let upgrade { printUpgrade(upgrade) }
-        let verdicts = targets()
+        if let calls { printCalls(calls) }
+        if let ownProcess { printOwnProcess(ownProcess) }
+        let verdicts = targets() + processTargets()
         if !verdicts.isEmpty {
             print("\n## Targets\n")
             print("| target | measured | verdict |")

@@ -91,7 +91,7 @@ final class PluginProcess: Sendable {
         var environment = settings.environment
         // A crashing child need not spend seconds printing a backtrace nobody reads.
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        environment[PluginChild.callTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
+        environment[childCallTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
         let limits = ChildProcess.Limits(memoryBytes: settings.limits.memoryBytes, cpuSeconds: settings.limits.cpuSeconds,
                                          openFiles: settings.limits.openFiles)
         let child: ChildProcess

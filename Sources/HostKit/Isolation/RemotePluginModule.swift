@@ -23,6 +23,8 @@ struct RemotePluginModule: Module {
         do {
             try await process.start(services: services)
         } catch {
+            // A plugin that did not start gets no shutdown hook: its process ends here.
+            process.stopNow()
             throw ChildRefusal(description: PluginProcess.text(of: error))
         }
     }

@@ -7,21 +7,18 @@ import Foundation
 
 /// The process a host starts for one plugin placed in a process of its own (``PluginProcesses``):
 /// it opens, checks and registers that plugin through the same steps as the host's load
-/// (``LoadPipeline``), runs its hooks, and serves its services to the host over the socket the host
+/// (`LoadPipeline`), runs its hooks, and serves its services to the host over the socket the host
 /// gave it (descriptor 3). What the plugin requires is served by the host over the same socket.
 ///
 /// The child program calls ``serve(discovery:)`` (the `host` command does so for `host __serve-plugin`)
 /// with the same trust options as the host, and exits with what it returns.
 public enum PluginChild {
-    /// The variable that gives the child the timeout of its calls to the host's services, in milliseconds.
-    static let callTimeoutVariable = "SWIFT_PLUGIN_CALL_TIMEOUT_MS"
-
     /// Serves the host on descriptor 3 until the host closes the connection (then returns 0), or
     /// returns 2 if there is no such connection. Nothing of a plugin runs before the host asks.
     public static func serve(discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
         let environment = ProcessInfo.processInfo.environment
-        let milliseconds = environment[callTimeoutVariable].flatMap(Int64.init) ?? 30_000
-        Posix.removeEnvironment(callTimeoutVariable)
+        let milliseconds = environment[childCallTimeoutVariable].flatMap(Int64.init) ?? 30_000
+        Posix.removeEnvironment(childCallTimeoutVariable)
         let services = ChildServices()
         let control = ChildControlService(actorSystem: .shared, discovery: discovery, services: services)
         let hostGone = DispatchSemaphore(value: 0)

@@ -1,6 +1,6 @@
 import Distributed
 
-/// Records a remote call's arguments in ``WireFormat``: what a `$Contract` stub fills before
+/// Records a remote call's arguments in `WireFormat` (the binary encoding): what a `$Contract` stub fills before
 /// ``PluginActorSystem`` sends the call. Not for plugin code.
 public struct PluginInvocationEncoder: DistributedTargetInvocationEncoder {
     public typealias SerializationRequirement = any Codable

@@ -1,0 +1,1 @@
+../../../Tests/PluginFixtures/FixtureEchoPlugin/FixtureEchoPlugin.swift

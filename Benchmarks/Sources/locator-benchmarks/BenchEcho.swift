@@ -1,0 +1,27 @@
+import Distributed
+import FixtureRemoteContracts
+import PluginActors
+
+/// The contract of the call cases: one method, a small struct in and the same struct out (the fixtures'
+/// `EchoMessage`, the argument of `Echo.echo`). The benchmark's own, so that both of its processes (it
+/// serves as its own peer) hold it without loading a plugin.
+@Resolvable
+protocol BenchEcho: DistributedActor where ActorSystem: DistributedActorSystem<any Codable> {
+    /// `message`, unchanged.
+    distributed func echo(_ message: EchoMessage) -> EchoMessage
+}
+
+/// What the peer process serves.
+distributed actor BenchEchoService: BenchEcho {
+    typealias ActorSystem = PluginActorSystem
+
+    distributed func echo(_ message: EchoMessage) -> EchoMessage { message }
+}
+
+extension EchoMessage {
+    /// The message every call case sends: a few short fields, as a typical small call carries.
+    static let bench = EchoMessage(text: "hello", number: 42, tags: ["a", "b"])
+}
+
+/// The name the peer serves the echo service under.
+let benchEchoName = "bench.echo"
