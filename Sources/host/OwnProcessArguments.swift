@@ -1,3 +1,4 @@
+import Foundation
 import HostKit
 
 /// `--own-process FILE`... and how those processes run (`--memory-limit`, `--cpu-limit`, `--open-files`,
@@ -63,6 +64,11 @@ struct OwnProcessArguments {
         guard let real = PackagePaths.real(value) else {
             throw Arguments.UsageError(description: "--own-process \(value): no such file (a file name alone matches"
                                        + " that name in any folder)")
+        }
+        // A folder's plugins are named each by its file (or all by `*`): a folder matches none of them.
+        var isFolder: ObjCBool = false
+        guard !(FileManager.default.fileExists(atPath: real, isDirectory: &isFolder) && isFolder.boolValue) else {
+            throw Arguments.UsageError(description: "--own-process \(value) is a folder: name a plugin's file in it, or * for all")
         }
         return real
     }

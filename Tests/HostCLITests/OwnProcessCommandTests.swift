@@ -110,6 +110,7 @@ extension HostCommandTests {
     @Test(arguments: [
         (["check", "--own-process"], "--own-process needs a FILE"),
         (["check", "--own-process", "no/such/libNone.so"], "--own-process no/such/libNone.so: no such file"),
+        (["check", "--own-process", "/tmp/"], "--own-process /tmp/ is a folder"),
         (["check", "--own-process", "*", "--memory-limit", "0"], "--memory-limit needs a whole number of megabytes"),
         (["check", "--own-process", "*", "--cpu-limit", "1.5"], "--cpu-limit needs a whole number of seconds"),
         (["check", "--own-process", "*", "--open-files", "3"], "--open-files needs a whole number of descriptors from 16"),
