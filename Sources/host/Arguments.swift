@@ -6,6 +6,12 @@ struct Arguments {
         case run, list, inspect, check, resolve, serve, new
         /// Hidden: the child of `--isolated`, which loads one plugin and exits.
         case probe = "__probe"
+        /// Hidden: the process of a plugin placed in one of its own (`--own-process`), which serves
+        /// the host on descriptor 3 until the host closes it.
+        case servePlugin = "__serve-plugin"
+
+        /// True for the commands the host runs as its own children, which no help names.
+        var isHidden: Bool { self == .probe || self == .servePlugin }
     }
 
     var command: Command = .run
@@ -24,6 +30,8 @@ struct Arguments {
     var probeTimeout: Duration = .seconds(10)
     var startTimeout: Duration = .seconds(30)
     var shutdownTimeout: Duration = .seconds(5)
+    /// `--own-process FILE`... and the options of those processes (no process without `--own-process`).
+    var ownProcess = OwnProcessArguments()
     /// `list --start`, `check --start`: run the start and shutdown hooks, which those commands
     /// otherwise do not.
     var start = false
@@ -44,7 +52,9 @@ struct Arguments {
 
         /// The line that follows the error: where to read how it goes.
         var hint: String {
-            "see 'host help\(command.map { " \($0 == .probe ? Command.inspect.rawValue : $0.rawValue)" } ?? "")' for how it goes"
+            // A hidden command has no help of its own: the probe's is inspect's, the plugin process's the general one.
+            let topic = command == .probe ? .inspect : command == .servePlugin ? nil : command
+            return "see 'host help\(topic.map { " \($0.rawValue)" } ?? "")' for how it goes"
         }
     }
 
@@ -56,7 +66,7 @@ struct Arguments {
             rest = rest.dropFirst()
             // `host help help` is the general help, which says how `help` goes.
             if let name = rest.popFirst(), name != "help" {
-                guard let command = Command(rawValue: name), command != .probe else {
+                guard let command = Command(rawValue: name), !command.isHidden else {
                     throw UsageError(description: "no command '\(name)' to help with")
                 }
                 helpCommand = command
@@ -96,7 +106,8 @@ struct Arguments {
         case "--json": [.run, .list, .check, .inspect, .resolve, .probe]
         case "--start": [.list, .check]
         case "--strict": [.serve]
-        case "--in", "--host-package", "--contracts": [.new]
+        case "--in", "--host-package", "--contracts", "--distributed": [.new]
+        case _ where OwnProcessArguments.options.contains(option): [.run, .list, .check, .resolve, .serve]
         default: nil
         }
     }
@@ -105,7 +116,7 @@ struct Arguments {
     private mutating func parse(_ rest: inout ArraySlice<String>) throws(UsageError) {
         while let word = rest.popFirst() {
             if let takers = Self.commands(taking: word), !takers.contains(command) {
-                let names = takers.filter { $0 != .probe }.map(\.rawValue)
+                let names = takers.filter { !$0.isHidden }.map(\.rawValue)
                 throw UsageError(description: "\(word) is not an option of \(command.rawValue)"
                     + " (only \(names.joined(separator: ", ")) \(names.count == 1 ? "takes" : "take") it)")
             }
@@ -134,6 +145,8 @@ struct Arguments {
             case "--probe-timeout": probeTimeout = try Self.seconds(word, rest.popFirst())
             case "--start-timeout": startTimeout = try Self.seconds(word, rest.popFirst())
             case "--shutdown-timeout": shutdownTimeout = try Self.seconds(word, rest.popFirst())
+            case _ where OwnProcessArguments.options.contains(word):
+                try ownProcess.parse(word, rest.popFirst())
             case "--help", "-h": help = true
             case "--version": version = true
             default:
@@ -144,13 +157,14 @@ struct Arguments {
                 operand = word
             }
         }
+        try ownProcess.requireFiles()
         if help { helpCommand = command == .run ? nil : command }
         if !help && !version && command.takesOperand && operand == nil {
             throw UsageError(description: "\(command.rawValue) needs \(command == .resolve ? "a KEY" : "a FILE")")
         }
     }
 
-    /// The options a `__probe` child needs to accept the same files.
+    /// The options a `__probe` or `__serve-plugin` child needs to accept the same files.
     var discoveryOptions: [String] {
         Self.discoveryFlags.filter { discovery[keyPath: $0.option] }.map(\.flag)
             + (discovery.shadowFolder.map { ["--shadow-folder", $0] } ?? [])

@@ -6,6 +6,9 @@ struct ContractsPackage {
     /// Its real path.
     let folder: String
     let names: ScaffoldNames
+    /// True if its protocol is a distributed-actor one (`host new contracts --distributed`): its key
+    /// is a `DistributedServiceEasyKey`, and a plugin serves it as a distributed actor.
+    let isDistributed: Bool
 
     /// Reads the package at `path`; a usage error says what it lacks.
     init(_ path: String) throws(Arguments.UsageError) {
@@ -37,5 +40,6 @@ struct ContractsPackage {
         }
         self.folder = folder
         self.names = names
+        isDistributed = text.contains("DistributedServiceEasyKey<any \(names.serviceProtocol),")
     }
 }

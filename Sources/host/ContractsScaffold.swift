@@ -1,20 +1,23 @@
 /// The files of a contract library package, as `host new contracts NAME` writes them: the template's
-/// `WeatherContracts` (Templates/PluginTemplate) made from NAME, in the standard SwiftPM layout.
+/// `WeatherContracts` (Templates/PluginTemplate) made from NAME, in the standard SwiftPM layout. With
+/// `distributed`, the protocol is a distributed-actor one, whose services a host may serve from a
+/// process of their own.
 enum ContractsScaffold {
     /// The package's files. `hostPackage` is the path of the SwiftPluginHost package as the manifest
     /// says it (relative to the new package when it can be).
-    static func files(_ names: ScaffoldNames, hostPackage: String) -> [ScaffoldFile] {
+    static func files(_ names: ScaffoldNames, hostPackage: String, distributed: Bool) -> [ScaffoldFile] {
         let library = names.library
         return [
-            ScaffoldFile(path: "Package.swift", text: manifest(names, hostPackage: hostPackage)),
-            ScaffoldFile(path: "Sources/\(library)/\(names.serviceProtocol).swift", text: contract(names)),
+            ScaffoldFile(path: "Package.swift", text: manifest(names, hostPackage: hostPackage, distributed: distributed)),
+            ScaffoldFile(path: "Sources/\(library)/\(names.serviceProtocol).swift",
+                         text: distributed ? distributedContract(names) : contract(names)),
             ScaffoldFile(path: "Sources/\(library)/Version.swift", text: version(names)),
             ScaffoldFile(path: "ci/check-abi", text: checkABI(names), executable: true),
             ScaffoldFile.gitignore,
         ]
     }
 
-    private static func manifest(_ names: ScaffoldNames, hostPackage: String) -> String {
+    private static func manifest(_ names: ScaffoldNames, hostPackage: String, distributed: Bool) -> String {
         PackageManifest(
             library: names.library,
             about: [
@@ -29,6 +32,8 @@ enum ContractsScaffold {
                 "with a newer one that only adds.",
             ],
             hostPackage: hostPackage,
+            // PluginActors: the actor system a distributed contract's key names.
+            hostProducts: distributed ? ["PluginAPI", "PluginActors"] : ["PluginAPI"],
             unsafeFlags: ["-enable-library-evolution"]
         ).text
     }
@@ -50,6 +55,47 @@ enum ContractsScaffold {
         public enum \(names.keys) {
             /// The \(names.lowercased) service.
             public static let service = ServiceLocatorEasyKey<any \(names.serviceProtocol)>(name: "\(names.serviceKey)")
+        }
+
+        """
+    }
+
+    /// The contract as a distributed-actor protocol that names no actor system: a plugin's actor serves
+    /// it in the host's process (handed out as itself) or from a process of its own (a proxy).
+    private static func distributedContract(_ names: ScaffoldNames) -> String {
+        let message = names.base + "Message"
+        return """
+        import Distributed
+        import PluginActors
+        import PluginAPI
+
+        /// What `\(names.serviceProtocol).reply(to:)` takes and returns: an example. What crosses a
+        /// process is `Codable`; once released, a field may be added only with a default value.
+        public struct \(message): Codable, Sendable, Equatable {
+            public var text: String
+
+            public init(text: String) {
+                self.text = text
+            }
+        }
+
+        /// What a plugin provides under `\(names.keys).service` and other plugins (or a host) use, in
+        /// the host's process or from a process of its own (`host ... --own-process FILE`). Every call
+        /// is `try await`: from another process it may fail (a `PluginActorError`). `reply(to:)` is an
+        /// example: replace it with what your plugins share. Once released, a method may be added, never
+        /// renamed or changed (a call names its method on the wire).
+        @Resolvable
+        public protocol \(names.serviceProtocol): DistributedActor where ActorSystem: DistributedActorSystem<any Codable> {
+            /// An answer to `message`.
+            distributed func reply(to message: \(message)) -> \(message)
+        }
+
+        /// The keys of the \(names.library): each names a slot, the type of its service and the
+        /// proxy that reaches it in another process.
+        public enum \(names.keys) {
+            /// The \(names.lowercased) service.
+            public static let service = DistributedServiceEasyKey<any \(names.serviceProtocol), $\(names.serviceProtocol)<PluginActorSystem>>(
+                name: "\(names.serviceKey)")
         }
 
         """

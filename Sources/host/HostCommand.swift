@@ -13,6 +13,7 @@ struct HostCommand {
         switch arguments.command {
         case .inspect: return inspect(arguments.operand ?? "")
         case .probe: return PluginProbe.probe(arguments.operand ?? "", discovery: discovery)
+        case .servePlugin: return PluginChild.serve(discovery: discovery)
         case .new: return arguments.new.map { NewCommand(arguments: $0).run() } ?? 2
         case .run, .list, .check, .resolve, .serve: break
         }
@@ -22,7 +23,9 @@ struct HostCommand {
                 + " (`swift build` builds the sample plugins there)")
             return 1
         }
-        let host = PluginHost(discovery: discovery, startTimeout: arguments.startTimeout)
+        // A crash, restart or withdrawal of a plugin's process is told on stderr (PluginHost's default).
+        let processes = arguments.ownProcess.processes(childArguments: arguments.discoveryOptions)
+        let host = PluginHost(discovery: discovery, startTimeout: arguments.startTimeout, processes: processes)
         // Caught from before the load: a signal while plugins start stops the starting, and every
         // plugin whose start returned is shut down. `serve` waits for one; other commands end on it.
         let (signals, caught) = AsyncStream.makeStream(of: (Int32, ShutdownReport).self)
@@ -110,9 +113,9 @@ struct HostCommand {
         case .list:
             // Found nothing: the problem said so, and an empty table under it would say no more.
             if arguments.json {
-                Output.json(slotsJSON(host.locator))
+                Output.json(encodeJSON(["slots": slots(host.locator, report)]))
             } else if !Self.foundNothing(report) {
-                Output.lines(slotTable(host.locator))
+                Output.lines(slotTable(host.locator, report))
             }
         case .resolve:
             // A load with problems is exit 1 here too, as everywhere; the service is still gotten.
@@ -121,10 +124,10 @@ struct HostCommand {
         case .run:
             let (services, succeeded) = await getEachService(host.locator)
             if arguments.json {
-                Output.json(encodeJSON(RunJSON(plugins: report.jsonPlugins, slots: slots(host.locator),
+                Output.json(encodeJSON(RunJSON(plugins: report.jsonPlugins, slots: slots(host.locator, report),
                                                started: host.startedPlugins, services: services)))
             } else {
-                Output.lines((report.loaded + report.libraries).map(\.summary) + [""] + slotTable(host.locator))
+                Output.lines((report.loaded + report.libraries).map(\.summary) + [""] + slotTable(host.locator, report))
                 Output.lines(["", "started:    \(host.startedPlugins.joined(separator: ", "))", ""])
                 Output.lines(Output.table(["KEY", "SERVICE"], services.map { [$0.key, $0.service ?? $0.notGotten ?? ""] }))
             }
@@ -133,7 +136,7 @@ struct HostCommand {
             // The exit status says how the stop went: the load's problems were said long before
             // (and `--strict` refuses them). A plugin whose shutdown failed makes it 1.
             return await serve(host, report, signals: signals) ? 0 : 1
-        case .inspect, .probe, .new: break
+        case .inspect, .probe, .servePlugin, .new: break
         }
         return report.hasProblems ? 1 : 0
     }
@@ -279,22 +282,31 @@ struct HostCommand {
         return (rows, succeeded)
     }
 
-    private func slotTable(_ locator: ServiceLocator) -> [String] {
-        Output.table(["KEY", "TYPE", "MODE", "PLUGIN"], locator.slots.map { slot in
+    /// The slots, with the process each one's service lives in: `host`, or the process of a plugin
+    /// in one of its own.
+    private func slotTable(_ locator: ServiceLocator, _ report: LoadReport) -> [String] {
+        let servers = Self.servers(report)
+        return Output.table(["KEY", "TYPE", "MODE", "PLUGIN", "PROCESS"], locator.slots.map { slot in
             [slot.key, slot.paramsType.map { "(\($0)) -> \(slot.serviceType)" } ?? slot.serviceType,
-             (slot.isAsync ? "async " : "") + slot.mode.rawValue, slot.origin ?? "-"]
+             (slot.isAsync ? "async " : "") + slot.mode.rawValue, slot.origin ?? "-",
+             slot.origin.flatMap { servers[$0] } ?? "host"]
         })
     }
 
-    private func slotsJSON(_ locator: ServiceLocator) -> String {
-        encodeJSON(["slots": slots(locator)])
+    private func slots(_ locator: ServiceLocator, _ report: LoadReport) -> [Slot] {
+        let servers = Self.servers(report)
+        return locator.slots.map { slot in
+            Slot(key: slot.key, type: slot.serviceType, params: slot.paramsType, mode: slot.mode.rawValue,
+                 async: slot.isAsync, plugin: slot.origin, servedBy: slot.origin.flatMap { servers[$0] })
+        }
     }
 
-    private func slots(_ locator: ServiceLocator) -> [Slot] {
-        locator.slots.map { slot in
-            Slot(key: slot.key, type: slot.serviceType, params: slot.paramsType, mode: slot.mode.rawValue,
-                 async: slot.isAsync, plugin: slot.origin)
+    /// The process serving each plugin of `report` placed in a process of its own, by plugin name.
+    private static func servers(_ report: LoadReport) -> [String: String] {
+        let pairs = report.loaded.compactMap { entry in
+            entry.metadata.flatMap { metadata in entry.servedBy.map { (metadata.name, $0) } }
         }
+        return Dictionary(pairs) { first, _ in first }
     }
 
     /// A slot in `list --json`: absent fields are null, a flag is a JSON boolean.
@@ -305,8 +317,11 @@ struct HostCommand {
         let mode: String
         let async: Bool
         let plugin: String?
+        /// The process of a plugin in one of its own; null for a service in the host's.
+        let servedBy: String?
         var fields: [(name: String, value: (any Encodable)?)] {
-            [("key", key), ("type", type), ("params", params), ("mode", mode), ("async", async), ("plugin", plugin)]
+            [("key", key), ("type", type), ("params", params), ("mode", mode), ("async", async), ("plugin", plugin),
+             ("servedBy", servedBy)]
         }
     }
 

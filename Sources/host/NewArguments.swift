@@ -27,6 +27,9 @@ struct NewArguments {
     var hostPackage: String?
     /// `--contracts PATH`, `new plugin` only: a contracts package `host new contracts` wrote.
     var contracts: String?
+    /// `--distributed`: a contract whose services can be served from a process of their own (a
+    /// `@Resolvable` distributed-actor protocol), or a plugin serving one as a distributed actor.
+    var distributed = false
 
     /// Parses the words after `new`.
     init(_ words: ArraySlice<String>) throws(Arguments.UsageError) {
@@ -41,6 +44,7 @@ struct NewArguments {
             switch word {
             case "--in": folder = try Self.value(of: word, rest.popFirst(), "a FOLDER")
             case "--host-package": hostPackage = try Self.value(of: word, rest.popFirst(), "a PATH")
+            case "--distributed": distributed = true
             case "--contracts":
                 guard kind == .plugin else {
                     throw Self.error("--contracts is an option of new plugin, not of new contracts")
@@ -53,6 +57,9 @@ struct NewArguments {
             }
         }
         guard let name else { throw Self.error("new \(kind.rawValue) needs a NAME") }
+        if distributed && kind == .plugin && contracts == nil {
+            throw Self.error("new plugin --distributed serves a distributed contract: name its package with --contracts PATH")
+        }
         guard Self.isIdentifier(name) else {
             throw Self.error("'\(name)' is no NAME: it must be a Swift identifier of ASCII letters, digits and _,"
                              + " not starting with a digit")

@@ -19,6 +19,11 @@ struct NewCommand {
             hostPackage = try self.hostPackage()
             try Self.requireOwnIdentity(folder, hostPackage: hostPackage)
             contracts = try arguments.contracts.map(ContractsPackage.init)
+            if arguments.distributed, let contracts, !contracts.isDistributed {
+                throw Arguments.UsageError(description: "--contracts \(contracts.folder): its protocol is not distributed (host new"
+                                           + " contracts --distributed writes one); write the plugin without --distributed",
+                                           command: .new)
+            }
         } catch {
             Output.problem(error.description)
             Output.problem(error.hint)
@@ -37,9 +42,10 @@ struct NewCommand {
         }
         let host = PackagePaths.relative(hostPackage, from: realFolder)
         let files = switch arguments.kind {
-        case .contracts: ContractsScaffold.files(names, hostPackage: host)
+        case .contracts: ContractsScaffold.files(names, hostPackage: host, distributed: arguments.distributed)
         case .plugin: PluginScaffold.files(names, hostPackage: host, contracts: contracts.map {
-            PluginScaffold.Contracts(names: $0.names, path: PackagePaths.relative($0.folder, from: realFolder))
+            PluginScaffold.Contracts(names: $0.names, path: PackagePaths.relative($0.folder, from: realFolder),
+                                     isDistributed: $0.isDistributed)
         })
         }
         for file in files {
@@ -130,7 +136,7 @@ struct NewCommand {
         switch arguments.kind {
         case .contracts:
             return [build, "\(host) new plugin NAME --contracts \(PackagePaths.shellWord(folder))"
-                    + "   (a plugin that provides \(names.serviceProtocol))",
+                    + (arguments.distributed ? " --distributed" : "") + "   (a plugin that provides \(names.serviceProtocol))",
                     "\(PackagePaths.shellWord(folder + "/ci/check-abi"))   (before each release; --update at the first)"]
         case .plugin:
             let library = PackagePaths.shellWord(folder + "/.build/debug/lib\(names.library).so")

@@ -1,5 +1,6 @@
 /// The `Package.swift` of a package `host new` writes: one target, built as one dynamic library of
-/// the same name, depending on the SwiftPluginHost package's `PluginAPI` product and on `others`.
+/// the same name, depending on products of the SwiftPluginHost package (`PluginAPI`, and `PluginActors`
+/// for a distributed contract) and on `others`.
 struct PackageManifest {
     /// A package the target depends on by path, as its product of the same name.
     struct Dependency {
@@ -19,6 +20,8 @@ struct PackageManifest {
     /// The path of the SwiftPluginHost package, as the manifest says it.
     let hostPackage: String
     var others: [Dependency] = []
+    /// The SwiftPluginHost package's products the target depends on.
+    var hostProducts = ["PluginAPI"]
     /// Flags for the compiler beside Swift 6 language mode.
     var unsafeFlags: [String] = []
 
@@ -31,6 +34,8 @@ struct PackageManifest {
             ",\n" + String(repeating: " ", count: 27)
                 + ".product(name: \(ScaffoldFile.literal($0.name)), package: \(ScaffoldFile.literal($0.name)))"
         }.joined()
+        let host = hostProducts.map { ".product(name: \(ScaffoldFile.literal($0)), package: \"SwiftPluginHost\")" }
+            .joined(separator: ",\n" + String(repeating: " ", count: 27))
         let flags = unsafeFlags.isEmpty ? "" : ", .unsafeFlags([\(unsafeFlags.map(ScaffoldFile.literal).joined(separator: ", "))])"
         return """
             // swift-tools-version:6.0
@@ -52,7 +57,7 @@ struct PackageManifest {
                 targets: [
                     .target(
                         name: \(library),
-                        dependencies: [.product(name: "PluginAPI", package: "SwiftPluginHost")\(products)],
+                        dependencies: [\(host)\(products)],
                         swiftSettings: [.swiftLanguageMode(.v6)\(flags)]
                     ),
                 ]

@@ -6,6 +6,8 @@ enum PluginScaffold {
     struct Contracts {
         let names: ScaffoldNames
         let path: String
+        /// True for a distributed contract: the plugin serves it as a distributed actor.
+        let isDistributed: Bool
     }
 
     /// The package's files. `hostPackage` is the path of the SwiftPluginHost package as the manifest
@@ -14,7 +16,8 @@ enum PluginScaffold {
         [
             ScaffoldFile(path: "Package.swift", text: manifest(names, hostPackage: hostPackage, contracts: contracts)),
             ScaffoldFile(path: "Sources/\(names.library)/\(names.library).swift",
-                         text: contracts.map { source(names, providing: $0.names) } ?? source(names)),
+                         text: contracts.map { $0.isDistributed ? distributedSource(names, serving: $0.names)
+                                                                : source(names, providing: $0.names) } ?? source(names)),
             ScaffoldFile.gitignore,
         ]
     }
@@ -31,7 +34,9 @@ enum PluginScaffold {
             others: contracts.map { [PackageManifest.Dependency(
                 name: $0.names.library, path: $0.path,
                 reason: "The contract library whose service the plugin provides: shared, as lib\($0.names.library).so.")]
-            } ?? []
+            } ?? [],
+            // PluginActors: the actor system a distributed contract's service runs on.
+            hostProducts: contracts?.isDistributed == true ? ["PluginAPI", "PluginActors"] : ["PluginAPI"]
         ).text
     }
 
@@ -86,6 +91,50 @@ enum PluginScaffold {
 
             /// What `host resolve \(contracts.serviceKey)` prints.
             var description: String { summary() }
+        }
+
+        /// What the host calls when it opens the library: the plugin's header.
+        @c(swift_plugin_entry)
+        public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(\(names.library).self) }
+
+        """
+    }
+    /// A plugin that serves a distributed contract's service: a distributed actor of PluginActors'
+    /// system, handed out as itself in the host's process, reached through a proxy from another.
+    private static func distributedSource(_ names: ScaffoldNames, serving contracts: ScaffoldNames) -> String {
+        let service = names.base + contracts.serviceProtocol
+        let message = contracts.base + "Message"
+        return """
+        import Distributed
+        import PluginActors
+        import PluginAPI
+        import \(contracts.library)
+
+        /// Provides the \(contracts.library)' service, `\(contracts.keys).service`, in the host's process
+        /// or, with `host ... --own-process lib\(names.library).so`, from a process of its own.
+        struct \(names.library): Plugin {
+            static let metadata = PluginMetadata(name: "\(names.lowercased)", version: "1.0.0",
+                                                 provides: [\(contracts.keys).service])
+            // The libraries it uses: their versions are compiled into the plugin and checked at load.
+            static let contractLibraries: [LibraryVersion] = [.pluginActors, .\(contracts.versionProperty)]
+
+            func registerServices(in registrar: ModuleRegistrar) throws {
+                // Made on the first get, once.
+                try registrar.addLazyService(key: \(contracts.keys).service) { \(service)() }
+            }
+        }
+
+        /// This plugin's \(contracts.serviceProtocol).
+        distributed actor \(service): \(contracts.serviceProtocol) {
+            typealias ActorSystem = PluginActorSystem
+
+            init() {
+                actorSystem = .shared
+            }
+
+            distributed func reply(to message: \(message)) -> \(message) {
+                \(message)(text: "\\(message.text), from the \(names.lowercased) plugin")
+            }
         }
 
         /// What the host calls when it opens the library: the plugin's header.

@@ -17,8 +17,8 @@ enum Usage {
                host serve [--plugins PATH]... [--strict] load and start plugins, run until SIGINT/SIGTERM;
                                                          each SIGHUP reloads them (new, changed and
                                                          removed plugin files)
-               host new plugin NAME [--contracts PATH] [--in FOLDER] [--host-package PATH]
-               host new contracts NAME [--in FOLDER] [--host-package PATH]
+               host new plugin NAME [--contracts PATH] [--distributed] [--in FOLDER] [--host-package PATH]
+               host new contracts NAME [--distributed] [--in FOLDER] [--host-package PATH]
                                                          write a plugin or a contract library package
                                                          that builds and loads as it is
                host help [COMMAND] | --help | --version
@@ -45,6 +45,18 @@ enum Usage {
                               plugins it requires); one that crashes, hangs or exits there is
                               reported and not loaded. Start and shutdown hooks run in the host only
         --probe-timeout SECS  how long a child may take (default 10)
+        --own-process FILE    run the plugin FILE (a file name such as libEchoPlugin.so, a path, or *
+                              for all) in a process of its own, which serves its distributed
+                              services to the host; repeat for more. A crash, exit or hang of it is
+                              told on stderr and it is restarted; a plugin whose contract is a plain
+                              protocol is refused. Each such process:
+        --memory-limit MB     may take this much memory (default: no limit)
+        --cpu-limit SECS      may use this much CPU time, a whole number (default: no limit)
+        --open-files N        may have this many descriptors open, 16 or more (default: no limit)
+        --call-timeout SECS   answers each call within this, or the call fails (default 30)
+        --heartbeat SECS      is asked this often whether it answers, and killed and restarted if it
+                              does not within as long; 0: never asked (default 5)
+        --restarts N          is restarted at most N times a minute, then left down (default 5)
         --start-timeout SECS  how long each plugin's start hook may take (default 30)
         --shutdown-timeout SECS  how long each plugin's shutdown hook may take (default 5)
         A timeout is a number of seconds from 0.01 to 86400.
@@ -53,7 +65,8 @@ enum Usage {
     /// `host help COMMAND`: what the command does, its own options, then the shared ones.
     static func of(_ command: Arguments.Command) -> String {
         let (synopsis, text): (String, String) = switch command {
-        case .run: ("host [run] [--plugins PATH]... [--also PATH]... [--json]", """
+        // `__serve-plugin` has no help (help refuses hidden commands): run's, were it asked.
+        case .run, .servePlugin: ("host [run] [--plugins PATH]... [--also PATH]... [--json]", """
             Loads and starts the plugins, lists what loaded and every slot, and gets each service that
             needs neither parameters nor await; then shuts the plugins down in reverse start order.
             --json   print the load report, the slots, the start order and each service as JSON
@@ -98,8 +111,8 @@ enum Usage {
             refused the load), 2 usage.
             """)
         case .new: ("""
-            host new plugin NAME [--contracts PATH] [--in FOLDER] [--host-package PATH]
-                   host new contracts NAME [--in FOLDER] [--host-package PATH]
+            host new plugin NAME [--contracts PATH] [--distributed] [--in FOLDER] [--host-package PATH]
+                   host new contracts NAME [--distributed] [--in FOLDER] [--host-package PATH]
             """, """
             Writes a package that builds and loads as it is into a new or empty folder (never over a
             file), and prints the commands to build it and load it.
@@ -115,7 +128,12 @@ enum Usage {
             depends on (SwiftPM refuses a package graph with two): `new plugin Greeter` is refused,
             as the host package has a GreeterPlugin, and a free NAME is suggested.
             --contracts PATH     a package `host new contracts` wrote: the plugin depends on it and
-                                 provides its service
+                                 provides its service (a distributed actor, for a distributed one)
+            --distributed        new contracts: the protocol is a distributed actor's (@Resolvable,
+                                 every call async throws, Codable values), whose service a host
+                                 serves in its process or from one of its own (--own-process);
+                                 the package also depends on PluginActors. new plugin: asks for
+                                 such a contracts package
             --in FOLDER          where to write the package (default: its name, in this folder)
             --host-package PATH  the SwiftPluginHost package to depend on (default: the one this
                                  host was built from). Manifests name it, and --contracts, relative

@@ -509,7 +509,7 @@ import Testing
     @Test(arguments: [["--bogus"], ["inspect"], ["resolve"], ["list", "extra"], ["--plugins"], ["help", "nope"],
                       ["help", "list", "check"], ["list", "--param", "1"], ["serve", "--json"],
                       ["--probe-timeout", "0.0001"], ["--shutdown-timeout", "0.009"], ["--probe-timeout", "nan"],
-                      ["--shutdown-timeout", "0"], ["--probe-timeout", "86401"]])
+                      ["--shutdown-timeout", "0"], ["--probe-timeout", "86401"], ["help", "__serve-plugin"]])
     func usageErrorsExitTwo(_ arguments: [String]) async throws {
         let run = try await host(arguments)
         #expect(run.status == 2)

@@ -22,6 +22,7 @@ import Testing
             (["new", "plugin", "Forecast", "Again"], "host: unexpected argument 'Again'"),
             (["new", "plugin", "Forecast", "--host-package", folder.path], "host: --host-package \(folder.path): no SwiftPluginHost package"),
             (["new", "plugin", "Forecast", "--contracts", folder.path], "host: --contracts \(folder.path): no Package.swift there"),
+            (["new", "plugin", "Forecast", "--distributed"], "host: new plugin --distributed serves a distributed contract"),
         ]
         for (arguments, problem) in cases {
             let run = try await HostCommandTests().host(arguments + ["--in", target])
@@ -215,6 +216,51 @@ import Testing
         #expect(update.status == 0 && update.output.contains("wrote api/WeatherContracts.abi.json"), "\(update.output)")
         let second = try await runBuild(script, [], in: library, log: work, timeout: .seconds(4 * 60))
         #expect(second.status == 0 && second.output.contains("ok: no ABI change"), "\(second.output)")
+    }
+
+    /// `--distributed`: a contract library whose protocol is a distributed actor's, and a plugin whose
+    /// distributed actor serves it, build with no warning; the plugin loads and its service is of the
+    /// contract's protocol type. A plain contracts package is refused for `new plugin --distributed`.
+    @Test(.timeLimit(.minutes(15)))
+    func aDistributedContractsPackageAndAPluginForItBuildAndLoadAsWritten() async throws {
+        let folder = try TemporaryFolder()
+        let work = URL(fileURLWithPath: folder.path)
+        let host = try hostExecutable()
+        let contracts = try await runChild(host, ["new", "contracts", "Tides", "--distributed"], in: work, log: work)
+        try #require(contracts.status == 0, "\(contracts.output)")
+        #expect(contracts.output.contains("new plugin NAME --contracts TidesContracts --distributed"), "\(contracts.output)")
+        let source = try String(contentsOfFile: folder.file("TidesContracts/Sources/TidesContracts/TidesService.swift"), encoding: .utf8)
+        #expect(source.contains("@Resolvable\npublic protocol TidesService: DistributedActor"), "\(source)")
+        #expect(source.contains("DistributedServiceEasyKey<any TidesService, $TidesService<PluginActorSystem>>("), "\(source)")
+        let package = work.appendingPathComponent("HarborPlugin")
+        let written = try await writeAndBuild(["plugin", "Harbor", "--contracts", "TidesContracts", "--distributed"],
+                                              package: package, in: work)
+
+        let check = try await runPrinted("check", from: written, in: work, log: work)
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output.contains("loaded harbor 1.0.0 ("), "\(check.output)")
+        let resolve = try await runPrinted("resolve", from: written, in: work, log: work)
+        #expect(resolve.status == 0, "\(resolve.output)")
+        #expect(resolve.output.contains("'tides.service': TidesContracts.TidesService [lazy] from harbor"), "\(resolve.output)")
+        let inspect = try await runChild(host, ["inspect", ".build/debug/libHarborPlugin.so"], in: package, log: work)
+        #expect(inspect.output.contains(", PluginActors "), "\(inspect.output)")
+        #expect(inspect.output.contains(", TidesContracts 1.0.0"), "\(inspect.output)")
+
+        // The contract library's ABI gate reads the distributed protocol and what @Resolvable made of it.
+        let library = work.appendingPathComponent("TidesContracts")
+        let script = library.appendingPathComponent("ci/check-abi").path
+        let update = try await runBuild(script, ["--update"], in: library, log: work, timeout: .seconds(8 * 60))
+        #expect(update.status == 0 && update.output.contains("wrote api/TidesContracts.abi.json"), "\(update.output)")
+        let again = try await runBuild(script, [], in: library, log: work, timeout: .seconds(4 * 60))
+        #expect(again.status == 0 && again.output.contains("ok: no ABI change"), "\(again.output)")
+
+        // The plain contracts package has no distributed protocol for a distributed plugin.
+        let plain = try await runChild(host, ["new", "contracts", "Reef"], in: work, log: work)
+        try #require(plain.status == 0, "\(plain.output)")
+        let refused = try await runChild(host, ["new", "plugin", "Diver", "--contracts", "ReefContracts", "--distributed"], in: work, log: work)
+        #expect(refused.status == 2, "\(refused.output)")
+        #expect(refused.output.contains("its protocol is not distributed"), "\(refused.output)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("DiverPlugin")))
     }
 
     /// A plugin without contracts builds with no warning and its printed `resolve` gets its service.

@@ -24,6 +24,9 @@ public struct LoadReport: Sendable {
         public internal(set) var builtAgainst: [LibraryVersion] = []
         /// For a plugin: the copies of those libraries the process loaded for it.
         public internal(set) var copies: [LibraryCopy] = []
+        /// For a plugin served from a process of its own (``PluginProcesses``): the name the host
+        /// reaches that process by (``LoadedPlugin/servedBy``); nil for a plugin in this process.
+        public internal(set) var servedBy: String?
 
         /// True if the plugin's services are in the locator.
         public var isLoaded: Bool { error == nil && !isLibrary }
@@ -31,7 +34,8 @@ public struct LoadReport: Sendable {
         public var isLibrary: Bool { !linkedBy.isEmpty || usedInstead != nil }
 
         /// `loaded name version (path)` with the contract libraries it was built against and the
-        /// copies it uses, `library name version (path), linked by …` (`not used` and the copy used
+        /// copies it uses (and the process that serves it, for one in a process of its own),
+        /// `library name version (path), linked by …` (`not used` and the copy used
         /// instead, for a copy the load left), or `error: ` and the problem; names, versions and the
         /// path escaped (``TerminalText/escaped(_:)``).
         public var summary: String {
@@ -47,7 +51,8 @@ public struct LoadReport: Sendable {
                 let copy = copies.first { $0.version.name == version.name }
                 return "; built against \(version.name) \(version)" + (copy.map { ", uses \($0.version) (\($0.file))" } ?? "")
             }
-            return TerminalText.escaped("loaded \(meta) (\(path))" + contracts.joined())
+            let process = servedBy.map { "; in a process of its own, \($0)" } ?? ""
+            return TerminalText.escaped("loaded \(meta) (\(path))" + contracts.joined() + process)
         }
     }
 
@@ -69,9 +74,10 @@ public struct LoadReport: Sendable {
     }
 
     /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "status", "error",
-    /// "builtAgainst", "libraries", "usedInstead"}]}`; `status` is `loaded`, `library` (a library the
+    /// "builtAgainst", "libraries", "usedInstead", "servedBy"}]}`; `status` is `loaded`, `library` (a library the
     /// load's plugins link, or a copy of one it did not use) or `failed`; `libraries` are the copies
-    /// (`{"name", "version", "file"}`) a plugin uses, or the copy a library file is.
+    /// (`{"name", "version", "file"}`) a plugin uses, or the copy a library file is; `servedBy` names
+    /// the process of a plugin in a process of its own.
     public var json: String {
         encodeJSON(["plugins": jsonPlugins])
     }
@@ -91,6 +97,8 @@ public struct LoadReport: Sendable {
         let libraries: [JSONLibrary]?
         /// For a copy of a contract library the load did not use: the copy it uses instead.
         let usedInstead: JSONLibrary?
+        /// For a plugin in a process of its own: that process's name.
+        let servedBy: String?
     }
 
     /// A copy of a library in ``json``: `{"name", "version", "file"}`.
@@ -112,7 +120,7 @@ public struct LoadReport: Sendable {
                        status: $0.isLoaded ? "loaded" : $0.isLibrary ? "library" : "failed", error: $0.error?.description,
                        builtAgainst: $0.builtAgainst.isEmpty ? nil : $0.builtAgainst.map { "\($0.name) \($0)" },
                        libraries: $0.library.map { [JSONLibrary($0)] } ?? ($0.copies.isEmpty ? nil : $0.copies.map(JSONLibrary.init)),
-                       usedInstead: $0.usedInstead.map(JSONLibrary.init))
+                       usedInstead: $0.usedInstead.map(JSONLibrary.init), servedBy: $0.servedBy)
         }
     }
 }
