@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Clients that each ask a server for `paths` in turn, over a keep-alive connection of their own on
 /// a thread of their own, without a pause, until ``finish()``; every answer that `accepts` refuses, and
@@ -56,5 +57,16 @@ final class RequestLoad: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         return lock.withLock { (counts, failureCount, failures) }
+    }
+}
+
+extension BuiltServer {
+    /// Returns once `load` has `count` answers accepted (a test fails if not within 30 s).
+    func waitForAnswers(from load: RequestLoad, atLeast count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while load.answered < count {
+            try #require(ContinuousClock.now < deadline, "\(load.answered) answers, waiting for \(count)")
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 }

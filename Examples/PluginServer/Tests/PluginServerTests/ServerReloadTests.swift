@@ -133,12 +133,4 @@ import Testing
         let line = status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
         return try #require(line.flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) })
     }
-
-    private func waitForAnswers(from load: RequestLoad, atLeast count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while load.answered < count {
-            try #require(ContinuousClock.now < deadline, "\(load.answered) answers, waiting for \(count)")
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
 }

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// The built server with a route plugin placed in a process of its own (`--own-process`): the
+/// distributed route fixture (FixtureRemoteRoute, `GET /remote` answers `remote <pid>`) served from a
+/// child of the server's own executable, beside the hello plugin in the server's process.
+@Suite struct ServerOwnProcessTests: BuiltServer {
+    let remoteFile = "libFixtureRemoteRoute.so"
+
+    /// The route plugin's process killed with SIGKILL while clients ask for its route, for the hello
+    /// plugin's route and for the compiled-in one without a pause: its route answers 500 while its
+    /// process is restarted, then answers from the new process; every other request is answered 200;
+    /// the server lives on and stops cleanly.
+    @Test(.timeLimit(.minutes(3)))
+    func aRoutePluginsProcessKilledUnderLoadFailsOnlyItsRouteUntilRestarted() async throws {
+        let folder = try pluginFolder(["HelloRoutePlugin", "FixtureRemoteRoute"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, log, base) = try await startServer(plugins: folder, ["--own-process", remoteFile])
+        defer { if server.isRunning { server.terminate() } }
+        let port = try #require(base.split(separator: ":").last.flatMap { UInt16($0) })
+        let probe = KeepAliveClient(port: port)
+        let before = try #require(try await remotePID(probe))
+        #expect(before != server.processIdentifier)
+
+        let hello = "/hello?name=Bo", compiled = "/compiled/hello?name=Bo"
+        let others = RequestLoad(clients: 2, port: port, paths: [hello, compiled]) { _, answer in
+            answer == .init(status: 200, body: "Hello, Bo!\n")
+        }
+        // The remote route's answers: its process's, or 500 while there is none.
+        let remote = RequestLoad(clients: 1, port: port, paths: ["/remote"]) { _, answer in
+            answer.status == 200 ? answer.body.hasPrefix("remote ") : answer.status == 500
+        }
+        try await waitForAnswers(from: others, atLeast: 20)
+        try await waitForAnswers(from: remote, atLeast: 20)
+        #expect(kill(before, SIGKILL) == 0)
+        try await waitForLine(in: log, containing: "restarting")
+        // Served again, by a new process.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var after = try await remotePID(probe)
+        while after == nil || after == before {
+            try #require(ContinuousClock.now < deadline, "/remote was not served again")
+            try await Task.sleep(for: .milliseconds(20))
+            after = try await remotePID(probe)
+        }
+        try await waitForAnswers(from: others, atLeast: others.answered + 20)
+        try await waitForAnswers(from: remote, atLeast: remote.answered + 20)
+
+        let (otherCounts, otherFailed, otherFailures) = try await others.finish()
+        #expect(otherFailed == 0, "\(otherFailed) requests of the other routes failed, the first: \(otherFailures)")
+        #expect(otherCounts.keys.sorted() == ["\(compiled) 200 \"Hello, Bo!\\n\"", "\(hello) 200 \"Hello, Bo!\\n\""])
+        let (remoteCounts, remoteFailed, remoteFailures) = try await remote.finish()
+        #expect(remoteFailed == 0, "\(remoteFailed) requests of /remote got neither its answer nor a 500: \(remoteFailures)")
+        // The request in flight at the kill, and those during the restart's pause, were answered 500.
+        #expect(remoteCounts.keys.contains { $0.hasPrefix("/remote 500 ") }, "\(remoteCounts)")
+        #expect(remoteCounts.keys.contains { $0.hasPrefix("/remote 200 \"remote \(after ?? 0)") }, "\(remoteCounts)")
+        print("answered while the route's process was killed: \(otherCounts), \(remoteCounts)")
+        #expect(server.isRunning)
+        try await stopWithSigterm(server)
+    }
+
+    /// The pid `GET /remote` names now, or nil if it does not answer 200.
+    private func remotePID(_ client: KeepAliveClient) async throws -> Int32? {
+        let answer = try await onAThread { try client.get("/remote") }
+        guard answer.status == 200, answer.body.hasPrefix("remote ") else { return nil }
+        return Int32(answer.body.dropFirst("remote ".count).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
