@@ -28,8 +28,10 @@ let fixtures = [
     // One route plugin in two versions (code in FixtureRouteSupport, linked into each): the reload tests.
     plugin("FixtureRouteOne", also: ["FixtureRouteSupport"]),
     plugin("FixtureRouteTwo", also: ["FixtureRouteSupport"]),
-    // A distributed route, served in process or from a process of its own: the crash tests.
-    plugin("FixtureRemoteRoute", also: [pluginActors, distributedContracts]),
+    // A distributed route in two versions (code in FixtureRemoteRouteSupport), served in process or from a
+    // process of its own: the crash and upgrade tests.
+    plugin("FixtureRemoteRoute", also: ["FixtureRemoteRouteSupport"]),
+    plugin("FixtureRemoteRouteTwo", also: ["FixtureRemoteRouteSupport"]),
 ]
 
 let package = Package(
@@ -44,5 +46,7 @@ let package = Package(
     targets: [
         .target(name: "FixtureRouteSupport", dependencies: [pluginAPI, contracts], path: "FixtureRouteSupport",
                 swiftSettings: swift6),
+        .target(name: "FixtureRemoteRouteSupport", dependencies: [pluginAPI, contracts, pluginActors, distributedContracts],
+                path: "FixtureRemoteRouteSupport", swiftSettings: swift6),
     ] + fixtures.map(\.1)
 )

@@ -61,6 +61,14 @@ final class RequestLoad: @unchecked Sendable {
 }
 
 extension BuiltServer {
+    /// Copies the built `product` to a new file beside `file`, then renames it over `file`: a new
+    /// file, as `install` or `mv` deploys one (the file the server loaded is never written into).
+    func deploy(_ product: String, to file: URL) throws {
+        let staged = file.path + ".\(UUID().uuidString).new"
+        try FileManager.default.copyItem(atPath: builtLibrary(product).path, toPath: staged)
+        guard rename(staged, file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
     /// Returns once `load` has `count` answers accepted (a test fails if not within 30 s).
     func waitForAnswers(from load: RequestLoad, atLeast count: Int) async throws {
         let deadline = ContinuousClock.now + .seconds(30)

@@ -58,6 +58,58 @@ import Testing
         try await stopWithSigterm(server)
     }
 
+    /// 100 upgrades of the route plugin in its own process, alternating its two versions, while
+    /// clients ask for its route and the compiled-in one without a pause: every request is answered
+    /// 200 by one version or the other, never an error. After each reload the route answers from the
+    /// version just deployed, in a new process, and the old processes end.
+    @Test(.timeLimit(.minutes(10)))
+    func aRoutePluginInItsOwnProcessUpgradedAHundredTimesUnderLoadAnswersEveryRequest() async throws {
+        let folder = try pluginFolder(["FixtureRemoteRoute"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // (The folder holds version 1 as `remoteFile`.)
+        let file = folder.appendingPathComponent(remoteFile)
+        let (server, log, base) = try await startServer(plugins: folder, ["--own-process", remoteFile])
+        defer { if server.isRunning { server.terminate() } }
+        let port = try #require(base.split(separator: ":").last.flatMap { UInt16($0) })
+        let probe = KeepAliveClient(port: port)
+        let compiled = "/compiled/hello?name=Bo"
+        let load = RequestLoad(clients: 2, port: port, paths: ["/remote", compiled]) { path, answer in
+            answer.status == 200 && (path == compiled ? answer.body == "Hello, Bo!\n" : answer.body.hasPrefix("remote "))
+        }
+        try await waitForAnswers(from: load, atLeast: 20)
+        for round in 1...100 {
+            let version = round % 2 == 1 ? 2 : 1
+            try deploy(version == 1 ? "FixtureRemoteRoute" : "FixtureRemoteRouteTwo", to: file)
+            kill(server.processIdentifier, SIGHUP)
+            try await waitForLine(in: log, containing: "serving plugin routes", occurrence: round + 1, atMost: .seconds(60))
+            let answer = try await onAThread { try probe.get("/remote") }
+            #expect(answer.status == 200 && answer.body.hasPrefix(version == 1 ? "remote " : "remote 2 ")
+                    && (version == 2 || answer.body.split(separator: " ").count == 2), "after upgrade \(round): \(answer)")
+        }
+        try await waitForAnswers(from: load, atLeast: load.answered + 20)
+        let (counts, failed, failures) = try await load.finish()
+        #expect(failed == 0, "\(failed) requests failed, the first: \(failures)")
+        print("answered under 100 upgrades of a route in its own process: \(counts.count) kinds of answer, \(counts.values.reduce(0, +)) in all")
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count { $0.hasSuffix("plugin upgraded") && $0.contains("plugin=fixture-remote-route") } == 100)
+        // The 100 replaced processes ended and were reaped: the server has one child, the last version's.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while children(of: server.processIdentifier).count != 1, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(children(of: server.processIdentifier).count == 1, "children left: \(children(of: server.processIdentifier))")
+        try await stopWithSigterm(server)
+    }
+
+    /// The child processes of `pid`, zombies included, from every thread's `children` file in /proc.
+    private func children(of pid: Int32) -> [Int32] {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return threads.flatMap { thread in
+            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/children", encoding: .utf8)) ?? "")
+                .split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+    }
+
     /// The pid `GET /remote` names now, or nil if it does not answer 200.
     private func remotePID(_ client: KeepAliveClient) async throws -> Int32? {
         let answer = try await onAThread { try client.get("/remote") }
