@@ -24,7 +24,7 @@ let package = Package(
                 .product(name: "RouteContracts", package: "RouteContracts"),
             ],
             path: ".",
-            exclude: ["Package.swift"],
+            exclude: ["Package.swift", "api"],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-enable-library-evolution"])]
         ),
     ]
