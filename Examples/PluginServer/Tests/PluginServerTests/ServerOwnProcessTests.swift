@@ -7,6 +7,18 @@ import Testing
 @Suite struct ServerOwnProcessTests: BuiltServer {
     let remoteFile = "libFixtureRemoteRoute.so"
 
+    /// Without `--own-process` the same file is served in the server's process: its actor is called
+    /// as itself, and answers with the server's pid.
+    @Test(.timeLimit(.minutes(2)))
+    func withoutOwnProcessTheDistributedRouteIsServedInTheServersProcess() async throws {
+        let folder = try pluginFolder(["FixtureRemoteRoute"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, _, base) = try await startServer(plugins: folder)
+        defer { if server.isRunning { server.terminate() } }
+        #expect(try await get("\(base)/remote") == (200, "remote \(server.processIdentifier)"))
+        try await stopWithSigterm(server)
+    }
+
     /// The route plugin's process killed with SIGKILL while clients ask for its route, for the hello
     /// plugin's route and for the compiled-in one without a pause: its route answers 500 while its
     /// process is restarted, then answers from the new process; every other request is answered 200;
