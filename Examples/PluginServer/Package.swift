@@ -33,6 +33,7 @@ let package = Package(
         .package(path: "../.."),
         .package(path: "../../Integrations"),
         .package(path: "RouteContracts"),
+        .package(path: "DistributedRouteContracts"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -42,6 +43,8 @@ let package = Package(
         .target(name: "HelloRoute", dependencies: [contracts], swiftSettings: swift6),
         .executableTarget(name: "PluginServer", dependencies: [
             .product(name: "HostKit", package: rootIdentity), pluginAPI, contracts, "HelloRoute",
+            .product(name: "PluginActors", package: rootIdentity),
+            .product(name: "DistributedRouteContracts", package: "DistributedRouteContracts"),
             .product(name: "PluginHostLifecycle", package: "Integrations"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -22,12 +22,12 @@ import Testing
         #expect(Set(report.loadedNames) == ["fixture-echo", "fixture-echo-user"])
 
         let answer = try host.locator.tryService(key: ServiceLocatorEasyKey<String>(name: "fixture.echo-user.answer"))
-        #expect(answer == "hello 42 a,b from pid \(getpid()) by FixtureEchoPlugin.EchoService")
+        #expect(answer == "hello 42 a,b from pid \(getpid()) by FixtureEchoSupport.EchoService")
         let slot = try #require(host.locator.slotInfo(forKey: "fixture.echo"))
         #expect(slot.serviceType == "FixtureRemoteContracts.Echo")
         #expect(slot.origin == "fixture-echo")
         let service = try await host.locator.anyService(storeKey: "fixture.echo")
-        #expect(String(reflecting: type(of: service)) == "FixtureEchoPlugin.EchoService")
+        #expect(String(reflecting: type(of: service)) == "FixtureEchoSupport.EchoService")
     }
 
     /// What a host reads of the plugin's declared key: distributed, and its stub found again by the

@@ -75,7 +75,9 @@ let fixtures = [
     plugin("FixtureDowncast", contracts: false),
     // A distributed service (FixtureRemoteContracts' Echo, which crashes, exits, hangs... on request), and a
     // plugin that requires it and calls it in its start hook: served in process or from a process of their own.
-    plugin("FixtureEchoPlugin", contracts: false, also: [pluginActors, remoteContracts]),
+    plugin("FixtureEchoPlugin", contracts: false, also: [pluginActors, remoteContracts, "FixtureEchoSupport"]),
+    // Version 2.0.0 of the echo plugin (one plugin name, another file): the upgrade of the reload tests.
+    plugin("FixtureEchoPluginTwo", contracts: false, also: [pluginActors, remoteContracts, "FixtureEchoSupport"]),
     plugin("FixtureEchoUserPlugin", contracts: false, also: [pluginActors, remoteContracts]),
     // A C library whose `swift_plugin_entry` is a data object: calling it would crash the host.
     (.library(name: "FixtureDataEntry", type: .dynamic, targets: ["FixtureDataEntry"]),
@@ -95,6 +97,9 @@ let package = Package(
     targets: [
         // The code the lifecycle fixtures share, linked into each of them.
         .target(name: "FixtureLifecycleSupport", dependencies: [pluginAPI], path: "FixtureLifecycleSupport",
+                swiftSettings: swift6),
+        // The echo fixtures' service and plugin, linked into each version of the echo plugin.
+        .target(name: "FixtureEchoSupport", dependencies: [pluginAPI, pluginActors, remoteContracts], path: "FixtureEchoSupport",
                 swiftSettings: swift6),
         // Copies a real plugin header with fields changed, for the fixtures that lie in theirs.
         .target(name: "FixtureHeaderForge", dependencies: [pluginAPI], path: "FixtureHeaderForge", swiftSettings: swift6),

@@ -24,3 +24,24 @@ public struct RouteHeaders: Sendable {
         a.utf8.count == b.utf8.count && a.lowercased() == b.lowercased()
     }
 }
+
+/// Each field as a two-element array, `[name, value]`, in order (since 1.2): tuples are not `Codable`.
+extension RouteHeaders: Codable {
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        var fields: [(name: String, value: String)] = []
+        while !container.isAtEnd {
+            let field = try container.decode([String].self)
+            guard field.count == 2 else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a header field is [name, value], not \(field.count) strings")
+            }
+            fields.append((name: field[0], value: field[1]))
+        }
+        self.init(fields)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for field in fields { try container.encode([field.name, field.value]) }
+    }
+}

@@ -1,7 +1,8 @@
 import PluginAPI
 
 /// A request as a route plugin sees it: no web framework's type crosses the plugin boundary.
-public struct RouteRequest: Sendable {
+/// `Codable` (since 1.2), to cross a process as the argument of a ``DistributedRouteHandler``.
+public struct RouteRequest: Sendable, Codable {
     /// `GET`, `POST`...
     public var method: String
     /// The path, without the query.
@@ -34,8 +35,8 @@ public struct RouteRequest: Sendable {
     }
 }
 
-/// What a route plugin answers.
-public struct RouteResponse: Sendable {
+/// What a route plugin answers. `Codable` (since 1.2), to cross a process.
+public struct RouteResponse: Sendable, Codable {
     /// The HTTP status code.
     public var status: Int
     /// The `Content-Type` of `body`.

@@ -3,7 +3,7 @@ import PluginAPI
 extension LibraryVersion {
     /// The version of RouteContracts a plugin is compiled against.
     @_alwaysEmitIntoClient
-    public static var routeContracts: LibraryVersion { LibraryVersion("RouteContracts", 1, 1, 0) }
+    public static var routeContracts: LibraryVersion { LibraryVersion("RouteContracts", 1, 2, 0) }
 }
 
 /// The version of the loaded copy, for the host's check.

@@ -74,12 +74,22 @@ final class PluginProcess: Sendable {
             let contracts = metadata.requires.compactMap { key in key.stubType.map { (key.storeKey, $0) } }
             process.requires.withLock { $0 = Dictionary(contracts) { first, _ in first } }
             let libraries = description.libraries.compactMap { PluginHeader.decode($0.name, $0.version) }
-            var plugin = LoadedPlugin(path: candidate.realPath, metadata: metadata, libraries: libraries, candidate: candidate) {
+            // Its `DT_NEEDED`, as the file says (this process never opened it): a contract library laid
+            // beside it is its library, not a file refused, at this load and at each reload.
+            var plugin = LoadedPlugin(path: candidate.realPath, metadata: metadata, libraries: libraries,
+                                      linkedLibraries: candidate.dynamic?.needed ?? [], candidate: candidate) {
                 RemotePluginModule(process: process, metadata: metadata)
             }
             plugin.servedBy = process.peer
             return .success(plugin)
         }
+    }
+
+    /// A child whose plugin the host let go without stopping it ends with it: a reload's new file
+    /// refused after its process opened it (a second file of a served plugin, say), or a plugin
+    /// left out of a load's plan. (Its connection holds the child, not this object.)
+    deinit {
+        stopNow()
     }
 
     // MARK: One child
@@ -190,13 +200,16 @@ final class PluginProcess: Sendable {
         startHeartbeat()
     }
 
-    /// Runs the plugin's shutdown hook in its child, then ends the child; never started again.
+    /// Once the calls the child is serving are answered (at most `timeout`), runs the plugin's
+    /// shutdown hook in its child, then ends the child; never started again. So an upgrade's old
+    /// version finishes the calls it has: the slots hand out the new version's proxies by then.
     func stop(timeout: Duration) async -> String? {
         let stopping = state.withLock { state -> Bool in
             defer { state.stopping = true }
             return state.stopping
         }
         guard !stopping else { return nil }
+        await callsAnswered(within: timeout)
         let problem: String?
         do {
             problem = try await PluginActorSystem.withCallTimeout(timeout) { try await controlProxy().stop(timeout: timeout) }
@@ -205,6 +218,14 @@ final class PluginProcess: Sendable {
         }
         stopNow()
         return problem
+    }
+
+    /// Returns once no call to the current child waits for an answer, or after `bound`.
+    private func callsAnswered(within bound: Duration) async {
+        let deadline = ContinuousClock.now + bound
+        while let connection = state.withLock(\.connection), connection.pendingCalls > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// Ends the current child at once; never started again.

@@ -23,6 +23,12 @@ extension PluginHost {
     ///   the plugins served after the reload still require (by their new versions' requirements) is
     ///   kept, named in the report.
     ///
+    /// A plugin placed in a **process of its own** (``PluginProcesses``) is upgraded the same way: the
+    /// new file is loaded by a new process, whose proxies the slots hand out from the swap on; the old
+    /// process answers the calls it has (at most its call timeout), then runs the old version's
+    /// shutdown hook and ends. A withdrawn one's process ends once stopped, and a process opened for a
+    /// file the reload then leaves out (refused, or never swapped in) ends with it.
+    ///
     /// Each step is all or nothing: a new version that is refused by any check, fails to register or
     /// to start (or a plugin of its step does) leaves the old one serving, and what it started is
     /// stopped again.
@@ -187,7 +193,8 @@ extension PluginHost {
                 report.entries.append(ReloadReport.Entry(.added, new))
                 continue
             }
-            report.entries.append(new.path == old.path && new.image == old.image
+            // (A plugin of a process of its own has no image here: a new process is a new version.)
+            report.entries.append(new.path == old.path && new.image == old.image && new.servedBy == old.servedBy
                                   ? ReloadReport.Entry(.restarted, new) : ReloadReport.Entry(.upgraded, new, previous: old))
         }
         report.stopped.entries += retire(retiring, replaced: &previous, limits: limits).entries

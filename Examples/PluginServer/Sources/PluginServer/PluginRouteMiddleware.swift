@@ -29,7 +29,7 @@ struct PluginRouteMiddleware<Context: RequestContext>: RouterMiddleware {
             let pluginRequest = try await RouteRequest(request, bodyLimit: context.maxUploadSize)
             let key = PluginRoutes.Key(method: servedMethod, path: RouteSyntax.normalized(request.uri.path))
             let outcome = await route.threads.run(holding: route.locator) { () async throws -> RouteResponse? in
-                guard let handler = PluginRoutes.handler(for: route, key: key) else { return nil }
+                guard let handler = await PluginRoutes.handler(for: route, key: key) else { return nil }
                 return try await handler.handle(pluginRequest)
             }
             let answer: RouteResponse

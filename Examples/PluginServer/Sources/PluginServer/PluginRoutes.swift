@@ -1,5 +1,8 @@
+import Distributed
+import DistributedRouteContracts
 import Foundation
 import HostKit
+import PluginActors
 import PluginAPI
 import RouteContracts
 
@@ -129,9 +132,8 @@ final class PluginRoutes: @unchecked Sendable {
 
     private func installNow(serverRoutes: [String], renewing: Set<String>) async -> Installation {
         let locator = host.locator
-        let handlerType = String(reflecting: (any RouteHandler).self)
         var slotsByPlugin: [String: [String]] = [:]
-        for slot in locator.slots where slot.serviceType == handlerType {
+        for slot in locator.slots where Self.routeTypes.contains(slot.serviceType) {
             slotsByPlugin[slot.origin ?? "(no plugin)", default: []].append(slot.key)
         }
         var kept = lock.withLock { threads.filter { !renewing.contains($0.key) } }
@@ -145,7 +147,7 @@ final class PluginRoutes: @unchecked Sendable {
         var routes: [Key: Route] = [:]
         var servingPlugins: Set<String> = []
         var installation = Installation()
-        for slot in locator.slots where slot.serviceType == handlerType {
+        for slot in locator.slots where Self.routeTypes.contains(slot.serviceType) {
             let plugin = slot.origin ?? "(no plugin)"
             switch reads[slot.key] {
             case let .route(handler, method, path)?:
@@ -192,9 +194,11 @@ final class PluginRoutes: @unchecked Sendable {
             for (plugin, slots) in slotsByPlugin {
                 guard let threads = threads[plugin] else { continue }
                 group.addTask {
-                    let outcome = await threads.run(holding: locator) { slots.reduce(into: [String: SlotRead]()) { reads, slot in
-                        reads[slot] = readSlot(slot, of: locator)
-                    } }
+                    let outcome = await threads.run(holding: locator) { () async -> [String: SlotRead] in
+                        var reads: [String: SlotRead] = [:]
+                        for slot in slots { reads[slot] = await readSlot(slot, of: locator) }
+                        return reads
+                    }
                     let timeout = threads.timeout
                     switch outcome {
                     case let .answered(reads): return reads
@@ -208,11 +212,26 @@ final class PluginRoutes: @unchecked Sendable {
         }
     }
 
+    /// The service types of route slots: a plain handler's, and a distributed one's (served in this
+    /// process or from a process of its own).
+    static let routeTypes: Set<String> = [String(reflecting: (any RouteHandler).self),
+                                          String(reflecting: (any DistributedRouteHandler).self)]
+
+    /// The handler in `slot` of `locator` (run on the plugin's threads): a plain one as it is, a
+    /// distributed one as a ``DistributedRoute``, its route asked of it now.
+    static func routeHandler(inSlot slot: String, of locator: ServiceLocator) async throws -> any RouteHandler {
+        guard locator.slotInfo(forKey: slot)?.serviceType == String(reflecting: (any DistributedRouteHandler).self) else {
+            return try locator.tryService(key: ServiceLocatorEasyKey<any RouteHandler>(name: slot))
+        }
+        let key = DistributedServiceEasyKey<any DistributedRouteHandler, $DistributedRouteHandler<PluginActorSystem>>(name: slot)
+        return try await DistributedRoute(locator.tryService(key: key))
+    }
+
     /// One slot's handler, method and path (run on the plugin's threads).
-    private static func readSlot(_ slot: String, of locator: ServiceLocator) -> SlotRead {
+    private static func readSlot(_ slot: String, of locator: ServiceLocator) async -> SlotRead {
         let handler: any RouteHandler
         do {
-            handler = try locator.tryService(key: ServiceLocatorEasyKey<any RouteHandler>(name: slot))
+            handler = try await routeHandler(inSlot: slot, of: locator)
         } catch {
             return .unusable(TerminalText.escaped(String(describing: error)))
         }
@@ -268,9 +287,9 @@ final class PluginRoutes: @unchecked Sendable {
 
     /// The handler that serves `key` for `serving` (run on the plugin's threads): the one installed,
     /// or what the locator holds in the route's slot now if it still serves `key`; nil if none does.
-    static func handler(for serving: Serving, key: Key) -> (any RouteHandler)? {
+    static func handler(for serving: Serving, key: Key) async -> (any RouteHandler)? {
         if let handler = serving.handler { return handler }
-        guard let handler = try? serving.locator.tryService(key: ServiceLocatorEasyKey<any RouteHandler>(name: serving.slot)),
+        guard let handler = try? await routeHandler(inSlot: serving.slot, of: serving.locator),
               Key(method: handler.method, path: RouteSyntax.normalized(handler.path)) == key else { return nil }
         return handler
     }

@@ -1,3 +1,4 @@
+import Foundation
 import HostKit
 
 /// What plugin-server's command line asks for.
@@ -8,6 +9,17 @@ struct ServerOptions {
     var paths: [String] = []
     /// Seconds a plugin's handler has to answer a request.
     var handlerTimeout = 5.0
+    /// The `--own-process` file names: plugins each served from a process of its own.
+    var ownProcess: Set<String> = []
+
+    /// The first argument that makes the executable the child of a plugin placed in a process of its own.
+    static let serveOnePluginArgument = "__serve-plugin"
+
+    /// Processes of this executable for the ``ownProcess`` plugins, restarted as HostKit's defaults say.
+    func pluginProcesses() -> PluginProcesses {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "plugin-server"
+        return PluginProcesses(executable: executable, arguments: [Self.serveOnePluginArgument], files: ownProcess)
+    }
 
     /// What a command line comes to.
     enum Parsed {
@@ -20,7 +32,7 @@ struct ServerOptions {
 
     /// The full usage, every option on a line of its own, for `--help`.
     static let usage = """
-        usage: plugin-server [--host ADDRESS] [--port N] [--handler-timeout SECONDS] [--plugins PATH]...
+        usage: plugin-server [--host ADDRESS] [--port N] [--handler-timeout SECONDS] [--plugins PATH]... [--own-process FILE]...
 
         Serves over HTTP the routes of the route plugins found in each PATH, beside its own GET /plugins
         (the plugins and slots, as JSON) and GET /compiled/hello. SIGHUP reloads the plugins; SIGTERM or
@@ -30,6 +42,7 @@ struct ServerOptions {
           --host ADDRESS             listen on ADDRESS (default 127.0.0.1)
           --port N                   listen on TCP port N, 0 to 65535, 0 for any free one (default 8080)
           --plugins PATH             load the plugins in PATH, a folder of lib*.so or one file; repeat for more (none: a warning, the server's own routes only)
+          --own-process FILE         serve the plugin of the file named FILE (lib<Name>.so) from a process of its own, restarted if it ends; its routes must be distributed (DistributedRouteHandler); repeat for more
           --handler-timeout SECONDS  answer 503 to a request a plugin's handler has not answered within SECONDS, 0.01 to 86400 (default 5)
           -h, --help                 print this help and exit
 
@@ -47,7 +60,7 @@ struct ServerOptions {
         var rest = arguments[...]
         while let word = rest.popFirst() {
             if word == "--help" || word == "-h" { return .help }
-            guard ["--host", "--port", "--plugins", "--handler-timeout"].contains(word) else {
+            guard ["--host", "--port", "--plugins", "--own-process", "--handler-timeout"].contains(word) else {
                 return .wrong("unknown option '\(TerminalText.escaped(word))'")
             }
             guard let value = rest.popFirst() else { return .wrong("\(word) needs a value") }
@@ -61,6 +74,8 @@ struct ServerOptions {
                 options.port = port
             case "--plugins":
                 options.paths.append(value)
+            case "--own-process":
+                options.ownProcess.insert(value)
             default:
                 guard let seconds = Double(value), (0.01...86_400).contains(seconds) else {
                     return .wrong("--handler-timeout wants seconds from 0.01 to 86400, not '\(TerminalText.escaped(value))'")

@@ -20,6 +20,12 @@ import ServiceLifecycle
 // not answered within --handler-timeout seconds (10 ms to a day) is answered 503, a plugin whose routes
 // are not read by then has them refused. What a handler answers is checked before it is sent: a status
 // out of range or a header value that is not one is answered 500 and logged (PluginRouteMiddleware).
+// The server's own executable is the child of a plugin placed in a process of its own (--own-process):
+// then it serves that plugin to its parent server, and nothing else (HostKit's PluginChild).
+if CommandLine.arguments.dropFirst().first == ServerOptions.serveOnePluginArgument {
+    exit(PluginChild.serve())
+}
+
 let options: ServerOptions
 switch ServerOptions.parse(Array(CommandLine.arguments.dropFirst())) {
 case let .run(parsed):
@@ -34,7 +40,11 @@ case let .wrong(problem):
 let paths = options.paths
 
 let logger = Logger(label: "plugin-server")
-let host = PluginHost()
+// The plugins named by --own-process each run in a child of their own, this executable: a crash of
+// one fails its routes (500) while the child is restarted, never the server.
+let host = options.ownProcess.isEmpty ? PluginHost() : PluginHost(processes: options.pluginProcesses()) { line in
+    logger.warning("plugin process", metadata: ["event": "\(line)"])
+}
 let routes = PluginRoutes(host: host, handlerTimeout: .seconds(options.handlerTimeout))
 
 // HEAD is served wherever GET is, without the body (plugin routes too: PluginRouteMiddleware).

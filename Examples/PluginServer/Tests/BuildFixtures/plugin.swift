@@ -3,7 +3,7 @@ import PackagePlugin
 
 /// Builds the fixture route plugins, the package `Tests/PluginFixtures`, into a folder of this plugin's
 /// in the build folder before the tests are compiled, and again whenever a file of theirs, of
-/// RouteContracts or of PluginAPI, or the compiler, changes; then writes `BuiltFixturesFolder.swift`,
+/// the contract libraries, of PluginAPI or of PluginActors, or the compiler, changes; then writes `BuiltFixturesFolder.swift`,
 /// which tells the tests where they are. Apart from the example's products, so that the folder the
 /// README has the server load (`.build/release`, `.build/debug`) never holds them. Built without the
 /// sanitizers of a sanitizer run: they are the tests' inputs, not the code under test.
@@ -18,7 +18,8 @@ import PackagePlugin
             + "let builtFixturesFolder = \"\(folder.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"\n"
         // The build's own output goes to standard error: SwiftPM shows it if the build fails.
         let script = #""$1" build --package-path "$2" --scratch-path "$3" >&2 && printf '%s' "$4" > "$5""#
-        let watched = ["Tests/PluginFixtures", "RouteContracts", "../../Sources/PluginAPI"]
+        let watched = ["Tests/PluginFixtures", "RouteContracts", "DistributedRouteContracts", "../../Sources/PluginAPI",
+                       "../../Sources/PluginActors"]
         // A build tool's command starts with an almost empty environment: the compiler needs a PATH (the
         // linker), SwiftPM a HOME (its caches).
         let environment = ProcessInfo.processInfo.environment

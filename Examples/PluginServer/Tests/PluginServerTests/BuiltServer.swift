@@ -20,12 +20,15 @@ func builtLibrary(_ product: String) -> URL {
 protocol BuiltServer {}
 
 extension BuiltServer {
-    /// A new folder holding lib<name>.so of each of `plugins`, and the libraries they link.
+    /// A new folder holding lib<name>.so of each of `plugins`, and the libraries they link (those of the
+    /// distributed route contract only beside the distributed route fixture: a library no plugin links
+    /// would be a file refused).
     func pluginFolder(_ plugins: [String]) throws -> URL {
         let files = FileManager.default
         let folder = files.temporaryDirectory.appendingPathComponent("plugin-server-\(UUID().uuidString)")
         try files.createDirectory(at: folder, withIntermediateDirectories: false)
-        for name in plugins + ["RouteContracts", "PluginAPI"] {
+        let distributed = plugins.contains("FixtureRemoteRoute") ? ["DistributedRouteContracts", "PluginActors"] : []
+        for name in plugins + ["RouteContracts", "PluginAPI"] + distributed {
             try files.copyItem(at: builtLibrary(name),
                                to: folder.appendingPathComponent("lib\(name).so"))
         }

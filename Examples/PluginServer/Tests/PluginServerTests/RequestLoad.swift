@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Clients that each ask a server for `paths` in turn, over a keep-alive connection of their own on
 /// a thread of their own, without a pause, until ``finish()``; every answer that `accepts` refuses, and
@@ -56,5 +57,24 @@ final class RequestLoad: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         return lock.withLock { (counts, failureCount, failures) }
+    }
+}
+
+extension BuiltServer {
+    /// Copies the built `product` to a new file beside `file`, then renames it over `file`: a new
+    /// file, as `install` or `mv` deploys one (the file the server loaded is never written into).
+    func deploy(_ product: String, to file: URL) throws {
+        let staged = file.path + ".\(UUID().uuidString).new"
+        try FileManager.default.copyItem(atPath: builtLibrary(product).path, toPath: staged)
+        guard rename(staged, file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
+    /// Returns once `load` has `count` answers accepted (a test fails if not within 30 s).
+    func waitForAnswers(from load: RequestLoad, atLeast count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while load.answered < count {
+            try #require(ContinuousClock.now < deadline, "\(load.answered) answers, waiting for \(count)")
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 }

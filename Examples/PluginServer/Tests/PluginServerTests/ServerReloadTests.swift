@@ -113,14 +113,6 @@ import Testing
         #expect(answer == .init(status: 200, body: "version \(version)\n"), "after upgrade \(round)")
     }
 
-    /// Copies the built `product` to a new file beside `file`, then renames it over `file`: a new
-    /// file, as `install` or `mv` deploys one (the file the server loaded is never written into).
-    private func deploy(_ product: String, to file: URL) throws {
-        let staged = file.path + ".\(UUID().uuidString).new"
-        try FileManager.default.copyItem(atPath: builtLibrary(product).path, toPath: staged)
-        guard rename(staged, file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    }
-
     /// A server built with a sanitizer writes its reports to its log (and exits 66 after one).
     private func expectNoSanitizerReport(in log: URL) throws {
         let text = try String(contentsOf: log, encoding: .utf8)
@@ -132,13 +124,5 @@ import Testing
         let status = try String(contentsOfFile: "/proc/\(server.processIdentifier)/status", encoding: .utf8)
         let line = status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
         return try #require(line.flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) })
-    }
-
-    private func waitForAnswers(from load: RequestLoad, atLeast count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while load.answered < count {
-            try #require(ContinuousClock.now < deadline, "\(load.answered) answers, waiting for \(count)")
-            try await Task.sleep(for: .milliseconds(10))
-        }
     }
 }

@@ -1,0 +1,22 @@
+import FixtureRemoteContracts
+import PluginActors
+import PluginAPI
+
+/// One version of the plugin `fixture-echo` (FixtureEchoPlugin 1.0.0, FixtureEchoPluginTwo 2.0.0: one
+/// plugin name, two files, as an upgrade brings): provides the echo service (``EchoService``), handed
+/// out as itself in process and served to the host from a process of its own otherwise.
+public protocol EchoFixture: Plugin {
+    static var version: String { get }
+}
+
+extension EchoFixture {
+    public static var metadata: PluginMetadata {
+        PluginMetadata(name: "fixture-echo", version: version, provides: [RemoteKeys.echo])
+    }
+
+    public static var contractLibraries: [LibraryVersion] { [.pluginActors, .fixtureRemoteContracts] }
+
+    public func registerServices(in registrar: ModuleRegistrar) throws {
+        try registrar.addLazyService(key: RemoteKeys.echo) { EchoService() }
+    }
+}
