@@ -221,7 +221,7 @@ final class RawPeer: Sendable {
     }
 
     /// The next frame the system sent, read on a thread of its own (the wait must not hold a thread
-    /// of Swift concurrency, which the system needs to send it); nil if none came whole within 30 seconds.
+    /// of Swift concurrency, which the system needs to send it); nil if none came whole within 5 minutes.
     func nextFrame() async -> Frame? {
         await withCheckedContinuation { continuation in
             _ = DetachedThread.start { continuation.resume(returning: try? self.readFrame()) }
@@ -241,7 +241,7 @@ final class RawPeer: Sendable {
     private func readExactly(_ count: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(300)
         while filled < count {
             var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             guard ContinuousClock.now < deadline, poll(&entry, 1, 100) >= 0 else { return nil }

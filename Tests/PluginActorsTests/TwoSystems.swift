@@ -60,7 +60,7 @@ final class TwoSystems: Sendable {
     let hostConnection: PluginActorConnection
     let childConnection: PluginActorConnection
 
-    init(callTimeout: Duration = .seconds(30)) throws {
+    init(callTimeout: Duration = .seconds(300)) throws {
         var pair: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw PluginActorError.unsupported("socketpair failed")
