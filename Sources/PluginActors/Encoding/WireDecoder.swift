@@ -60,8 +60,13 @@ final class WireDecoder: Decoder {
         at path: @autoclosure () -> [any CodingKey], depth: Int
     ) throws -> T {
         if let scalar = try WireScalarDecoding.decode(type, from: value, in: bytes, at: path()) {
-            // Cannot fail: the fast path read a value of `T` itself, its metadata identical to `T`'s.
-            return scalar as! T
+            // Does not fail: the fast path read a value of `T` itself, its metadata identical to `T`'s.
+            // A conditional cast all the same: bytes from another process reach this line.
+            guard let typed = scalar as? T else {
+                throw DecodingError.typeMismatch(T.self, DecodingError.Context(
+                    codingPath: path(), debugDescription: "the fast path read a \(Swift.type(of: scalar)), not a \(T.self)"))
+            }
+            return typed
         }
         return try T(from: WireDecoder(bytes: bytes, value: value, codingPath: path(), depth: depth))
     }
