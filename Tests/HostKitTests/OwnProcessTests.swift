@@ -191,12 +191,6 @@ import Testing
     }
 }
 
-/// True if this process (and so the children built with it) runs under ThreadSanitizer or
-/// AddressSanitizer: their runtimes define these symbols.
-private let underSanitizer = ["__tsan_init", "__asan_init"].contains { symbol in
-    symbol.withCString { dlsym(UnsafeMutableRawPointer(bitPattern: 0), $0) != nil }
-}
-
 /// Polls `condition` until it holds; the bound only keeps a failed test from hanging.
 private func waitFor(atMost limit: Duration, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + limit
