@@ -44,7 +44,10 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-        .target(name: "FixtureEchoPlugin", dependencies: [pluginAPI, pluginActors, remoteContracts],
+        .target(name: "FixtureEchoPlugin", dependencies: [pluginAPI, pluginActors, remoteContracts, "FixtureEchoSupport"],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
+        // The echo service the plugin serves (links into Tests/PluginFixtures too).
+        .target(name: "FixtureEchoSupport", dependencies: [pluginAPI, pluginActors, remoteContracts],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )

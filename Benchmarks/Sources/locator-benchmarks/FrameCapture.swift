@@ -21,7 +21,7 @@ struct CapturedFrames: Sendable {
         do {
             callerConnection = try caller.connect(peer: "capture", socket: callerPair[0],
                                                   serve: { name in throw PluginActorError.unsupported("no \(name) here") })
-            serverConnection = try server.connect(peer: "caller", socket: serverPair[1], serve: { _ in service })
+            serverConnection = try server.connect(peer: "caller", socket: serverPair[1], serve: { _ in (service, $BenchEcho<PluginActorSystem>.self) })
         } catch {
             fail("frame capture: \(error)")
         }

@@ -31,7 +31,7 @@ enum PeerRoles {
         do {
             connection = try PluginActorSystem.shared.connect(peer: "caller", socket: PeerProcess.descriptor, serve: { name in
                 guard name == benchEchoName else { throw PluginActorError.unsupported("no \(name) here") }
-                return service
+                return (service, $BenchEcho<PluginActorSystem>.self)
             })
         } catch {
             fail("peer actor: \(error)")

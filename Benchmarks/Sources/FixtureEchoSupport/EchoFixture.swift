@@ -1,0 +1,1 @@
+../../../Tests/PluginFixtures/FixtureEchoSupport/EchoFixture.swift
