@@ -5,8 +5,8 @@ import Glibc
 /// made and waits for, and the calls the other side made and this side serves.
 ///
 /// Invariants (the only unsafe things here are the socket and the reader thread):
-/// - The connection owns `socket`, a duplicate of the descriptor it was given; the reader thread
-///   closes it when it ends, under `writing`, after which no write touches it.
+/// - The connection's ``Outbox`` owns `socket`, a duplicate of the descriptor it was given, and
+///   writes every frame; the reader thread reads it until it ends, and then closes the outbox.
 /// - Every call this side made is in `pending` from before its frame is written until one of: its
 ///   reply, its timeout, its cancellation, or the connection's end resumes it. Each is resumed once:
 ///   whoever removes it from `pending` under the lock resumes it.
@@ -42,8 +42,6 @@ final class PeerConnection: Sendable {
         var checkedTargets: [ObjectIdentifier: Set<String>] = [:]
         /// Why this side closed the connection, if it did: the reason the end reports.
         var closing: PluginActorError?
-        /// Set before the socket is closed: from then on no one shuts it down (its number may be reused).
-        var socketClosing = false
     }
 
     /// The other process, as the system names it.
@@ -51,8 +49,8 @@ final class PeerConnection: Sendable {
     let callTimeout: Duration
     let socket: Int32
     private let state = Lock(State())
-    /// Held while a frame is written (frames never interleave) and while the socket closes.
-    private let writing = Lock(false)
+    /// Writes every frame, on a thread of its own when the socket is full; owns the socket.
+    private let outbox: Outbox
     private let system: PluginActorSystem
     private let serve: @Sendable (String) async throws -> PluginActorSystem.Served
     private let endReason: @Sendable () -> String
@@ -62,6 +60,8 @@ final class PeerConnection: Sendable {
     static let timeoutTick: Duration = .milliseconds(50)
     /// The most calls of the other process served at once; one more ends the connection (a flood).
     static let maximumServing = 256
+    /// The reader's buffer, but while a larger frame comes in.
+    static let readBufferSize = 64 * 1024
 
     init(peer: String, socket: Int32, callTimeout: Duration, system: PluginActorSystem,
          serve: @escaping @Sendable (String) async throws -> PluginActorSystem.Served,
@@ -74,13 +74,20 @@ final class PeerConnection: Sendable {
         self.serve = serve
         self.endReason = endReason
         self.onEnd = onEnd
+        // A peer that takes no byte for a whole call timeout stopped reading: the connection ends.
+        outbox = Outbox(socket: socket, stall: callTimeout)
     }
 
-    /// Starts the reader thread; false if none could be started (then the connection is ended).
+    /// Starts the reader and writer threads; false if they could not be started (then the
+    /// connection is ended).
     func start() -> Bool {
-        if DetachedThread.start({ self.readUntilEnd() }) { return true }
-        end(.unavailable(peer: peer, reason: "no thread could be started to read its connection"))
-        closeSocket()
+        let writer = outbox.start { [weak self] broken in
+            guard let self else { return }
+            self.end(self.state.withLock(\.closing) ?? .processEnded(peer: self.peer, reason: broken.description))
+        }
+        if writer, DetachedThread.start({ self.readUntilEnd() }) { return true }
+        end(.unavailable(peer: peer, reason: "no thread could be started to read and write its connection"))
+        outbox.close()
         return false
     }
 
@@ -121,7 +128,7 @@ final class PeerConnection: Sendable {
                 }
                 if let refusal {
                     continuation.resume(throwing: refusal)
-                } else if let broken = write(frame, before: deadline) {
+                } else if let broken = outbox.send(frame) {
                     end(.processEnded(peer: peer, reason: broken.description))
                 }
             }
@@ -145,15 +152,15 @@ final class PeerConnection: Sendable {
         }
         guard let continuation else { return }
         continuation.resume(throwing: CancellationError())
-        _ = write(Frame.bytes(.cancel, call: id), before: .now + callTimeout)
+        _ = outbox.send(Frame.bytes(.cancel, call: id))
     }
 
     // MARK: The reader
 
     private func readUntilEnd() {
         // Bytes read and not yet handled are `buffer[..<filled]`; the buffer grows only for a frame
-        // larger than it (up to ``Frame/maximumBody``).
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // larger than it (up to ``Frame/maximumBody``), and shrinks back once that frame is handled.
+        var buffer = [UInt8](repeating: 0, count: Self.readBufferSize)
         var filled = 0
         var nextExpiry = ContinuousClock.now + Self.timeoutTick
         while !isEnded {
@@ -172,16 +179,19 @@ final class PeerConnection: Sendable {
             if let violation = dispatchFrames(in: &buffer, filled: &filled) {
                 let error = PluginActorError.invalidMessage(peer: peer, reason: violation)
                 state.withLock { $0.closing = $0.closing ?? error }
-                shutdown(socket, Int32(SHUT_RDWR))
+                outbox.shutDown(SocketIO.Broken(description: violation))
                 end(error)
                 break
+            }
+            if buffer.count > Self.readBufferSize, filled <= Self.readBufferSize {
+                buffer = Array(buffer[..<Self.readBufferSize])
             }
             if ContinuousClock.now >= nextExpiry {
                 expireCalls()
                 nextExpiry = .now + Self.timeoutTick
             }
         }
-        closeSocket()
+        outbox.close()
     }
 
     /// Handles every whole frame in `buffer[..<filled]` and moves what is left to the front; grows
@@ -213,9 +223,10 @@ final class PeerConnection: Sendable {
             switch kind {
             case .call:
                 // A peer that keeps more calls in flight than any caller needs is flooding this side.
-                if state.withLock({ $0.serving.count >= Self.maximumServing }) {
-                    return "it sent more than \(Self.maximumServing) calls at once"
-                }
+                let (flooding, reused) = state.withLock { ($0.serving.count >= Self.maximumServing, $0.serving[call] != nil) }
+                if flooding { return "it sent more than \(Self.maximumServing) calls at once" }
+                // Its replies and cancellations could not say which of the two they mean.
+                if reused { return "it sent call \(call) again while that call was served" }
                 startServing(call, body: body)
             case .cancel: cancelServing(call)
             case .value: finish(call, with: .value(body))
@@ -252,7 +263,7 @@ final class PeerConnection: Sendable {
         for (id, call) in expired {
             call.continuation?.resume(throwing: PluginActorError.timedOut(peer: peer, target: TargetName.readable(call.target),
                                                                           after: call.timeout))
-            _ = write(Frame.bytes(.cancel, call: id), before: now + callTimeout)
+            _ = outbox.send(Frame.bytes(.cancel, call: id))
         }
     }
 
@@ -283,8 +294,7 @@ final class PeerConnection: Sendable {
     private func answer(_ id: UInt64, name: String, target: String, arguments: ArraySlice<UInt8>) async {
         let handler = PluginResultHandler { [weak self] kind, bytes in
             guard let self else { return }
-            _ = self.write(Frame.bytes(kind, call: id, bodySize: bytes.count) { $0.append(contentsOf: bytes) },
-                           before: .now + self.callTimeout)
+            _ = self.outbox.send(Frame.bytes(kind, call: id, bodySize: bytes.count) { $0.append(contentsOf: bytes) })
         }
         let actor: any DistributedActor
         do {
@@ -326,35 +336,17 @@ final class PeerConnection: Sendable {
     private func reply(to id: UInt64, failure reason: Frame.Failure.Reason, type: String, message: String) {
         PluginResultHandler { [weak self] kind, bytes in
             guard let self else { return }
-            _ = self.write(Frame.bytes(kind, call: id) { $0.append(contentsOf: bytes) }, before: .now + self.callTimeout)
+            _ = self.outbox.send(Frame.bytes(kind, call: id) { $0.append(contentsOf: bytes) })
         }.onFailure(reason, type: type, message: message)
     }
 
     // MARK: Writing and ending
 
-    /// Writes one frame whole; returns why the connection broke, if it did (the caller ends it).
-    private func write(_ frame: [UInt8], before deadline: ContinuousClock.Instant) -> SocketIO.Broken? {
-        writing.withLock { closed -> SocketIO.Broken? in
-            if closed { return SocketIO.Broken(description: "the connection is closed") }
-            do throws(SocketIO.Broken) {
-                try SocketIO.write(frame, to: socket, before: deadline)
-                return nil
-            } catch {
-                // A frame half written leaves the stream unframed: no later frame may follow it.
-                shutdown(socket, Int32(SHUT_RDWR))
-                return error
-            }
-        }
-    }
-
     /// Closes the connection from this side: pending and later calls fail with `reason`.
     func close(_ reason: PluginActorError) {
-        // Under the state lock, not the write lock: a writer blocked on a peer that stopped reading
-        // holds that one, and this shutdown is what wakes it.
-        state.withLock { state in
-            state.closing = state.closing ?? reason
-            if !state.socketClosing { shutdown(socket, Int32(SHUT_RDWR)) }
-        }
+        state.withLock { $0.closing = $0.closing ?? reason }
+        // Wakes the reader, which then ends the connection and closes the socket.
+        outbox.shutDown(SocketIO.Broken(description: "\(reason)"))
         end(reason)
     }
 
@@ -372,14 +364,5 @@ final class PeerConnection: Sendable {
         for call in taken.pending { call.continuation?.resume(throwing: reason) }
         for case let .running(task) in taken.serving { task.cancel() }
         onEnd(self, reason)
-    }
-
-    private func closeSocket() {
-        state.withLock { $0.socketClosing = true }
-        writing.withLock { closed in
-            guard !closed else { return }
-            closed = true
-            Glibc.close(socket)
-        }
     }
 }

@@ -1,34 +1,45 @@
 import Glibc
 
-/// The system calls a connection makes on its socket: writes that never raise SIGPIPE and never
-/// block past a deadline, reads, and waiting for either.
+/// The system calls a connection makes on its socket: writes that never raise SIGPIPE (at once, or
+/// waiting for room up to a bound), reads, and waiting for either.
 enum SocketIO {
     /// Why the socket can no longer be used.
     struct Broken: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// Writes all of `bytes`, waiting for room until `deadline`. `MSG_NOSIGNAL`: a peer that is gone
-    /// is an error here, not a SIGPIPE that ends this process. Throws if the peer is gone, or did not
-    /// take the bytes by `deadline` (it stopped reading): either way the stream is no longer framed.
-    static func write(_ bytes: [UInt8], to socket: Int32, before deadline: ContinuousClock.Instant) throws(Broken) {
-        var offset = 0
-        while offset < bytes.count {
+    /// Writes what of `bytes[offset...]` the socket takes now, without waiting; returns how many
+    /// bytes it took (0: it is full). `MSG_NOSIGNAL`: a peer that is gone is an error here, not a
+    /// SIGPIPE that ends this process. Throws if the peer is gone.
+    static func writeNow(_ bytes: [UInt8], from offset: Int, to socket: Int32) throws(Broken) -> Int {
+        var written = offset
+        while written < bytes.count {
             let sent = bytes.withUnsafeBytes { raw in
-                send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                send(socket, raw.baseAddress! + written, raw.count - written, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
             }
             if sent > 0 {
-                offset += sent
+                written += sent
                 continue
             }
             let error = errno
             if sent < 0 && error == EINTR { continue }
-            guard sent < 0 && (error == EAGAIN || error == EWOULDBLOCK) else {
-                throw Broken(description: "writing to the socket failed: \(String(cString: strerror(error)))")
-            }
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero, wait(socket, for: Int16(POLLOUT), upTo: left) else {
-                throw Broken(description: "the other process took no bytes for \(left > .zero ? left : .zero) (it stopped reading)")
+            if sent < 0 && (error == EAGAIN || error == EWOULDBLOCK) { break }
+            throw Broken(description: "writing to the socket failed: \(String(cString: strerror(error)))")
+        }
+        return written - offset
+    }
+
+    /// Writes all of `bytes`, waiting for room as long as it takes, unless the peer takes no byte
+    /// for `stall` (it stopped reading): then it throws, as it does if the peer is gone. Either
+    /// way the stream is then no longer framed.
+    static func writeAll(_ bytes: [UInt8], to socket: Int32, stalledAfter stall: Duration) throws(Broken) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try writeNow(bytes, from: offset, to: socket)
+            offset += written
+            guard offset < bytes.count, written == 0 else { continue }
+            guard wait(socket, for: Int16(POLLOUT), upTo: stall) else {
+                throw Broken(description: "the other process took no bytes for \(stall) (it stopped reading)")
             }
         }
     }

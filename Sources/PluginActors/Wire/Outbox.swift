@@ -1,0 +1,155 @@
+import Glibc
+
+/// The frames one connection sends, written whole and in order, and never by blocking the thread
+/// that sends one: a frame goes out at once if the socket has room and nothing waits before it;
+/// otherwise it waits here, and the connection's writer thread writes it as the other process
+/// reads. A peer that stops reading therefore costs its callers their calls' timeouts, never a
+/// thread (before, each call to a stalled peer held a thread of Swift concurrency in `poll`).
+///
+/// The outbox owns the connection's socket. Invariants:
+/// - Only the holder of the socket (`State.holder`, taken under the lock) writes to it: the thread
+///   sending a frame at once, or the writer thread. What the holder could not write goes back to
+///   the front of `waiting`, so frames never interleave.
+/// - The socket is shut down or closed only under the lock; it is closed once, when the outbox is
+///   closed and no one holds it, so no write and no shutdown ever reaches a reused descriptor.
+/// - The reader thread reads the socket until it calls ``close()``; nothing closes it before.
+final class Outbox: Sendable {
+    private struct State {
+        /// Bytes of whole frames to write, in order (at the front, perhaps the rest of one).
+        var waiting: [UInt8] = []
+        var holder = false
+        /// Set once the socket is broken or closed: every later frame is refused with it.
+        var broken: SocketIO.Broken?
+        var closed = false
+        var socketClosed = false
+    }
+
+    private let socket: Int32
+    private let state = Lock(State())
+    /// How long the writer waits for the other process to take a byte before it gives up on it.
+    private let stall: Duration
+
+    /// The most bytes that may wait for a peer that does not read: more ends the connection.
+    static let maximumWaiting = 2 * Frame.maximumBody
+
+    /// An outbox for `socket`, which it owns from now on; its writer gives up on a peer that takes
+    /// no byte for `stall`.
+    init(socket: Int32, stall: Duration) {
+        self.socket = socket
+        self.stall = stall
+    }
+
+    /// Starts the writer thread; false if none could be started. `onBroken` runs once if the
+    /// writer finds the socket broken or the peer stalled: the connection then ends.
+    func start(onBroken: @escaping @Sendable (SocketIO.Broken) -> Void) -> Bool {
+        DetachedThread.start { self.writeUntilClosed(onBroken) }
+    }
+
+    /// Sends `frame`: written now if it can be, else after what waits. Returns why the connection
+    /// is broken if it is (the caller ends it); never blocks for the other process.
+    func send(_ frame: [UInt8]) -> SocketIO.Broken? {
+        enum Next { case write, queued, refused(SocketIO.Broken) }
+        let next = state.withLock { state -> Next in
+            if let broken = state.broken { return .refused(broken) }
+            guard !state.holder, state.waiting.isEmpty else {
+                guard state.waiting.count + frame.count <= Self.maximumWaiting else {
+                    let broken = SocketIO.Broken(description: "more than \(Self.maximumWaiting) bytes wait for the other "
+                                                 + "process (it stopped reading)")
+                    breakSocket(&state, broken)
+                    return .refused(broken)
+                }
+                state.waiting += frame
+                return .queued
+            }
+            state.holder = true
+            return .write
+        }
+        switch next {
+        case let .refused(broken): return broken
+        case .queued: return nil
+        case .write: break
+        }
+        let written: Int
+        do throws(SocketIO.Broken) {
+            written = try SocketIO.writeNow(frame, from: 0, to: socket)
+        } catch {
+            release { state in breakSocket(&state, error) }
+            return error
+        }
+        release { state in
+            if written < frame.count { state.waiting.insert(contentsOf: frame[written...], at: 0) }
+        }
+        return nil
+    }
+
+    /// Shuts the socket down (both ways) unless it is closed: a blocked reader and writer wake, and
+    /// every later frame is refused.
+    func shutDown(_ reason: SocketIO.Broken) {
+        state.withLock { state in breakSocket(&state, reason) }
+        state.wakeWaiters()
+    }
+
+    /// The reader is done with the socket: it is closed as soon as no one writes to it, and the
+    /// writer thread ends.
+    func close() {
+        state.withLock { state in
+            state.closed = true
+            if state.broken == nil { state.broken = SocketIO.Broken(description: "the connection is closed") }
+            if state.holder {
+                // The holder wakes (its writes fail) and closes the socket as it lets go of it.
+                shutdown(socket, Int32(SHUT_RDWR))
+            } else {
+                closeSocket(&state)
+            }
+        }
+        state.wakeWaiters()
+    }
+
+    // MARK: The writer
+
+    private func writeUntilClosed(_ onBroken: (SocketIO.Broken) -> Void) {
+        while true {
+            let batch = state.withLock(when: { $0.closed || $0.broken != nil || (!$0.holder && !$0.waiting.isEmpty) }) { state -> [UInt8]? in
+                guard !state.closed, state.broken == nil else { return nil }
+                state.holder = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            guard let batch else { return }
+            do throws(SocketIO.Broken) {
+                try SocketIO.writeAll(batch, to: socket, stalledAfter: stall)
+                release { _ in }
+            } catch {
+                release { state in breakSocket(&state, error) }
+                onBroken(error)
+                return
+            }
+        }
+    }
+
+    // MARK: Holding the socket
+
+    /// Lets go of the socket after `update`: closes it if the outbox was closed meanwhile, and
+    /// wakes the writer if frames wait.
+    private func release(_ update: (inout State) -> Void) {
+        state.withLock { state in
+            update(&state)
+            state.holder = false
+            if state.closed { closeSocket(&state) }
+        }
+        state.wakeWaiters()
+    }
+
+    /// Marks the socket broken and shuts it down, the lock held: no frame may follow one written in part.
+    private func breakSocket(_ state: inout State, _ broken: SocketIO.Broken) {
+        if state.broken == nil { state.broken = broken }
+        if !state.socketClosed { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    /// Closes the socket once, the lock held and no holder.
+    private func closeSocket(_ state: inout State) {
+        guard !state.socketClosed else { return }
+        state.socketClosed = true
+        Glibc.close(socket)
+    }
+}
