@@ -6,7 +6,7 @@ import PluginActors
 /// `EchoMessage`, the argument of `Echo.echo`). The benchmark's own, so that both of its processes (it
 /// serves as its own peer) hold it without loading a plugin.
 @Resolvable
-protocol BenchEcho: DistributedActor where ActorSystem: DistributedActorSystem<any Codable> {
+public protocol BenchEcho: DistributedActor where ActorSystem: DistributedActorSystem<any Codable> {
     /// `message`, unchanged.
     distributed func echo(_ message: EchoMessage) -> EchoMessage
 }

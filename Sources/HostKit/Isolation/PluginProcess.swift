@@ -105,7 +105,7 @@ final class PluginProcess: Sendable {
         var environment = settings.environment
         // A crashing child need not spend seconds printing a backtrace nobody reads.
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        environment[childCallTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
+        environment[ChildControlService.callTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
         let limits = ChildProcess.Limits(memoryBytes: settings.limits.memoryBytes, cpuSeconds: settings.limits.cpuSeconds,
                                          openFiles: settings.limits.openFiles)
         let child: ChildProcess
@@ -148,8 +148,8 @@ final class PluginProcess: Sendable {
     }
 
     /// The host's proxy of the child's control (making it sends nothing).
-    private func controlProxy() throws -> any PluginChildControl {
-        try $PluginChildControl<PluginActorSystem>.resolve(id: PluginActorID(peer: peer, name: pluginChildControlName), using: .shared)
+    private func controlProxy() throws -> ChildControlService {
+        try ChildControlService.resolve(id: PluginActorID(peer: peer, name: ChildControlService.name), using: .shared)
     }
 
     /// What a child that asks for `name` gets: a service it declared it requires, from what the host serves now.

@@ -17,8 +17,8 @@ public enum PluginChild {
     /// returns 2 if there is no such connection. Nothing of a plugin runs before the host asks.
     public static func serve(discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
         let environment = ProcessInfo.processInfo.environment
-        let milliseconds = environment[childCallTimeoutVariable].flatMap(Int64.init) ?? 30_000
-        Posix.removeEnvironment(childCallTimeoutVariable)
+        let milliseconds = environment[ChildControlService.callTimeoutVariable].flatMap(Int64.init) ?? 30_000
+        Posix.removeEnvironment(ChildControlService.callTimeoutVariable)
         let services = ChildServices()
         let control = ChildControlService(actorSystem: .shared, discovery: discovery, services: services)
         let hostGone = DispatchSemaphore(value: 0)
@@ -27,7 +27,7 @@ public enum PluginChild {
                 peer: ChildServices.hostPeer, socket: ChildProcess.socketDescriptor,
                 callTimeout: .milliseconds(milliseconds),
                 serve: { name in
-                    if name == pluginChildControlName { return (control, $PluginChildControl<PluginActorSystem>.self) }
+                    if name == ChildControlService.name { return (control, ChildControlService.self) }
                     return try await services.service(named: name)
                 },
                 endReason: {
@@ -73,88 +73,6 @@ final class ChildServices: Sendable {
         }
         return (actor, contract)
     }
-}
-
-/// What the child serves the host under ``pluginChildControlName``: the steps of its one plugin's load.
-distributed actor ChildControlService: PluginChildControl {
-    typealias ActorSystem = PluginActorSystem
-
-    private let discovery: PluginDiscovery
-    private let services: ChildServices
-    private var plugin: LoadedPlugin?
-    private var pipeline: LoadPipeline?
-    private var published: ServiceLocator?
-    private var started: [StartedPlugin] = []
-
-    init(actorSystem: PluginActorSystem, discovery: PluginDiscovery, services: ChildServices) {
-        self.actorSystem = actorSystem
-        self.discovery = discovery
-        self.services = services
-    }
-
-    distributed func load(_ request: ChildLoadRequest) throws -> ChildPluginDescription {
-        guard plugin == nil else { throw ChildRefusal(description: "this process has loaded its plugin already") }
-        let pipeline = LoadPipeline(discovery: discovery, start: PluginStart(timeout: request.startTimeout) { false })
-        self.pipeline = pipeline
-        defer { pipeline.finish() }
-        let path = request.candidate.realPath
-        let candidate = try pipeline.discover(file: path).mapError { ChildRefusal(description: "\($0)") }.get()
-        guard candidate.identity != nil, candidate.identity == request.candidate.identity else {
-            throw ChildRefusal(description: "\(path): not the file the host checked (it changed since)")
-        }
-        let plugin = try pipeline.openUnprobed(candidate).mapError { ChildRefusal(description: "\($0)") }.get()
-        self.plugin = plugin
-        return ChildPluginDescription(plugin)
-    }
-
-    distributed func start(timeout: Duration) async throws {
-        guard let plugin, let pipeline, published == nil else {
-            throw ChildRefusal(description: "this process has no plugin loaded to start, or started it already")
-        }
-        let base = ServiceLocator()
-        for required in plugin.metadata.requires {
-            guard let stub = required.stubType else {
-                throw ChildRefusal(description: "plugin '\(plugin.metadata.name)' requires \(required), which is not distributed: "
-                                   + "it cannot be served to a process of its own")
-            }
-            let id = PluginActorID(peer: ChildServices.hostPeer, name: required.storeKey)
-            do {
-                try required.addProxySlot(to: base, origin: "host") { try PluginActorSystem.shared.proxy(of: stub, id: id) }
-            } catch {
-                throw ChildRefusal(description: "plugin '\(plugin.metadata.name)': \(required): \(error)")
-            }
-        }
-        base.setReadOnly(denyClone: false)
-        // The stage blocks while hooks run: on a thread of its own, not one of the few of Swift concurrency.
-        let staged = await withCheckedContinuation { (continuation: CheckedContinuation<LoadPipeline.Staged, Never>) in
-            Thread.detachNewThread {
-                continuation.resume(returning: pipeline.stage([plugin], onto: base, after: [], registeredInProbe: [plugin.path],
-                                                              as: .allOrNothing(withdrawing: [])))
-            }
-        }
-        switch staged.result {
-        case let .success(publication):
-            published = publication.locator
-            started = publication.started
-            services.serve(publication.locator, provides: plugin.metadata.provides)
-        case let .failure(failure):
-            throw ChildRefusal(description: "\(failure.error)")
-        }
-    }
-
-    distributed func stop(timeout: Duration) async -> String? {
-        guard let published, !started.isEmpty else { return nil }
-        let stopping = started
-        started = []
-        let report = await withCheckedContinuation { (continuation: CheckedContinuation<ShutdownReport, Never>) in
-            Thread.detachNewThread {
-                continuation.resume(returning: PluginStop.run(stopping, in: published, timeout: timeout))
-            }
-        }
-        return report.problems.isEmpty ? nil : report.problems.map(\.summary).joined(separator: "; ")
-    }
-
-    distributed func ping() {}
 }
 
 extension ChildPluginDescription {

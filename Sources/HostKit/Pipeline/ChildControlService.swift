@@ -1,0 +1,104 @@
+import Distributed
+import Foundation
+@_spi(HostKit) import PluginAPI
+@_spi(HostKit) import PluginActors
+
+/// What a host asks of the process it started for one plugin, served by that process (``PluginChild``)
+/// under ``name``: the steps of its one plugin's load.
+///
+/// The host calls a proxy of this very type (`ChildControlService.resolve(id:using:)`), not of a
+/// `@Resolvable` protocol: a call then names this type's own methods, which run on it as on any
+/// distributed actor. Through an internal `@Resolvable` protocol, whose every conformer a release
+/// build's optimizer sees, the child ran the stub's code on this actor and crashed (Swift 6.3; a
+/// contract library's protocols are public, and not affected). `Benchmarks/ci-smoke` runs a release build of both sides.
+distributed actor ChildControlService {
+    typealias ActorSystem = PluginActorSystem
+
+    /// The name the child serves it under.
+    static let name = "__control"
+    /// The variable that gives the child the timeout of its calls to the host's services, in milliseconds.
+    static let callTimeoutVariable = "SWIFT_PLUGIN_CALL_TIMEOUT_MS"
+
+    private let discovery: PluginDiscovery
+    private let services: ChildServices
+    private var plugin: LoadedPlugin?
+    private var pipeline: LoadPipeline?
+    private var published: ServiceLocator?
+    private var started: [StartedPlugin] = []
+
+    init(actorSystem: PluginActorSystem, discovery: PluginDiscovery, services: ChildServices) {
+        self.actorSystem = actorSystem
+        self.discovery = discovery
+        self.services = services
+    }
+
+    /// Opens and checks the plugin file the host checked, and says what it declares. Throws (a
+    /// ``ChildRefusal``) if the file is not the one the host checked, or is refused.
+    distributed func load(_ request: ChildLoadRequest) throws -> ChildPluginDescription {
+        guard plugin == nil else { throw ChildRefusal(description: "this process has loaded its plugin already") }
+        let pipeline = LoadPipeline(discovery: discovery, start: PluginStart(timeout: request.startTimeout) { false })
+        self.pipeline = pipeline
+        defer { pipeline.finish() }
+        let path = request.candidate.realPath
+        let candidate = try pipeline.discover(file: path).mapError { ChildRefusal(description: "\($0)") }.get()
+        guard candidate.identity != nil, candidate.identity == request.candidate.identity else {
+            throw ChildRefusal(description: "\(path): not the file the host checked (it changed since)")
+        }
+        let plugin = try pipeline.openUnprobed(candidate).mapError { ChildRefusal(description: "\($0)") }.get()
+        self.plugin = plugin
+        return ChildPluginDescription(plugin)
+    }
+
+    /// Registers the plugin's module on a locator that serves its requirements from the host, then
+    /// runs its start hook, bounded by `timeout`. Throws (a ``ChildRefusal``) if either fails.
+    distributed func start(timeout: Duration) async throws {
+        guard let plugin, let pipeline, published == nil else {
+            throw ChildRefusal(description: "this process has no plugin loaded to start, or started it already")
+        }
+        let base = ServiceLocator()
+        for required in plugin.metadata.requires {
+            guard let stub = required.stubType else {
+                throw ChildRefusal(description: "plugin '\(plugin.metadata.name)' requires \(required), which is not distributed: "
+                                   + "it cannot be served to a process of its own")
+            }
+            let id = PluginActorID(peer: ChildServices.hostPeer, name: required.storeKey)
+            do {
+                try required.addProxySlot(to: base, origin: "host") { try PluginActorSystem.shared.proxy(of: stub, id: id) }
+            } catch {
+                throw ChildRefusal(description: "plugin '\(plugin.metadata.name)': \(required): \(error)")
+            }
+        }
+        base.setReadOnly(denyClone: false)
+        // The stage blocks while hooks run: on a thread of its own, not one of the few of Swift concurrency.
+        let staged = await withCheckedContinuation { (continuation: CheckedContinuation<LoadPipeline.Staged, Never>) in
+            Thread.detachNewThread {
+                continuation.resume(returning: pipeline.stage([plugin], onto: base, after: [], registeredInProbe: [plugin.path],
+                                                              as: .allOrNothing(withdrawing: [])))
+            }
+        }
+        switch staged.result {
+        case let .success(publication):
+            published = publication.locator
+            started = publication.started
+            services.serve(publication.locator, provides: plugin.metadata.provides)
+        case let .failure(failure):
+            throw ChildRefusal(description: "\(failure.error)")
+        }
+    }
+
+    /// Runs the plugin's shutdown hook, bounded by `timeout`; returns what went wrong, if anything.
+    distributed func stop(timeout: Duration) async -> String? {
+        guard let published, !started.isEmpty else { return nil }
+        let stopping = started
+        started = []
+        let report = await withCheckedContinuation { (continuation: CheckedContinuation<ShutdownReport, Never>) in
+            Thread.detachNewThread {
+                continuation.resume(returning: PluginStop.run(stopping, in: published, timeout: timeout))
+            }
+        }
+        return report.problems.isEmpty ? nil : report.problems.map(\.summary).joined(separator: "; ")
+    }
+
+    /// Answers: the host's check that the process still serves.
+    distributed func ping() {}
+}
