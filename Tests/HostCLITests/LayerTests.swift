@@ -78,7 +78,7 @@ import Testing
     static func topLevelTypes(in text: String) -> [String] {
         // Most lines are indented or closing braces: only the others are matched.
         text.split(separator: "\n").filter { $0.first.map { !$0.isWhitespace && $0 != "}" && $0 != "/" } ?? false }.compactMap { line in
-            line.firstMatch(of: #/^(?:@\S+\s+)*(?:(?:public|package|internal|fileprivate|private|final|indirect|nonisolated|open)\s+)*(?:struct|class|enum|protocol|actor|typealias)\s+(\w+)/#)
+            line.firstMatch(of: #/^(?:@\S+\s+)*(?:(?:public|package|internal|fileprivate|private|final|indirect|nonisolated|open|distributed)\s+)*(?:struct|class|enum|protocol|actor|typealias)\s+(\w+)/#)
                 .map { String($0.1) }
         }
     }

@@ -20,7 +20,7 @@ public enum PluginChild {
         let milliseconds = environment[ChildControlService.callTimeoutVariable].flatMap(Int64.init) ?? 30_000
         Posix.removeEnvironment(ChildControlService.callTimeoutVariable)
         let services = ChildServices()
-        let control = ChildControlService(actorSystem: .shared, discovery: discovery, services: services)
+        let control = ChildControlService(actorSystem: .shared, steps: ChildPluginSteps(discovery: discovery, services: services))
         let hostGone = DispatchSemaphore(value: 0)
         do {
             _ = try PluginActorSystem.shared.connect(

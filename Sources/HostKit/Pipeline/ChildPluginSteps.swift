@@ -1,24 +1,10 @@
-import Distributed
 import Foundation
 @_spi(HostKit) import PluginAPI
 @_spi(HostKit) import PluginActors
 
-/// What a host asks of the process it started for one plugin, served by that process (``PluginChild``)
-/// under ``name``: the steps of its one plugin's load.
-///
-/// The host calls a proxy of this very type (`ChildControlService.resolve(id:using:)`), not of a
-/// `@Resolvable` protocol: a call then names this type's own methods, which run on it as on any
-/// distributed actor. Through an internal `@Resolvable` protocol, whose every conformer a release
-/// build's optimizer sees, the child ran the stub's code on this actor and crashed (Swift 6.3; a
-/// contract library's protocols are public, and not affected). `Benchmarks/ci-smoke` runs a release build of both sides.
-distributed actor ChildControlService {
-    typealias ActorSystem = PluginActorSystem
-
-    /// The name the child serves it under.
-    static let name = "__control"
-    /// The variable that gives the child the timeout of its calls to the host's services, in milliseconds.
-    static let callTimeoutVariable = "SWIFT_PLUGIN_CALL_TIMEOUT_MS"
-
+/// The steps of a child's one plugin, done with the load pipeline's own code: what the child's
+/// ``ChildControlService`` does when the host asks.
+actor ChildPluginSteps: ChildControlSteps {
     private let discovery: PluginDiscovery
     private let services: ChildServices
     private var plugin: LoadedPlugin?
@@ -26,15 +12,14 @@ distributed actor ChildControlService {
     private var published: ServiceLocator?
     private var started: [StartedPlugin] = []
 
-    init(actorSystem: PluginActorSystem, discovery: PluginDiscovery, services: ChildServices) {
-        self.actorSystem = actorSystem
+    init(discovery: PluginDiscovery, services: ChildServices) {
         self.discovery = discovery
         self.services = services
     }
 
     /// Opens and checks the plugin file the host checked, and says what it declares. Throws (a
     /// ``ChildRefusal``) if the file is not the one the host checked, or is refused.
-    distributed func load(_ request: ChildLoadRequest) throws -> ChildPluginDescription {
+    func load(_ request: ChildLoadRequest) throws -> ChildPluginDescription {
         guard plugin == nil else { throw ChildRefusal(description: "this process has loaded its plugin already") }
         let pipeline = LoadPipeline(discovery: discovery, start: PluginStart(timeout: request.startTimeout) { false })
         self.pipeline = pipeline
@@ -51,7 +36,7 @@ distributed actor ChildControlService {
 
     /// Registers the plugin's module on a locator that serves its requirements from the host, then
     /// runs its start hook, bounded by `timeout`. Throws (a ``ChildRefusal``) if either fails.
-    distributed func start(timeout: Duration) async throws {
+    func start(timeout: Duration) async throws {
         guard let plugin, let pipeline, published == nil else {
             throw ChildRefusal(description: "this process has no plugin loaded to start, or started it already")
         }
@@ -87,7 +72,7 @@ distributed actor ChildControlService {
     }
 
     /// Runs the plugin's shutdown hook, bounded by `timeout`; returns what went wrong, if anything.
-    distributed func stop(timeout: Duration) async -> String? {
+    func stop(timeout: Duration) async -> String? {
         guard let published, !started.isEmpty else { return nil }
         let stopping = started
         started = []
@@ -98,7 +83,4 @@ distributed actor ChildControlService {
         }
         return report.problems.isEmpty ? nil : report.problems.map(\.summary).joined(separator: "; ")
     }
-
-    /// Answers: the host's check that the process still serves.
-    distributed func ping() {}
 }
