@@ -9,7 +9,7 @@ import Testing
 /// its own, which has the server's copy. Calls the two releases share work in both directions of
 /// skew, a field one side lacks read with its default; a method only the caller's release has fails
 /// by name, and so does a field whose type changed; the child lives on and answers the next call.
-@Suite(.serialized) struct DistributedContractEvolutionTests {
+@Suite(.serialized, RemovingBuildFolders()) struct DistributedContractEvolutionTests {
     /// The release of the contract library (EvolvingContracts) a plugin is built against.
     enum Release {
         /// 1.0.0: `Note(text:count:)`, `stamp(_:)`, `pid()`.
@@ -19,6 +19,7 @@ import Testing
         /// 2.0.0: 1.0.0 with `Note.count` a `String`: not an addition.
         case changed
 
+        /// Its `LibraryVersion`'s arguments.
         var version: String {
             switch self {
             case .older: "1, 0, 0"
@@ -26,6 +27,9 @@ import Testing
             case .changed: "2, 0, 0"
             }
         }
+
+        /// Its version as reports print it.
+        var printed: String { version.replacing(", ", with: ".") }
 
         /// How its server marks what it read.
         var name: String {
@@ -39,6 +43,7 @@ import Testing
 
     /// The server's and the caller's files, built against one release (the changed one has no caller).
     struct Build {
+        let release: Release
         let server: String
         let caller: String?
         let work: URL
@@ -50,6 +55,9 @@ import Testing
     private static let changed = Task { try await build(.changed) }
 
     private static let host = "\(BuiltPlugins.directory)/host"
+
+    /// The folders the builds made (each some 50 MB): removed once the suite's tests ran.
+    fileprivate static let folders = BuildFolders()
 
     // MARK: The tests
 
@@ -102,7 +110,13 @@ import Testing
                                             "--heartbeat", "0", "--restarts", "0", "--call-timeout", "120"],
                                      in: caller.work, log: caller.work, timeout: .seconds(5 * 60))
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains("in a process of its own, libNotebookServer.so#"), "\(run.output)")
+        // Each process has the copy of the contract library its plugin was built against.
+        let copy = URL(fileURLWithPath: callerFile).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("libEvolvingContracts.so")
+        #expect(run.output.contains("built against EvolvingContracts \(caller.release.printed), uses \(caller.release.printed) (\(copy.path))"),
+                "\(run.output)")
+        #expect(run.output.contains("built against EvolvingContracts \(server.release.printed); in a process of its own, libNotebookServer.so#"),
+                "\(run.output)")
         #expect(!run.output.contains("plugin process"), "the child ended: \(run.output)")
         // The last table is the services gotten (the slots' comes first).
         let line = try #require(run.output.split(separator: "\n").last { $0.hasPrefix("evolving.answer ") }, "\(run.output)")
@@ -117,6 +131,7 @@ import Testing
     private static func build(_ release: Release) async throws -> Build {
         let files = FileManager.default
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("distributed-evolution-\(UUID().uuidString)")
+        await folders.add(work)
         let plugins = work.appendingPathComponent("Plugins")
         let hasCaller = release != .changed
         var sources: [(String, String)] = [
@@ -135,7 +150,7 @@ import Testing
         let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: plugins, log: work, timeout: .seconds(10 * 60))
         try #require(build.status == 0, "swift build of release \(release.name) failed (\(build.status)):\n\(build.output)")
         let folder = plugins.appendingPathComponent(".build/debug")
-        return Build(server: folder.appendingPathComponent("libNotebookServer.so").path,
+        return Build(release: release, server: folder.appendingPathComponent("libNotebookServer.so").path,
                      caller: hasCaller ? folder.appendingPathComponent("libNotebookCaller.so").path : nil, work: work)
     }
 
@@ -388,5 +403,32 @@ import Testing
             public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(CallerPlugin.self) }
 
             """#
+    }
+}
+
+/// Folders to remove when the suite is done with them.
+private actor BuildFolders {
+    private var folders: [URL] = []
+
+    func add(_ folder: URL) {
+        folders.append(folder)
+    }
+
+    func removeAll() {
+        for folder in folders { try? FileManager.default.removeItem(at: folder) }
+        folders = []
+    }
+}
+
+/// Runs a suite, then removes the folders its builds made (its tests share the builds, so no test can).
+private struct RemovingBuildFolders: SuiteTrait, TestScoping {
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        do {
+            try await function()
+        } catch {
+            await DistributedContractEvolutionTests.folders.removeAll()
+            throw error
+        }
+        await DistributedContractEvolutionTests.folders.removeAll()
     }
 }
