@@ -49,7 +49,8 @@ import Testing
         let work: URL
     }
 
-    // Each package build costs minutes: built once, each when a test first needs it.
+    // Each package build costs minutes, and waits for the other tests' builds (BuildSlot): built once,
+    // each when a test first needs it; the time limits leave room for that wait.
     private static let older = Task { try await build(.older) }
     private static let newer = Task { try await build(.newer) }
     private static let changed = Task { try await build(.changed) }
@@ -63,7 +64,7 @@ import Testing
 
     /// A host whose copy is 1.0 calls a child built against 1.1: the child reads the field 1.0 does
     /// not send as its default, and the host skips the one it does not know in the answer.
-    @Test(.timeLimit(.minutes(20)))
+    @Test(.timeLimit(.minutes(30)))
     func aHostOnTheOlderReleaseCallsAChildOnTheNewerOne() async throws {
         let (caller, server) = (try await Self.older.value, try await Self.newer.value)
         let answer = try await Self.run(caller: caller, server: server)
@@ -74,7 +75,7 @@ import Testing
     /// A host whose copy is 1.1 calls a child built against 1.0: the field 1.0 does not send back
     /// reads as its default; the method 1.0 lacks fails with `notServed` naming it, and the child
     /// answers the next call. With a child on 1.1 too, the same caller's calls all work.
-    @Test(.timeLimit(.minutes(20)))
+    @Test(.timeLimit(.minutes(30)))
     func aHostOnTheNewerReleaseCallsAChildOnTheOlderOne() async throws {
         let (caller, server) = (try await Self.newer.value, try await Self.older.value)
         let answer = try await Self.run(caller: caller, server: server)
@@ -92,7 +93,7 @@ import Testing
 
     /// A child whose contract changed a field's type (`count`: `Int` to `String`) cannot read the
     /// host's argument: the call fails with `invalidMessage` naming the field, and the child lives on.
-    @Test(.timeLimit(.minutes(20)))
+    @Test(.timeLimit(.minutes(30)))
     func aChildWhoseContractChangedAFieldsTypeFailsTheCallByName() async throws {
         let (caller, server) = (try await Self.older.value, try await Self.changed.value)
         let answer = try await Self.run(caller: caller, server: server)
