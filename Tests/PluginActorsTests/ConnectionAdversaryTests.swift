@@ -147,6 +147,13 @@ import Testing
     /// The target the system sends for the call `body` makes to the peer "raw" (a socket that the
     /// test reads and never answers).
     static func targetSent(by body: @escaping @Sendable (PluginActorSystem) async throws -> Void) async throws -> String {
+        try await callSent(by: body).target
+    }
+
+    /// The target and the encoded arguments the system sends for the call `body` makes to the peer
+    /// "raw" (a socket that the test reads and never answers).
+    static func callSent(by body: @escaping @Sendable (PluginActorSystem) async throws -> Void) async throws
+        -> (target: String, arguments: [UInt8]) {
         let system = PluginActorSystem()
         let raw = try RawPeer(connecting: system, as: "raw")
         let call = Task { try await body(system) }
@@ -158,7 +165,7 @@ import Testing
         }
         var reader = FrameReader(frame.body)
         _ = try reader.shortText()
-        return try reader.shortText()
+        return (try reader.shortText(), Array(reader.rest))
     }
 }
 

@@ -13,8 +13,9 @@ public enum PluginActorError: Error, Sendable, Equatable, CustomStringConvertibl
     case timedOut(peer: String, target: String, after: Duration)
     /// The service threw: the error's type name and description, as the other process gave them.
     case remoteFailure(peer: String, type: String, message: String)
-    /// The other process has no such service, or no such method on it: the two sides were built
-    /// against contract versions that differ by more than additions.
+    /// The other process has no such service, or no such method on it: its release of the contract
+    /// lacks the method (one the caller's newer release added), or the two releases differ by more
+    /// than additions (a method renamed, a signature changed).
     case notServed(peer: String, target: String, reason: String)
     /// A message could not be encoded or decoded: an argument or result the other side's contract
     /// version cannot read, or a peer that broke the protocol (the connection is then closed).

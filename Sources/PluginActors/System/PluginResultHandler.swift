@@ -25,9 +25,32 @@ public struct PluginResultHandler: DistributedTargetInvocationResultHandler {
         reply(.void, [])
     }
 
-    /// Sends the error's type name and description.
+    /// Sends the error's type name and description; or, for a call that failed before its method
+    /// ran, why (``callFailure(_:)``): the Distributed runtime hands those to this handler, not to
+    /// the code that asked it to run the call.
     public func onThrow<Err: Error>(error: Err) async throws {
-        onFailure(.thrown, type: String(reflecting: type(of: error as Any)), message: String(describing: error))
+        if let (reason, message) = Self.callFailure(error) {
+            onFailure(reason, type: "", message: message)
+        } else {
+            onFailure(.thrown, type: String(reflecting: type(of: error as Any)), message: String(describing: error))
+        }
+    }
+
+    /// Why a call failed before its method ran, if `error` says so: its arguments could not be read
+    /// (``Frame/Failure/Reason/invalidMessage``), or this process has no such method, as when the caller
+    /// was built against a release of the contract that added it (``Frame/Failure/Reason/notServed``).
+    /// Not the service's own error, which the caller should not take for one.
+    static func callFailure(_ error: any Error) -> (Frame.Failure.Reason, String)? {
+        switch error {
+        case let invalid as CallArgumentsInvalid:
+            (.invalidMessage, invalid.reason)
+        case let missing as ExecuteDistributedTargetError where missing.errorCode == .targetAccessorNotFound:
+            (.notServed, "the contract this process was built against has no such method (\(missing.message))")
+        case let missing as ExecuteDistributedTargetError:
+            (.notServed, missing.message)
+        default:
+            nil
+        }
     }
 
     func onFailure(_ reason: Frame.Failure.Reason, type: String, message: String) {

@@ -315,11 +315,11 @@ final class PeerConnection: Sendable {
             var decoder = try PluginInvocationDecoder(arguments: arguments, actorType: type(of: actor))
             try await system.executeDistributedTarget(on: actor, target: RemoteCallTarget(target),
                                                       invocationDecoder: &decoder, handler: handler)
-        } catch let invalid as CallArgumentsInvalid {
-            handler.onFailure(.invalidMessage, type: "", message: invalid.reason)
-        } catch let missing as ExecuteDistributedTargetError {
-            handler.onFailure(.notServed, type: "", message: "\(TargetName.readable(target)): \(missing.message)")
         } catch {
+            if let (reason, message) = PluginResultHandler.callFailure(error) {
+                handler.onFailure(reason, type: "", message: message)
+                return
+            }
             handler.onFailure(.notServed, type: String(reflecting: type(of: error as Any)), message: "\(error)")
         }
     }
