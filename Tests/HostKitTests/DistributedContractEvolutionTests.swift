@@ -9,7 +9,11 @@ import Testing
 /// its own, which has the server's copy. Calls the two releases share work in both directions of
 /// skew, a field one side lacks read with its default; a method only the caller's release has fails
 /// by name, and so does a field whose type changed; the child lives on and answers the next call.
-@Suite(.serialized, RemovingBuildFolders()) struct DistributedContractEvolutionTests {
+///
+/// Not under a sanitizer: the builds cost CI minutes three times over, and what a sanitizer would
+/// watch here (the reading of skewed frames) `ContractSkewTests` runs under it without a build.
+@Suite(.serialized, RemovingBuildFolders(), .enabled(if: !underSanitizer, "package builds, in the plain run only"))
+struct DistributedContractEvolutionTests {
     /// The release of the contract library (EvolvingContracts) a plugin is built against.
     enum Release {
         /// 1.0.0: `Note(text:count:)`, `stamp(_:)`, `pid()`.
