@@ -196,7 +196,9 @@ final class PluginProcess: Sendable {
     /// Registers and starts the plugin in its child; its requirements are served from `services`.
     func start(services: ServiceResolver) async throws {
         state.withLock { $0.services = services }
-        try await controlProxy().start(timeout: startTimeout)
+        try await PluginActorSystem.withCallTimeout(startTimeout + Self.hookCallMargin) {
+            try await controlProxy().start(timeout: startTimeout)
+        }
         startHeartbeat()
     }
 
@@ -212,13 +214,19 @@ final class PluginProcess: Sendable {
         await callsAnswered(within: timeout)
         let problem: String?
         do {
-            problem = try await PluginActorSystem.withCallTimeout(timeout) { try await controlProxy().stop(timeout: timeout) }
+            problem = try await PluginActorSystem.withCallTimeout(timeout + Self.hookCallMargin) {
+                try await controlProxy().stop(timeout: timeout)
+            }
         } catch {
             problem = "its process did not stop cleanly: \(Self.text(of: error))"
         }
         stopNow()
         return problem
     }
+
+    /// How much longer than the hook it runs the host waits for a start or stop call: the child's
+    /// own timeout of the hook must be what answers, with its text, not the host's of the call.
+    private static let hookCallMargin: Duration = .seconds(5)
 
     /// Returns once no call to the current child waits for an answer, or after `bound`.
     private func callsAnswered(within bound: Duration) async {
