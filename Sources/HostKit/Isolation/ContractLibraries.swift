@@ -20,10 +20,17 @@ internal import DynamicLoading
 enum ContractLibraries {
     /// The host's own libraries: never a plugin's copy.
     private static let hostLibraries: Set<String> = ["PluginAPI", "PluginActors"]
+    /// Held while a plugin's libraries are looked up and mapped: two launches at once would each find
+    /// a library missing and map a copy.
+    private static let opening = Lock(())
 
     /// Maps, of the libraries `names` (as the plugin's header records them) that this process lacks,
     /// the copies `candidate`'s plugin would be bound to; or why the plugin is refused.
     static func open(_ names: [String], for candidate: PluginCandidate) -> Result<Void, PluginLoadError> {
+        opening.withLock { _ in openHeld(names, for: candidate) }
+    }
+
+    private static func openHeld(_ names: [String], for candidate: PluginCandidate) -> Result<Void, PluginLoadError> {
         let path = candidate.realPath
         var files: [String] = []
         for name in names where !hostLibraries.contains(name) {
