@@ -30,18 +30,20 @@ enum ContractLibraries {
         opening.withLock { _ in openHeld(names, for: candidate) }
     }
 
+    /// ``open(_:for:)``, its lock held.
     private static func openHeld(_ names: [String], for candidate: PluginCandidate) -> Result<Void, PluginLoadError> {
         let path = candidate.realPath
-        var files: [String] = []
+        // Each library's name and file name (`libName.so`), as the plugin links it.
+        var libraries: [(name: String, file: String)] = []
         for name in names where !hostLibraries.contains(name) {
             let file = "lib\(name).so"
             guard LibraryCheck.libraryName(file) == name else {
                 return .failure(.processFailed(path: path, reason: "its process named a library that is no library name"))
             }
-            files.append(file)
+            libraries.append((name, file))
         }
         _ = LoadedObjects.count()  // reads the loaded objects anew
-        let missing = files.filter { !LoadedObjects.answer($0) && LoadedObjects.opened(as: $0) == nil }
+        let missing = libraries.filter { !LoadedObjects.answer($0.file) && LoadedObjects.opened(as: $0.file) == nil }
         guard !missing.isEmpty else { return .success(()) }
         let closure: LibraryClosure
         do {
@@ -55,12 +57,11 @@ enum ContractLibraries {
         } catch {
             return .failure(.processFailed(path: path, reason: "\(error)"))
         }
-        for file in missing {
+        for (name, file) in missing {
             guard let image = closure.file(named: file) else {
                 return .failure(.processFailed(path: path, reason: "its header records the contract library \(file), which its "
                                                + "file does not link: this host cannot tell which copy its types are in"))
             }
-            let name = String(file.dropFirst(3).dropLast(3))
             guard ELFCheck.dynamicSymbols(image)?.defined.contains(LibraryCheck.versionSymbol(of: name)) == true else {
                 return .failure(.libraryRefused(path: path, library: file, file: ShadowFolder.original(of: image),
                                                 reason: "it says no version (\(LibraryCheck.versionSymbol(of: name))): no contract library"))
