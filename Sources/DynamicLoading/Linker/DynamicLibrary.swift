@@ -36,6 +36,14 @@ package struct DynamicLibrary: @unchecked Sendable {
         }
         let closure = try LibraryClosure(plugin: image, reportedAs: path, dynamic: dynamic,
                                          allowUntrusted: allowUntrustedLibraries, shadow: shadow)
+        if let second = closure.secondCopies().first {
+            let opened = ShadowFolder.original(of: second.opened)
+            throw .libraryRefused(path: path, library: second.name, file: ShadowFolder.original(of: second.file),
+                                  reason: "another copy of it is mapped in this process already (of \(opened), for a plugin in "
+                                  + "a process of its own), which answers to its path only: this one would be mapped beside "
+                                  + "it, a second copy of one module; serve this plugin from a process of its own too, or "
+                                  + "restart the host")
+        }
         _ = dlerror()
         guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             guard let error = lastError() else { throw .notASharedLibrary(path: path, reason: "unknown dlopen error") }

@@ -33,6 +33,8 @@ package struct LibraryClosure {
     private var sought: Set<String> = []
     /// The names the libraries it found will answer to once mapped: each one's name and soname.
     private var answered: Set<String> = []
+    /// The file each name looked up was found as (a copy's path, for a copied one), mapped already or not.
+    private var located: [String: String] = [:]
     private let allowUntrusted: Bool
     private let shadow: ShadowFolder?
     /// The file each library mapped from where it lies (not a copy) was when it was checked, by real
@@ -100,6 +102,7 @@ package struct LibraryClosure {
             throw refuse("its real path cannot be read: \(error.reason)")
         }
         let mapped = location.isCopy ? location.loaderPath : real
+        located[name] = mapped
         if libraries.contains(mapped) || LoadedObjects.contain(mapped) { return nil }
         let linked: ELFCheck.DynamicSection
         do {
@@ -119,6 +122,22 @@ package struct LibraryClosure {
         LoadedObjects.note(needed: linked.needed, of: mapped)
         // `$ORIGIN` of a library is the folder it was found in (a symlink's, not its target's).
         return (Paths.folder(of: location.loaderPath), linked, location.original)
+    }
+
+    /// The file the plugin's `dlopen` would bind the library name `name` to (a copy's path, for a copied
+    /// one), checked or loaded already, if the closure looked it up: `nil` for a name no object of the
+    /// closure links, or one a loaded object answers to.
+    package func file(named name: String) -> String? { located[name] }
+
+    /// The libraries to be newly mapped under a name that a library opened by its path holds already
+    /// (``LoadedObjects/opened(as:)``, a contract library of a plugin in a process of its own): that one
+    /// answers to its path only, so the loader would map this file beside it, a second copy of one
+    /// module. Each with the name and the file opened by path.
+    package func secondCopies() -> [(name: String, file: String, opened: String)] {
+        located.compactMap { name, file in
+            guard libraries.contains(file), let opened = LoadedObjects.opened(as: name), opened != file else { return nil }
+            return (name, file, opened)
+        }.sorted { $0.name < $1.name }
     }
 
     /// Where a library was found: the path the loader opens, and the file it stands for.

@@ -31,6 +31,8 @@ package enum LoadedObjects {
     }
 
     private static let list = Lock(List())
+    /// Libraries this process opened by path for a name a plugin links (``noteOpened(_:at:)``).
+    private static let openedByPath = Lock<[String: String]>([:])
 
     /// How many objects are loaded now (the list is read again first).
     package static func count() -> Int { read(updating: true) { $0.entries.count } }
@@ -50,6 +52,16 @@ package enum LoadedObjects {
     package static func note(needed: [String], of real: String) {
         list.withLock { $0.neededOf[real] = needed }
     }
+
+    /// Notes that the library `name` (`libName.so`) was opened by its path `real`, not as a plugin's
+    /// dependency: with no soname, it answers to that path only, and the loader would map another file
+    /// under that name beside it, a second copy of one module (``opened(as:)``).
+    package static func noteOpened(_ name: String, at real: String) {
+        openedByPath.withLock { $0[name] = $0[name] ?? real }
+    }
+
+    /// The real path of the library opened by its path for the name `name`, if one was (``noteOpened(_:at:)``).
+    package static func opened(as name: String) -> String? { openedByPath.withLock { $0[name] } }
 
     /// Whether the file at the real path `real` was loaded at the last ``count()`` or ``added(since:)``.
     package static func contain(_ real: String) -> Bool { read { $0.realPaths.contains(real) } }

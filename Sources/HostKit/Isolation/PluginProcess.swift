@@ -66,7 +66,9 @@ final class PluginProcess: Sendable {
             process.stopNow()
             return .failure(error)
         }
-        switch RemotePluginModule.metadata(of: description, path: candidate.realPath) {
+        // Its keys' types are those of its contract libraries: mapped here first (the plugin's file never is).
+        let opened = ContractLibraries.open(description.libraries.map(\.name), for: candidate)
+        switch opened.flatMap({ RemotePluginModule.metadata(of: description, path: candidate.realPath) }) {
         case let .failure(error):
             process.stopNow()
             return .failure(error)

@@ -35,7 +35,7 @@ struct RemotePluginModule: Module {
 
     /// The metadata the host plans and checks a plugin of another process by: its keys with the
     /// types this process has for them. Refused if a key is not distributed, or its contract's types
-    /// are not in this process (its contract library is not loaded here).
+    /// are not in this process (``ContractLibraries`` mapped the libraries the plugin records first).
     static func metadata(of description: ChildPluginDescription, path: String) -> Result<PluginMetadata, PluginLoadError> {
         var declared: (provides: [DeclaredKey], requires: [DeclaredKey]) = ([], [])
         for (keys, isProvided) in [(description.provides, true), (description.requires, false)] {
@@ -46,7 +46,7 @@ struct RemotePluginModule: Module {
                 }
                 guard let remote = DeclaredKey.remote(storeKey: key.storeKey, keyTypeName: keyType) else {
                     return .failure(.processFailed(path: path, reason: "plugin '\(description.name)': the types of \(key.text) are not "
-                                                   + "in this process (load its contract library in the host)"))
+                                                   + "in this process (no contract library the plugin records defines them)"))
                 }
                 if isProvided { declared.provides.append(remote) } else { declared.requires.append(remote) }
             }

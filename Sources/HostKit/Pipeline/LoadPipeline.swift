@@ -92,7 +92,8 @@ struct LoadPipeline {
     func open(_ candidates: [PluginCandidate], beside served: [LoadedPlugin] = []) -> Opened {
         var opened = Opened()
         // A plugin of a process of its own is opened there, after the others: its contract's types
-        // must be in this process, which the plugins opened here bring.
+        // must be in this process, and a copy of its contract library the plugins opened here bring
+        // is the one used (else its launch maps one, ``ContractLibraries``).
         // (A file that is no plugin, a library laid beside them, stays a library of this process.)
         let placed = { (candidate: PluginCandidate) in
             processes?.placesOwnProcess(candidate) == true && candidate.entry.refusal(path: candidate.realPath) == nil
