@@ -100,6 +100,35 @@ import Testing
                 "processes left: \(Self.processes(marked: mark)), served by \(pid)")
     }
 
+    /// A plugin of a process of its own that requires an upgraded one (the relay, which requires the
+    /// echo service) is restarted in a new process, started against the new version: its old process
+    /// ran the start hook of the one instance it holds, and keeps the old version's service.
+    @Test func aPluginOfItsOwnProcessThatRequiresAnUpgradedOneIsRestartedInANewProcess() async throws {
+        let folder = try TemporaryFolder(), mark = UUID().uuidString, relay = "librelay.so"
+        try folder.install("FixtureEchoRelayPlugin", as: relay)
+        let host = try host(in: folder, mark: mark, others: [relay], whole: true)
+        defer { host.shutdown() }
+        let relayKey = DistributedServiceEasyKey<any Echo, $Echo<PluginActorSystem>>(name: "fixture.echo-relay")
+        let message = EchoMessage(text: "via", number: 0, tags: [])
+        let oldEchoPID = try await host.locator.tryService(key: RemoteKeys.echo).pid()
+        let oldRelay = try host.locator.tryService(key: relayKey)
+        let oldRelayPID = try await oldRelay.pid()
+        #expect(try await oldRelay.echo(message).number == Int(oldEchoPID))
+        try folder.install("FixtureEchoPluginTwo", as: echo)
+        let report = await onAThreadOfItsOwn { host.reload() }
+        #expect(report.entries.map(\.summary) == ["upgraded fixture-echo 1.0.0 -> 2.0.0 (\(folder.file(echo)))",
+                                                  "restarted fixture-echo-relay 1.0.0 (\(folder.file(relay)))"], "\(report.text)")
+        #expect(!report.hasProblems, "\(report.text)")
+        let newEchoPID = try await host.locator.tryService(key: RemoteKeys.echo).pid()
+        let newRelay = try host.locator.tryService(key: relayKey)
+        let newRelayPID = try await newRelay.pid()
+        #expect(newRelayPID != oldRelayPID)
+        #expect(try await newRelay.echo(message).number == Int(newEchoPID))
+        // Both old processes stopped and reaped: the new ones are all that is left.
+        #expect(try await poll(atMost: .seconds(30)) { Self.processes(marked: mark) == [newEchoPID, newRelayPID] },
+                "processes left: \(Self.processes(marked: mark)), serving: \([newEchoPID, newRelayPID])")
+    }
+
     // MARK: Processes
 
     /// The variable whose value marks the children of one test's host.
