@@ -126,7 +126,9 @@ public final class PluginHost: Sendable {
         let pending = shutdownsPending
         let hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
         return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, processes: processes,
-                            processReport: processReport)
+                            processReport: processReport) { [weak self] peer, reason in
+            self?.withdrawPlugin(servedBy: peer, because: reason)
+        }
     }
 
     /// A whole ``LoadPipeline`` run for `sources`, then the swap.
