@@ -17,10 +17,11 @@ import Testing
     /// A host that places `echo` (and `others`) in processes of their own, each child marked with
     /// `mark`; `folder` holds FixtureEchoPlugin as `echo`, beside the contract library it links, and
     /// the host loads `echo` by its path (or, `whole`, the folder).
-    func host(in folder: TemporaryFolder, mark: String, others: Set<String> = [], whole: Bool = false) throws -> PluginHost {
+    func host(in folder: TemporaryFolder, mark: String, others: Set<String> = [], whole: Bool = false,
+              restarts: PluginProcesses.RestartPolicy? = nil) throws -> PluginHost {
         try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
         try folder.install("FixtureEchoPlugin", as: echo)
-        var processes = OwnProcessTests.processes()
+        var processes = restarts.map { OwnProcessTests.processes(restarts: $0) } ?? OwnProcessTests.processes()
         processes.files = others.union([echo])
         processes.environment[Self.markVariable] = mark
         let host = PluginHost(processes: processes) { _ in }

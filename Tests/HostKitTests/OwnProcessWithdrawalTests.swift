@@ -94,4 +94,58 @@ import Testing
         #expect(answer.hasPrefix("hello 42 a,b from pid \(pid) "), "\(answer)")
         #expect(Set(host.startedPlugins) == ["clock", "fixture-echo", "fixture-echo-user"])
     }
+
+    /// A withdrawal that comes while a reload upgrades the plugin waits for the reload, or the reload
+    /// for it (they hold one lock in turn, never each other's): either way the new version serves, from
+    /// the one process left, and the withdrawal changes nothing it no longer serves.
+    @Test func aWithdrawalDuringAnUpgradeLeavesTheNewVersionServing() async throws {
+        let folder = try TemporaryFolder(), mark = UUID().uuidString, reloads = OwnProcessReloadTests()
+        let host = try await onAThreadOfItsOwn {
+            Result { try reloads.host(in: folder, mark: mark, restarts: .init(maximum: 0)) }
+        }.get()
+        defer { host.shutdown() }
+        let old = try host.locator.tryService(key: RemoteKeys.echo)
+        let oldPID = try await old.pid()
+        try folder.install("FixtureEchoPluginTwo", as: reloads.echo)
+        let reload = StartedThread { host.reload() }
+        try? await old.crash()
+        let report = try await Self.finished(reload)
+        let entry = try #require(report.entries.first { $0.plugin == "fixture-echo" }, "\(report.text)")
+        #expect([.upgraded, .added].contains(entry.action) && entry.version == "2.0.0", "\(report.text)")
+        // A withdrawal still waiting runs once the reload is done: it must find nothing of its own.
+        try await Task.sleep(for: .milliseconds(500))
+        let pid = try await host.locator.tryService(key: RemoteKeys.echo).pid()
+        #expect(pid != oldPID)
+        #expect(try await poll(atMost: .seconds(30)) { OwnProcessReloadTests.processes(marked: mark) == [pid] },
+                "processes left: \(OwnProcessReloadTests.processes(marked: mark)), serving: \(pid)")
+    }
+
+    /// A shutdown while the process is withdrawn neither waits for the withdrawal forever nor leaves a
+    /// process: whichever holds the host's lock first, the other follows.
+    @Test func aShutdownDuringAWithdrawalEndsAndLeavesNoProcess() async throws {
+        let mark = UUID().uuidString
+        var settings = OwnProcessTests.processes(restarts: .init(maximum: 0))
+        settings.environment[OwnProcessReloadTests.markVariable] = mark
+        let host = PluginHost(processes: settings) { _ in }
+        let loaded = await onAThreadOfItsOwn {
+            host.load(["FixtureEchoUserPlugin", "FixtureEchoPlugin"].map { .file(BuiltPlugins.path($0)) })
+        }
+        #expect(loaded.problems.isEmpty, "\(loaded.problems)")
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        let pid = try await echo.pid()
+        let shutdown = StartedThread { host.shutdown() }
+        try? await echo.crash()
+        _ = try await Self.finished(shutdown)
+        #expect(try await poll(atMost: .seconds(30)) { !OwnProcessReloadTests.exists(pid) }, "process \(pid) is still there")
+        #expect(OwnProcessReloadTests.processes(marked: mark).isEmpty)
+        #expect(host.startedPlugins.isEmpty)
+    }
+
+    /// The value of `work` once it is done; the bound only keeps a deadlock from hanging the suite.
+    static func finished<T: Sendable>(_ work: StartedThread<T>) async throws -> T {
+        let done = Collected<T?>(nil)
+        Task { let value = await work.value; done.withLock { $0 = value } }
+        let finished = try await poll(atMost: .seconds(120)) { done.withLock { $0 } != nil }
+        return try #require(done.withLock { $0 }, "not done within 2 minutes (finished: \(finished)): a deadlock")
+    }
 }
