@@ -304,23 +304,22 @@ final class PluginProcess: Sendable {
             }
             return .restart(after: min(policy.backoff * (1 << min(count - 1, 30)), policy.maximumBackoff))
         }
-        let name = TerminalText.escaped(peer)
         switch decision {
         case nil: return
         case let .withdraw(why)?:
             PluginActorSystem.shared.markUnavailable(peer: peer, reason: "withdrawn: \(why)")
-            report("plugin process \(name) \(ending); withdrawn: \(why)")
+            report("plugin process \(TerminalText.escaped(peer)) \(ending); withdrawn: \(why)")
             // The host withdraws its plugin on a thread of its own: this one reaps children, which a
             // reload or shutdown holding the host's lock may wait for.
             let (peer, withdrawn) = (peer, withdrawn)
             Thread.detachNewThread { withdrawn(peer, why) }
         case let .restart(pause)?:
-            restart(after: pause, ending: ending)
+            scheduleRestart(after: pause, ending: ending)
         }
     }
 
     /// Reports the end and starts a new child after `pause`.
-    private func restart(after pause: Duration, ending: ChildProcess.Ending) {
+    private func scheduleRestart(after pause: Duration, ending: ChildProcess.Ending) {
         let name = TerminalText.escaped(peer)
         report("plugin process \(name) \(ending); restarting in \(pause)")
         // A thread of its own: a restart waits for its child to load, which must hold none of Swift
