@@ -17,22 +17,27 @@ import Testing
     /// A host that places `echo` (and `others`) in processes of their own, each child marked with
     /// `mark`; `folder` holds FixtureEchoPlugin as `echo`, beside the contract library it links, and
     /// the host loads `echo` by its path (or, `whole`, the folder).
+    ///
+    /// The load runs on a thread of its own, and start hooks may take minutes: a plugin's process
+    /// that calls a service of the host (the relay's start) is answered by a task of this process,
+    /// which waits for a thread of Swift concurrency, and in the whole suite other tests hold them.
     func host(in folder: TemporaryFolder, mark: String, others: Set<String> = [], whole: Bool = false,
-              restarts: PluginProcesses.RestartPolicy? = nil) throws -> PluginHost {
+              restarts: PluginProcesses.RestartPolicy? = nil) async throws -> PluginHost {
         try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
         try folder.install("FixtureEchoPlugin", as: echo)
         var processes = restarts.map { OwnProcessTests.processes(restarts: $0) } ?? OwnProcessTests.processes()
         processes.files = others.union([echo])
         processes.environment[Self.markVariable] = mark
-        let host = PluginHost(processes: processes) { _ in }
-        let report = host.load([whole ? .directory(folder.path) : .file(folder.file(echo))])
+        let host = PluginHost(startTimeout: .seconds(300), processes: processes) { _ in }
+        let source: PluginSource = whole ? .directory(folder.path) : .file(folder.file(echo))
+        let report = await onAThreadOfItsOwn { host.load([source]) }
         #expect(report.problems.isEmpty, "\(report.problems)")
         return host
     }
 
     @Test func anUpgradeServesTheNewVersionFromANewProcessAndStopsTheOldOne() async throws {
         let folder = try TemporaryFolder(), mark = UUID().uuidString
-        let host = try host(in: folder, mark: mark)
+        let host = try await host(in: folder, mark: mark)
         defer { host.shutdown() }
         let old = try host.locator.tryService(key: RemoteKeys.echo)
         let oldPID = try await old.pid()
@@ -57,7 +62,7 @@ import Testing
     /// the old process is stopped only once it has none left.
     @Test func anUpgradeLetsTheOldProcessFinishTheCallsItHas() async throws {
         let folder = try TemporaryFolder(), mark = UUID().uuidString
-        let host = try host(in: folder, mark: mark)
+        let host = try await host(in: folder, mark: mark)
         defer { host.shutdown() }
         let old = try host.locator.tryService(key: RemoteKeys.echo)
         let oldPID = try await old.pid()
@@ -74,7 +79,7 @@ import Testing
 
     @Test func aWithdrawnPluginsProcessIsStopped() async throws {
         let folder = try TemporaryFolder(), mark = UUID().uuidString
-        let host = try host(in: folder, mark: mark)
+        let host = try await host(in: folder, mark: mark)
         defer { host.shutdown() }
         let old = try host.locator.tryService(key: RemoteKeys.echo)
         let oldPID = try await old.pid()
@@ -91,7 +96,7 @@ import Testing
     /// files, one plugin); the process started to open it is stopped with it.
     @Test func aSecondFileOfAServedPluginIsRefusedAndItsProcessStopped() async throws {
         let folder = try TemporaryFolder(), mark = UUID().uuidString
-        let host = try host(in: folder, mark: mark, others: ["libecho-two.so"], whole: true)
+        let host = try await host(in: folder, mark: mark, others: ["libecho-two.so"], whole: true)
         defer { host.shutdown() }
         let pid = try await host.locator.tryService(key: RemoteKeys.echo).pid()
         try folder.install("FixtureEchoPluginTwo", as: "libecho-two.so")
@@ -107,9 +112,7 @@ import Testing
     @Test func aPluginOfItsOwnProcessThatRequiresAnUpgradedOneIsRestartedInANewProcess() async throws {
         let folder = try TemporaryFolder(), mark = UUID().uuidString, relay = "librelay.so"
         try folder.install("FixtureEchoRelayPlugin", as: relay)
-        // The load on a thread of its own: the relay's start calls the echo service through this
-        // process, whose answering task needs a thread of Swift concurrency (a blocked one is one less).
-        let host = try await onAThreadOfItsOwn { Result { try self.host(in: folder, mark: mark, others: [relay], whole: true) } }.get()
+        let host = try await host(in: folder, mark: mark, others: [relay], whole: true)
         defer { host.shutdown() }
         let relayKey = DistributedServiceEasyKey<any Echo, $Echo<PluginActorSystem>>(name: "fixture.echo-relay")
         let message = EchoMessage(text: "via", number: 0, tags: [])

@@ -100,9 +100,7 @@ import Testing
     /// the one process left, and the withdrawal changes nothing it no longer serves.
     @Test func aWithdrawalDuringAnUpgradeLeavesTheNewVersionServing() async throws {
         let folder = try TemporaryFolder(), mark = UUID().uuidString, reloads = OwnProcessReloadTests()
-        let host = try await onAThreadOfItsOwn {
-            Result { try reloads.host(in: folder, mark: mark, restarts: .init(maximum: 0)) }
-        }.get()
+        let host = try await reloads.host(in: folder, mark: mark, restarts: .init(maximum: 0))
         defer { host.shutdown() }
         let old = try host.locator.tryService(key: RemoteKeys.echo)
         let oldPID = try await old.pid()

@@ -16,8 +16,10 @@ import Testing
         let sockets: (host: Int32, user: Int32)
         let connections: (host: PluginActorConnection, user: PluginActorConnection)
 
-        init() throws {
-            let two = try TwoSystems()
+        /// Calls wait as long as TwoSystems' do: in the whole suite, the tasks that answer them (three
+        /// systems, one process) may wait long for a thread of Swift concurrency that other tests hold.
+        init(callTimeout: Duration = .seconds(300)) throws {
+            let two = try TwoSystems(callTimeout: callTimeout)
             self.two = two
             var pair: [Int32] = [0, 0]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -26,11 +28,11 @@ import Testing
             sockets = (pair[0], pair[1])
             let lent = try two.host.proxy(of: $Calculator<PluginActorSystem>.self, id: PluginActorID(peer: "child", name: "calc"))
             connections = (
-                try two.host.connect(peer: "user", socket: pair[0], serve: { name in
+                try two.host.connect(peer: "user", socket: pair[0], callTimeout: callTimeout, serve: { name in
                     guard name == "calc" else { throw PluginActorError.unsupported("no \(name)") }
                     return (lent, $Calculator<PluginActorSystem>.self)
                 }),
-                try user.connect(peer: "host", socket: pair[1], serve: { name in
+                try user.connect(peer: "host", socket: pair[1], callTimeout: callTimeout, serve: { name in
                     throw PluginActorError.unsupported("the user serves nothing (\(name))")
                 })
             )
