@@ -56,7 +56,8 @@ enum Usage {
         --call-timeout SECS   answers each call within this, or the call fails (default 30)
         --heartbeat SECS      is asked this often whether it answers, and killed and restarted if it
                               does not within as long; 0: never asked (default 5)
-        --restarts N          is restarted at most N times a minute, then left down (default 5)
+        --restarts N          is restarted at most N times a minute, then withdrawn with the
+                              plugins that require it, as a reload withdraws one (default 5)
         --start-timeout SECS  how long each plugin's start hook may take (default 30)
         --shutdown-timeout SECS  how long each plugin's shutdown hook may take (default 5)
         A timeout is a number of seconds from 0.01 to 86400.

@@ -85,6 +85,29 @@ extension HostCommandTests {
         #expect(child.output.contains("stopped fixture-echo\n"), "\(child.output)")
     }
 
+    /// `serve --restarts 0`: the plugin's process, killed while the host serves, is withdrawn at once,
+    /// and with it the plugin that requires it: both told on stderr as a reload tells a withdrawal;
+    /// no plugin process is left, and the host serves on and stops cleanly on SIGTERM.
+    @Test func serveTellsOfAPluginWithdrawnPastItsRestartsOnStderr() async throws {
+        let child = try Child(echoArguments("serve", ["--heartbeat", "0", "--restarts", "0"]))
+        let serving = try await poll(atMost: .seconds(60)) { child.output.contains("serving 2 plugin(s)") }
+        try #require(serving, "stdout: \(child.output)\nstderr: \(child.errors)")
+        let host = child.process.processIdentifier
+        let first = try #require(Self.children(of: host).first, "no plugin process under the host")
+        #expect(kill(first, SIGKILL) == 0)
+        let withdrawn = try await poll(atMost: .seconds(60)) {
+            child.errors.contains("withdrawn fixture-echo 1.0.0") && child.errors.contains("withdrawn fixture-echo-user 1.0.0")
+        }
+        #expect(withdrawn, "\(child.errors)")
+        #expect(child.errors.contains("plugin process \(echoFile)#1 was killed by signal 9 (SIGKILL); withdrawn: "), "\(child.errors)")
+        #expect(child.errors.contains("requires key 'fixture.echo'"), "\(child.errors)")
+        #expect(Self.children(of: host).isEmpty, "a plugin process is left: \(Self.children(of: host))")
+        #expect(kill(host, SIGTERM) == 0)
+        let exited = try await poll(atMost: .seconds(60)) { !child.process.isRunning }
+        try #require(exited, "still serving after SIGTERM: \(child.output)")
+        #expect(child.process.terminationReason == .exit && child.process.terminationStatus == 0, "\(child.errors)")
+    }
+
     /// The processes whose parent is `parent` (from /proc: each one's stat names its parent).
     private static func children(of parent: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -17,21 +17,27 @@ import Testing
     /// A host that places `echo` (and `others`) in processes of their own, each child marked with
     /// `mark`; `folder` holds FixtureEchoPlugin as `echo`, beside the contract library it links, and
     /// the host loads `echo` by its path (or, `whole`, the folder).
-    func host(in folder: TemporaryFolder, mark: String, others: Set<String> = [], whole: Bool = false) throws -> PluginHost {
+    ///
+    /// The load runs on a thread of its own, and start hooks may take minutes: a plugin's process
+    /// that calls a service of the host (the relay's start) is answered by a task of this process,
+    /// which waits for a thread of Swift concurrency, and in the whole suite other tests hold them.
+    func host(in folder: TemporaryFolder, mark: String, others: Set<String> = [], whole: Bool = false,
+              restarts: PluginProcesses.RestartPolicy? = nil) async throws -> PluginHost {
         try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
         try folder.install("FixtureEchoPlugin", as: echo)
-        var processes = OwnProcessTests.processes()
+        var processes = restarts.map { OwnProcessTests.processes(restarts: $0) } ?? OwnProcessTests.processes()
         processes.files = others.union([echo])
         processes.environment[Self.markVariable] = mark
-        let host = PluginHost(processes: processes) { _ in }
-        let report = host.load([whole ? .directory(folder.path) : .file(folder.file(echo))])
+        let host = PluginHost(startTimeout: .seconds(300), processes: processes) { _ in }
+        let source: PluginSource = whole ? .directory(folder.path) : .file(folder.file(echo))
+        let report = await onAThreadOfItsOwn { host.load([source]) }
         #expect(report.problems.isEmpty, "\(report.problems)")
         return host
     }
 
     @Test func anUpgradeServesTheNewVersionFromANewProcessAndStopsTheOldOne() async throws {
         let folder = try TemporaryFolder(), mark = UUID().uuidString
-        let host = try host(in: folder, mark: mark)
+        let host = try await host(in: folder, mark: mark)
         defer { host.shutdown() }
         let old = try host.locator.tryService(key: RemoteKeys.echo)
         let oldPID = try await old.pid()
@@ -56,7 +62,7 @@ import Testing
     /// the old process is stopped only once it has none left.
     @Test func anUpgradeLetsTheOldProcessFinishTheCallsItHas() async throws {
         let folder = try TemporaryFolder(), mark = UUID().uuidString
-        let host = try host(in: folder, mark: mark)
+        let host = try await host(in: folder, mark: mark)
         defer { host.shutdown() }
         let old = try host.locator.tryService(key: RemoteKeys.echo)
         let oldPID = try await old.pid()
@@ -73,7 +79,7 @@ import Testing
 
     @Test func aWithdrawnPluginsProcessIsStopped() async throws {
         let folder = try TemporaryFolder(), mark = UUID().uuidString
-        let host = try host(in: folder, mark: mark)
+        let host = try await host(in: folder, mark: mark)
         defer { host.shutdown() }
         let old = try host.locator.tryService(key: RemoteKeys.echo)
         let oldPID = try await old.pid()
@@ -90,7 +96,7 @@ import Testing
     /// files, one plugin); the process started to open it is stopped with it.
     @Test func aSecondFileOfAServedPluginIsRefusedAndItsProcessStopped() async throws {
         let folder = try TemporaryFolder(), mark = UUID().uuidString
-        let host = try host(in: folder, mark: mark, others: ["libecho-two.so"], whole: true)
+        let host = try await host(in: folder, mark: mark, others: ["libecho-two.so"], whole: true)
         defer { host.shutdown() }
         let pid = try await host.locator.tryService(key: RemoteKeys.echo).pid()
         try folder.install("FixtureEchoPluginTwo", as: "libecho-two.so")
@@ -98,6 +104,35 @@ import Testing
         #expect(report.entries.filter { $0.plugin == "fixture-echo" }.map(\.action) == [.kept], "\(report.text)")
         #expect(try await poll(atMost: .seconds(30)) { Self.processes(marked: mark) == [pid] },
                 "processes left: \(Self.processes(marked: mark)), served by \(pid)")
+    }
+
+    /// A plugin of a process of its own that requires an upgraded one (the relay, which requires the
+    /// echo service) is restarted in a new process, started against the new version: its old process
+    /// ran the start hook of the one instance it holds, and keeps the old version's service.
+    @Test func aPluginOfItsOwnProcessThatRequiresAnUpgradedOneIsRestartedInANewProcess() async throws {
+        let folder = try TemporaryFolder(), mark = UUID().uuidString, relay = "librelay.so"
+        try folder.install("FixtureEchoRelayPlugin", as: relay)
+        let host = try await host(in: folder, mark: mark, others: [relay], whole: true)
+        defer { host.shutdown() }
+        let relayKey = DistributedServiceEasyKey<any Echo, $Echo<PluginActorSystem>>(name: "fixture.echo-relay")
+        let message = EchoMessage(text: "via", number: 0, tags: [])
+        let oldEchoPID = try await host.locator.tryService(key: RemoteKeys.echo).pid()
+        let oldRelay = try host.locator.tryService(key: relayKey)
+        let oldRelayPID = try await oldRelay.pid()
+        #expect(try await oldRelay.echo(message).number == Int(oldEchoPID))
+        try folder.install("FixtureEchoPluginTwo", as: echo)
+        let report = await onAThreadOfItsOwn { host.reload() }
+        #expect(report.entries.map(\.summary) == ["upgraded fixture-echo 1.0.0 -> 2.0.0 (\(folder.file(echo)))",
+                                                  "restarted fixture-echo-relay 1.0.0 (\(folder.file(relay)))"], "\(report.text)")
+        #expect(!report.hasProblems, "\(report.text)")
+        let newEchoPID = try await host.locator.tryService(key: RemoteKeys.echo).pid()
+        let newRelay = try host.locator.tryService(key: relayKey)
+        let newRelayPID = try await newRelay.pid()
+        #expect(newRelayPID != oldRelayPID)
+        #expect(try await newRelay.echo(message).number == Int(newEchoPID))
+        // Both old processes stopped and reaped: the new ones are all that is left.
+        #expect(try await poll(atMost: .seconds(30)) { Self.processes(marked: mark) == [newEchoPID, newRelayPID] },
+                "processes left: \(Self.processes(marked: mark)), serving: \([newEchoPID, newRelayPID])")
     }
 
     // MARK: Processes

@@ -79,6 +79,8 @@ let fixtures = [
     // Version 2.0.0 of the echo plugin (one plugin name, another file): the upgrade of the reload tests.
     plugin("FixtureEchoPluginTwo", contracts: false, also: [pluginActors, remoteContracts, "FixtureEchoSupport"]),
     plugin("FixtureEchoUserPlugin", contracts: false, also: [pluginActors, remoteContracts]),
+    // Requires the echo service and provides a distributed one: placed in a process of its own beside the echo plugin's.
+    plugin("FixtureEchoRelayPlugin", contracts: false, also: [pluginActors, remoteContracts]),
     // A C library whose `swift_plugin_entry` is a data object: calling it would crash the host.
     (.library(name: "FixtureDataEntry", type: .dynamic, targets: ["FixtureDataEntry"]),
      .target(name: "FixtureDataEntry", path: "FixtureDataEntry")),

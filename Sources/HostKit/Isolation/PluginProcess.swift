@@ -37,15 +37,20 @@ final class PluginProcess: Sendable {
     private let state = Lock(State())
     /// Where what happens to its processes is told (a crash, a restart, a withdrawal): escaped lines.
     let report: @Sendable (String) -> Void
+    /// What the host does with the plugin once its process is withdrawn past its restarts: called
+    /// with ``peer`` and why, once, on a thread of its own that holds no lock of this object (the
+    /// host takes its own locks there, which a reload or shutdown that stops this process holds).
+    let withdrawn: @Sendable (_ peer: String, _ reason: String) -> Void
 
     private static let count = Lock(0)
 
     private init(candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration,
-                 report: @escaping @Sendable (String) -> Void) {
+                 report: @escaping @Sendable (String) -> Void, withdrawn: @escaping @Sendable (String, String) -> Void) {
         self.candidate = candidate
         self.settings = settings
         self.startTimeout = startTimeout
         self.report = report
+        self.withdrawn = withdrawn
         let number = Self.count.withLock { count in
             count += 1
             return count
@@ -54,10 +59,12 @@ final class PluginProcess: Sendable {
     }
 
     /// Starts a process for `candidate` and has it load the plugin; the plugin as the host sees it,
-    /// or why it cannot be served so.
+    /// or why it cannot be served so. `withdrawn` is told when the process is withdrawn past its restarts.
     static func launch(_ candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration,
-                       report: @escaping @Sendable (String) -> Void) -> Result<LoadedPlugin, PluginLoadError> {
-        let process = PluginProcess(candidate: candidate, settings: settings, startTimeout: startTimeout, report: report)
+                       report: @escaping @Sendable (String) -> Void,
+                       withdrawn: @escaping @Sendable (_ peer: String, _ reason: String) -> Void) -> Result<LoadedPlugin, PluginLoadError> {
+        let process = PluginProcess(candidate: candidate, settings: settings, startTimeout: startTimeout, report: report,
+                                    withdrawn: withdrawn)
         let description: ChildPluginDescription
         var spawned = false
         do {
@@ -208,11 +215,16 @@ final class PluginProcess: Sendable {
     /// shutdown hook in its child, then ends the child; never started again. So an upgrade's old
     /// version finishes the calls it has: the slots hand out the new version's proxies by then.
     func stop(timeout: Duration) async -> String? {
-        let stopping = state.withLock { state -> Bool in
+        let (stopping, withdrawn) = state.withLock { state -> (Bool, Bool) in
             defer { state.stopping = true }
-            return state.stopping
+            return (state.stopping, state.withdrawn != nil)
         }
         guard !stopping else { return nil }
+        // No child to ask: it ended past its restarts, and what ran its hook ended with it.
+        guard !withdrawn else {
+            stopNow()
+            return nil
+        }
         await callsAnswered(within: timeout)
         let problem: String?
         do {
@@ -240,14 +252,16 @@ final class PluginProcess: Sendable {
 
     /// Ends the current child at once; never started again.
     func stopNow() {
-        let (child, connection) = state.withLock { state in
+        let (child, connection, withdrawn) = state.withLock { state in
             state.stopping = true
             // No end of a child started before counts from now on, nor does its heartbeat go on.
             state.generation += 1
-            return (state.child, state.connection)
+            return (state.child, state.connection, state.withdrawn)
         }
-        PluginActorSystem.shared.markUnavailable(peer: peer, reason: "its plugin was stopped")
-        connection?.close(.unavailable(peer: peer, reason: "its plugin was stopped"))
+        // A proxy of a withdrawn process keeps saying why it was withdrawn.
+        let reason = withdrawn.map { "withdrawn: \($0)" } ?? "its plugin was stopped"
+        PluginActorSystem.shared.markUnavailable(peer: peer, reason: reason)
+        connection?.close(.unavailable(peer: peer, reason: reason))
         child?.kill()
     }
 
@@ -278,30 +292,45 @@ final class PluginProcess: Sendable {
 
     // MARK: Supervision
 
+    /// What follows the end of the current child.
+    private enum EndDecision {
+        case restart(after: Duration)
+        case withdraw(because: String)
+    }
+
     /// A child ended: unless it was stopped (or is not the current one), restart it after a pause,
     /// or withdraw it past the restarts allowed.
     private func ended(generation: Int, _ ending: ChildProcess.Ending) {
         let now = ContinuousClock.now
         let policy = settings.restarts
-        let decision = state.withLock { state -> (restartAfter: Duration?, count: Int)? in
+        let decision = state.withLock { state -> EndDecision? in
             guard !state.stopping, state.withdrawn == nil, state.generation == generation else { return nil }
             state.restarts = state.restarts.filter { now - $0 < policy.window } + [now]
             let count = state.restarts.count
             guard count <= policy.maximum else {
-                state.withdrawn = "it ended \(count) times within \(policy.window)"
-                return (nil, count)
+                let why = "it ended \(count) times within \(policy.window), last \(ending)"
+                state.withdrawn = why
+                return .withdraw(because: why)
             }
-            let pause = policy.backoff * (1 << min(count - 1, 30))
-            return (min(pause, policy.maximumBackoff), count)
+            return .restart(after: min(policy.backoff * (1 << min(count - 1, 30)), policy.maximumBackoff))
         }
-        guard let decision else { return }
+        switch decision {
+        case nil: return
+        case let .withdraw(why)?:
+            PluginActorSystem.shared.markUnavailable(peer: peer, reason: "withdrawn: \(why)")
+            report("plugin process \(TerminalText.escaped(peer)) \(ending); withdrawn: \(why)")
+            // The host withdraws its plugin on a thread of its own: this one reaps children, which a
+            // reload or shutdown holding the host's lock may wait for.
+            let (peer, withdrawn) = (peer, withdrawn)
+            Thread.detachNewThread { withdrawn(peer, why) }
+        case let .restart(pause)?:
+            scheduleRestart(after: pause, ending: ending)
+        }
+    }
+
+    /// Reports the end and starts a new child after `pause`.
+    private func scheduleRestart(after pause: Duration, ending: ChildProcess.Ending) {
         let name = TerminalText.escaped(peer)
-        guard let pause = decision.restartAfter else {
-            let reason = "withdrawn: it ended \(decision.count) times within \(policy.window), last \(ending)"
-            PluginActorSystem.shared.markUnavailable(peer: peer, reason: reason)
-            report("plugin process \(name) \(ending); \(reason)")
-            return
-        }
         report("plugin process \(name) \(ending); restarting in \(pause)")
         // A thread of its own: a restart waits for its child to load, which must hold none of Swift
         // concurrency's few threads.

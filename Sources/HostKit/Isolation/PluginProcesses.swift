@@ -13,7 +13,9 @@ internal import DynamicLoading
 /// When the child crashes, exits, is killed, passes a limit or stops answering, every call pending
 /// and every later one fails with a `PluginActorError` naming how it ended, and the host restarts
 /// it, with a growing pause between tries; proxies taken before work again once it is back. Past
-/// ``RestartPolicy/maximum`` restarts within ``RestartPolicy/window``, it stays down.
+/// ``RestartPolicy/maximum`` restarts within ``RestartPolicy/window``, it stays down, and the host
+/// withdraws its plugin as a reload withdraws one whose file is gone, with the plugins that require
+/// it; a later reload loads them again.
 public struct PluginProcesses: Sendable {
     /// What the host lets one plugin's process use; nil: no limit. A process past a limit is ended
     /// by the kernel and treated as a crash.
@@ -35,7 +37,7 @@ public struct PluginProcesses: Sendable {
 
     /// When a plugin's process that ended is started again.
     public struct RestartPolicy: Sendable, Equatable {
-        /// The restarts allowed within ``window``; past them the process stays down.
+        /// The restarts allowed within ``window``; past them the process stays down and its plugin is withdrawn.
         public var maximum: Int
         /// The span ``maximum`` counts restarts in.
         public var window: Duration

@@ -26,8 +26,10 @@ extension PluginHost {
     /// A plugin placed in a **process of its own** (``PluginProcesses``) is upgraded the same way: the
     /// new file is loaded by a new process, whose proxies the slots hand out from the swap on; the old
     /// process answers the calls it has (at most its call timeout), then runs the old version's
-    /// shutdown hook and ends. A withdrawn one's process ends once stopped, and a process opened for a
-    /// file the reload then leaves out (refused, or never swapped in) ends with it.
+    /// shutdown hook and ends. A plugin of a process of its own that requires an upgraded plugin is
+    /// restarted in a new process (its process starts the one instance it holds once). A withdrawn
+    /// one's process ends once stopped, and a process opened for a file the reload then leaves out
+    /// (refused, or never swapped in) ends with it.
     ///
     /// Each step is all or nothing: a new version that is refused by any check, fails to register or
     /// to start (or a plugin of its step does) leaves the old one serving, and what it started is
@@ -54,7 +56,7 @@ extension PluginHost {
     }
 
     /// How long a reload waits for readers of an old version, and for each hook.
-    private struct Limits {
+    struct Limits {
         let drain: Duration
         let hook: Duration
     }
@@ -138,8 +140,10 @@ extension PluginHost {
         if !leaving.isEmpty { withdraw(leaving, limits: limits, into: &report) }
     }
 
-    /// Removes the services of `plugins` (in publication order) in one swap, then stops them.
-    private func withdraw(_ plugins: [LoadedPlugin], limits: Limits, into report: inout ReloadReport) {
+    /// Removes the services of `plugins` (in publication order) in one swap, then stops them; each
+    /// reported withdrawn, with `why` it was, if there is more to say than that its file is gone.
+    func withdraw(_ plugins: [LoadedPlugin], limits: Limits, into report: inout ReloadReport,
+                  why: (LoadedPlugin) -> PluginLoadError? = { _ in nil }) {
         let names = Set(plugins.map(\.metadata.name))
         let next: ServiceLocator
         do {
@@ -154,7 +158,7 @@ extension PluginHost {
         next.setReadOnly(denyClone: false)
         let publication = LoadPipeline.Publication(locator: next, source: ServiceSource(next), registered: [], started: [])
         var (previous, retiring): (ServiceLocator?, [StartedPlugin]) = publish(publication, replacing: names)
-        report.entries += plugins.reversed().map { ReloadReport.Entry(.withdrawn, $0) }
+        report.entries += plugins.reversed().map { ReloadReport.Entry(.withdrawn, $0, error: why($0)) }
         report.stopped.entries += retire(retiring, replaced: &previous, limits: limits).entries
         retiring = []
     }
@@ -169,7 +173,17 @@ extension PluginHost {
         let changing = Set(step.changes.map(\.new.metadata.name))
         let restarted = ReloadStep.dependents(of: step.changes.compactMap(\.old), among: published)
             .filter { !changing.contains($0.metadata.name) }
-        let members = ReloadStep.inOrder(step.changes + restarted.map { (old: $0, new: $0) }, position: position)
+        // A plugin of a process of its own is restarted in a new one (its process starts it once).
+        var reopened: [ReloadTarget.Change] = []
+        for plugin in restarted {
+            switch pipeline.reopened(plugin) {
+            case let .success(again): reopened.append((old: plugin, new: again))
+            case let .failure(error):
+                report.entries += Self.refused(step, error)
+                return
+            }
+        }
+        let members = ReloadStep.inOrder(step.changes + reopened, position: position)
         let replaced = Set(members.compactMap { $0.old?.metadata.name })
         // The replaced versions' keys go; the new ones may take them and free ones, nothing else.
         let staged = pipeline.stage(members.map(\.new), onto: locator,
@@ -181,24 +195,29 @@ extension PluginHost {
         case let .success(staged): publication = staged
         case let .failure(failure):
             report.stopped.entries += rollBack(failure, limits: limits)
-            report.entries += step.changes.map { change in
-                change.old.map { ReloadReport.Entry(.kept, $0, error: failure.error) }
-                    ?? ReloadReport.Entry(.refused, change.new, error: failure.error)
-            }
+            report.entries += Self.refused(step, failure.error)
             return
         }
         var (previous, retiring): (ServiceLocator?, [StartedPlugin]) = publish(publication, replacing: replaced)
+        let restartedNames = Set(restarted.map(\.metadata.name))
         for (old, new) in members {
             guard let old else {
                 report.entries.append(ReloadReport.Entry(.added, new))
                 continue
             }
-            // (A plugin of a process of its own has no image here: a new process is a new version.)
-            report.entries.append(new.path == old.path && new.image == old.image && new.servedBy == old.servedBy
+            report.entries.append(restartedNames.contains(old.metadata.name)
                                   ? ReloadReport.Entry(.restarted, new) : ReloadReport.Entry(.upgraded, new, previous: old))
         }
         report.stopped.entries += retire(retiring, replaced: &previous, limits: limits).entries
         retiring = []
+    }
+
+    /// What a step that failed for `error` reports: each served version it would have replaced
+    /// `kept`, each new plugin `refused`.
+    private static func refused(_ step: ReloadStep, _ error: PluginLoadError) -> [ReloadReport.Entry] {
+        step.changes.map { change in
+            change.old.map { ReloadReport.Entry(.kept, $0, error: error) } ?? ReloadReport.Entry(.refused, change.new, error: error)
+        }
     }
 
     /// Stops what a step that failed registered or started, in the clone it made, keeping what the

@@ -57,7 +57,8 @@ public final class PluginHost: Sendable {
     let processReport: @Sendable (String) -> Void
 
     /// A host whose locator starts empty. With `processes`, the plugin files it names run each in a
-    /// process of its own; what happens to those processes later (a crash, a restart) is told to
+    /// process of its own; what happens to those processes later (a crash, a restart, a withdrawal,
+    /// and the plugins the host withdraws with it, as a reload report's lines) is told to
     /// `processReport`, one escaped line each (by default to standard error).
     public convenience init(discovery: PluginDiscovery = PluginDiscovery(), startTimeout: Duration = .seconds(30),
                             processes: PluginProcesses? = nil,
@@ -126,7 +127,9 @@ public final class PluginHost: Sendable {
         let pending = shutdownsPending
         let hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
         return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, processes: processes,
-                            processReport: processReport)
+                            processReport: processReport) { [weak self] peer, reason in
+            self?.withdrawPlugin(servedBy: peer, because: reason)
+        }
     }
 
     /// A whole ``LoadPipeline`` run for `sources`, then the swap.

@@ -37,16 +37,20 @@ struct LoadPipeline {
     let processes: PluginProcesses?
     /// Where what happens to those processes later is told (a crash, a restart).
     let processReport: @Sendable (String) -> Void
+    /// What withdraws the plugin of a process withdrawn past its restarts (its peer, and why): the host's.
+    let processWithdrawn: @Sendable (_ peer: String, _ reason: String) -> Void
 
     /// A pipeline for one load, with a new folder for its copies in `discovery`'s
     /// ``PluginDiscovery/shadowFolder``. Call ``finish()`` when the load has opened its plugins.
     init(discovery: PluginDiscovery, probe: PluginProbe? = nil, start: PluginStart? = nil,
-         processes: PluginProcesses? = nil, processReport: @escaping @Sendable (String) -> Void = { _ in }) {
+         processes: PluginProcesses? = nil, processReport: @escaping @Sendable (String) -> Void = { _ in },
+         processWithdrawn: @escaping @Sendable (_ peer: String, _ reason: String) -> Void = { _, _ in }) {
         self.discovery = discovery
         self.probe = probe
         self.start = start
         self.processes = processes
         self.processReport = processReport
+        self.processWithdrawn = processWithdrawn
         shadow = ShadowFolder.make(in: discovery.shadowFolder).mapError(PluginLoadError.init)
     }
 
@@ -115,8 +119,8 @@ struct LoadPipeline {
             }
         }
         for candidate in own {
-            guard let processes else { break }
-            switch PluginProcess.launch(candidate, settings: processes, startTimeout: start?.timeout ?? .seconds(30), report: processReport) {
+            guard processes != nil else { break }
+            switch launch(candidate) {
             case let .success(plugin):
                 opened.plugins.append(plugin)
                 // Its process is its isolation: no probe child opens it in this one.
@@ -129,6 +133,26 @@ struct LoadPipeline {
         opened.plugins.sort { position[$0.path, default: .max] < position[$1.path, default: .max] }
         LibraryEntries.mark(of: served + opened.plugins, among: candidates, in: &opened.outcome)
         return opened
+    }
+
+    /// A process of its own for the plugin of `candidate`, which has it load the plugin; or why not.
+    private func launch(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
+        guard let processes else {
+            return .failure(.processFailed(path: candidate.realPath, reason: "the host places no plugin in a process of its own"))
+        }
+        return PluginProcess.launch(candidate, settings: processes, startTimeout: start?.timeout ?? .seconds(30),
+                                    report: processReport, withdrawn: processWithdrawn)
+    }
+
+    /// `plugin` as a restart registers it again: one of this process as it is (its module is made
+    /// anew from its image), one of a process of its own in a new process. Its process ran the start
+    /// hook of the one instance it holds, and the services that instance was lent stay its own.
+    func reopened(_ plugin: LoadedPlugin) -> Result<LoadedPlugin, PluginLoadError> {
+        guard plugin.servedBy != nil else { return .success(plugin) }
+        guard let candidate = plugin.candidate else {
+            return .failure(.processFailed(path: plugin.path, reason: "the file it was loaded from is not known"))
+        }
+        return launch(candidate)
     }
 
     /// What a reload found changed among the files of its sources.

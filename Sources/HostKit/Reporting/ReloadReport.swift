@@ -10,7 +10,9 @@ public struct ReloadReport: Sendable {
         /// The plugin requires (directly or through others) a plugin that was upgraded: registered
         /// again from its file, started, swapped in with the upgrade, the old instance stopped.
         case restarted
-        /// The plugin's file is gone: it was stopped and its services removed.
+        /// The plugin's file is gone: it was stopped and its services removed. (A host also tells its
+        /// `processReport` such entries, with ``Entry/error`` saying why, for a plugin whose process
+        /// was withdrawn past its restarts and for the plugins that required it.)
         case withdrawn
         /// The plugin keeps serving as it was, though a file asked for a change: ``Entry/error`` says
         /// why the change was refused.

@@ -105,6 +105,11 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
         if let failure = invocation.failure {
             throw PluginActorError.invalidMessage(peer: id.peer, reason: "\(TargetName.readable(target.identifier)): \(failure)")
         }
+        return try await forward(to: id, target: target.identifier, arguments: invocation.arguments)
+    }
+
+    /// Sends a call, its arguments encoded already, to the process that serves `id`, and waits for its reply.
+    func forward(to id: PluginActorID, target: String, arguments: [UInt8]) async throws -> PeerConnection.Reply {
         let connection = try peers.withLock { peers throws(PluginActorError) -> PeerConnection in
             switch peers[id.peer] {
             case let .connected(connection): return connection
@@ -112,8 +117,7 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
             case nil: throw .unavailable(peer: id.peer, reason: "no process of that name is connected")
             }
         }
-        return try await connection.call(name: id.name, target: target.identifier, arguments: invocation.arguments,
-                                         timeout: Self.callTimeout)
+        return try await connection.call(name: id.name, target: target, arguments: arguments, timeout: Self.callTimeout)
     }
 
     private static func error(_ failure: Frame.Failure?, peer: String, target: RemoteCallTarget) -> PluginActorError {

@@ -311,6 +311,13 @@ final class PeerConnection: Sendable {
             handler.onFailure(.notServed, type: "", message: "no service '\(name)' here: \(error)")
             return
         }
+        // A proxy of a third process's service (a host lends one plugin's to another's process): the
+        // call goes on to that process as it came. The runtime cannot run a contract's method on a
+        // `$Contract` proxy served so: the host crashed in the stub's metadata.
+        if __isRemoteActor(actor), let id = actor.id as? PluginActorID {
+            await relay(to: id, target: target, arguments: arguments, handler: handler)
+            return
+        }
         do {
             var decoder = try PluginInvocationDecoder(arguments: arguments, actorType: type(of: actor))
             try await system.executeDistributedTarget(on: actor, target: RemoteCallTarget(target),
@@ -321,6 +328,21 @@ final class PeerConnection: Sendable {
                 return
             }
             handler.onFailure(.notServed, type: String(reflecting: type(of: error as Any)), message: "\(error)")
+        }
+    }
+
+    /// Passes a call on to the process that serves `id` and its reply back, unread: a value, nothing,
+    /// or a failure as it came; an error of the call itself (that process ended, the timeout) as thrown.
+    private func relay(to id: PluginActorID, target: String, arguments: ArraySlice<UInt8>, handler: PluginResultHandler) async {
+        do {
+            switch try await system.forward(to: id, target: target, arguments: Array(arguments)) {
+            case let .value(bytes): handler.reply(.value, Array(bytes))
+            case .void: handler.reply(.void, [])
+            case let .failure(failure?): handler.onFailure(failure.reason, type: failure.type, message: failure.message)
+            case .failure(nil): handler.onFailure(.invalidMessage, type: "", message: "\(id.peer) failed with a reply that could not be read")
+            }
+        } catch {
+            try? await handler.onThrow(error: error)
         }
     }
 

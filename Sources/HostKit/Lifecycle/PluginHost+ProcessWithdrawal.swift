@@ -1,0 +1,38 @@
+internal import DynamicLoading
+@_spi(HostKit) import PluginAPI
+
+extension PluginHost {
+    /// The plugin served by the process `peer` lost that process for good: it ended more often than
+    /// its ``PluginProcesses/RestartPolicy`` allows (`reason` says how). The plugin is withdrawn as a
+    /// reload withdraws one whose file is gone (its services removed in one swap, then stopped), and
+    /// with it every plugin that requires it, directly or through others: their requirement can no
+    /// longer be met, and a reload would not keep them serving without it either. The withdrawal is
+    /// told to ``processReport``, as a reload report's lines.
+    ///
+    /// Serialized with loads, reloads and shutdowns (it holds the same lock); called on a thread of
+    /// its own, never the one that reaps children, which they may wait for. Does nothing if the host
+    /// no longer serves that process (a reload upgraded or withdrew the plugin meanwhile). A later
+    /// reload finds the plugin's file not served and loads it again, in a new process.
+    func withdrawPlugin(servedBy peer: String, because reason: String) {
+        let report = loading.withLock { _ -> ReloadReport? in
+            let published = state.withLock(\.published)
+            guard let plugin = published.first(where: { $0.servedBy == peer }) else { return nil }
+            let dependents = ReloadStep.dependents(of: [plugin], among: published)
+            let leaving = Set([plugin.metadata.name] + dependents.map(\.metadata.name))
+            let providedKeys = Set(published.filter { leaving.contains($0.metadata.name) }.flatMap(\.metadata.providedStoreKeys))
+            var report = ReloadReport()
+            withdraw(published.filter { leaving.contains($0.metadata.name) }, limits: Limits(drain: .seconds(10), hook: .seconds(5)),
+                     into: &report) { withdrawn in
+                guard withdrawn.metadata.name != plugin.metadata.name else {
+                    return .processFailed(path: withdrawn.path, reason: "its process was withdrawn: \(reason)")
+                }
+                let key = withdrawn.metadata.requiredStoreKeys.first(where: providedKeys.contains) ?? "?"
+                return .missingRequirement(plugin: withdrawn.metadata.name, key: key,
+                                           reason: "whose provider was withdrawn with the process of '\(plugin.metadata.name)'")
+            }
+            return report
+        }
+        guard let report else { return }
+        for line in report.entries.map(\.summary) + report.stopped.lines { processReport(line) }
+    }
+}
