@@ -66,9 +66,11 @@ import Testing
         defer { host.shutdown() }
         let old = try host.locator.tryService(key: RemoteKeys.echo)
         let oldPID = try await old.pid()
-        let call = Task { try await old.spin(seconds: 1) }
-        // The call has reached the old process once it spins.
-        #expect(try await poll(atMost: .seconds(30)) { Self.isRunning(oldPID) })
+        let idle = try #require(Self.cpuTicks(of: oldPID))
+        let call = Task { try await old.spin(seconds: 2) }
+        // The call has reached the old process once that spends CPU time (idle, it spends next to
+        // none; a thread merely runnable was no proof, and the reload came first).
+        #expect(try await poll(atMost: .seconds(30)) { (Self.cpuTicks(of: oldPID) ?? 0) >= idle + 5 })
         try folder.install("FixtureEchoPluginTwo", as: echo)
         let report = await onAThreadOfItsOwn { host.reload(hookTimeout: .seconds(60)) }
         #expect(report.entries.map(\.action) == [.upgraded], "\(report.text)")
@@ -155,10 +157,14 @@ import Testing
         state(of: "/proc/\(pid)/stat") != nil
     }
 
-    /// Whether a thread of `pid` runs or waits for a CPU (a spinning call), rather than sleeping.
-    static func isRunning(_ pid: Int32) -> Bool {
-        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return threads.contains { state(of: "/proc/\(pid)/task/\($0)/stat") == "R" }
+    /// The CPU time `pid` has spent, user and system, in clock ticks (fields 14 and 15 of its `stat`).
+    static func cpuTicks(of pid: Int32) -> Int? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After the command: the state (field 3) first, so utime (14) and stime (15) at 11 and 12.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
     }
 
     /// The state letter of a `stat` file of /proc (after the command name in parentheses), if it is there.

@@ -25,7 +25,8 @@ struct CalculatorFailure: Error, CustomStringConvertible {
 
 distributed actor LocalCalculator: Calculator {
     typealias ActorSystem = PluginActorSystem
-    /// How many `hang` calls saw their task cancelled.
+    /// How many `hang` calls started, and how many saw their task cancelled.
+    private var startedHangs = 0
     private var cancelledHangs = 0
 
     distributed func add(_ pair: Pair) -> Pair {
@@ -37,6 +38,7 @@ distributed actor LocalCalculator: Calculator {
     }
 
     distributed func hang() async throws {
+        startedHangs += 1
         do {
             try await Task.sleep(for: .seconds(3600))
         } catch {
@@ -44,6 +46,8 @@ distributed actor LocalCalculator: Calculator {
             throw error
         }
     }
+
+    distributed func hangsStarted() -> Int { startedHangs }
 
     distributed func hangsCancelled() -> Int { cancelledHangs }
 
