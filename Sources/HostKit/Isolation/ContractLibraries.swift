@@ -27,7 +27,7 @@ enum ContractLibraries {
     /// Maps, of the libraries `names` (as the plugin's header records them) that this process lacks,
     /// the copies `candidate`'s plugin would be bound to; or why the plugin is refused.
     static func open(_ names: [String], for candidate: PluginCandidate) -> Result<Void, PluginLoadError> {
-        opening.withLock { _ in openHeld(names, for: candidate) }
+        opening.withLock { openHeld(names, for: candidate) }
     }
 
     /// ``open(_:for:)``, its lock held.

@@ -14,7 +14,7 @@ extension PluginHost {
     /// no longer serves that process (a reload upgraded or withdrew the plugin meanwhile). A later
     /// reload finds the plugin's file not served and loads it again, in a new process.
     func withdrawPlugin(servedBy peer: String, because reason: String) {
-        let report = loading.withLock { _ -> ReloadReport? in
+        let report = loading.withLock { () -> ReloadReport? in
             let published = state.withLock(\.published)
             guard let plugin = published.first(where: { $0.servedBy == peer }) else { return nil }
             let dependents = ReloadStep.dependents(of: [plugin], among: published)

@@ -50,7 +50,7 @@ extension PluginHost {
     @discardableResult
     public func reload(probe: PluginProbe? = nil, drainTimeout: Duration = .seconds(10),
                        hookTimeout: Duration = .seconds(5)) -> ReloadReport {
-        loading.withLock { _ in
+        loading.withLock {
             reloadSerially(probe: probe, limits: Limits(drain: drainTimeout, hook: hookTimeout))
         }
     }

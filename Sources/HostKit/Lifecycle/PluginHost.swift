@@ -118,7 +118,7 @@ public final class PluginHost: Sendable {
     /// prepares it in `start` may not work.
     @discardableResult
     public func load(_ sources: [PluginSource], probe: PluginProbe? = nil, start: Bool) -> LoadReport {
-        loading.withLock { _ in loadSerially(sources, probe: probe, start: start) }
+        loading.withLock { loadSerially(sources, probe: probe, start: start) }
     }
 
     /// This host's pipeline for one load (``LoadPipeline``): its discovery, `probe`, and its start
@@ -194,7 +194,7 @@ public final class PluginHost: Sendable {
     public func shutdown(timeout: Duration = .seconds(5)) -> ShutdownReport {
         shutdownsPending.withLock { $0 += 1 }
         defer { shutdownsPending.withLock { $0 -= 1 } }
-        return loading.withLock { _ in
+        return loading.withLock {
             let (stopping, locator) = state.withLock { state in
                 defer { state.started = [] }
                 state.isShutDown = true
