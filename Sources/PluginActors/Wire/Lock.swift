@@ -39,7 +39,8 @@ final class Lock<Value> {
 
     /// Waits until `ready` holds for the value (the lock is released while it waits, and `ready` is
     /// asked again after each ``wakeWaiters()``), then runs `body` with the value, the lock held.
-    /// Blocks the calling thread: only for threads of this library's own (a connection's writer).
+    /// Blocks the calling thread: only for threads of this library's own (a connection's writer, the
+    /// serving executor's).
     func withLock<Result>(when ready: (Value) -> Bool, _ body: (inout Value) -> Result) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -50,6 +51,11 @@ final class Lock<Value> {
     /// Wakes every thread waiting in ``withLock(when:_:)`` to ask its condition again.
     func wakeWaiters() {
         pthread_cond_broadcast(condition)
+    }
+
+    /// Wakes one thread waiting in ``withLock(when:_:)`` (any one will do: a job for a pool of threads).
+    func wakeOne() {
+        pthread_cond_signal(condition)
     }
 }
 

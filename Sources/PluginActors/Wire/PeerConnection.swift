@@ -277,7 +277,8 @@ final class PeerConnection: Sendable {
         }
         let arguments = reader.rest
         state.withLock { $0.serving[id] = .starting }
-        let task = Task {
+        // On the serving executor's threads, not the cooperative pool, which the process may block.
+        let task = Task(executorPreference: ServingExecutor.shared) {
             await self.answer(id, name: name, target: target, arguments: arguments)
             self.state.withLock { _ = $0.serving.removeValue(forKey: id) }
         }
