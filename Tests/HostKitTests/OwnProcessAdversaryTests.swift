@@ -37,7 +37,7 @@ import Testing
         _ = try await poll(atMost: .seconds(10)) { program.running.isEmpty }
         let lines = reported.withLock { $0 }
         #expect(program.running.isEmpty, "still running after the shutdown: \(program.running) of runs \(runs); reported: \(lines)")
-        #expect(runs.count == 3, "one crash and one failed restart made \(runs.count) children")
+        #expect(runs.count == 3, "one crash and one failed restart made \(runs.count) children; reported: \(lines)")
     }
 
     /// A restart waits for its new child's load and start with `BlockingCall.run` (a semaphore)
