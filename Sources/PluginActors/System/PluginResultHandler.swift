@@ -26,7 +26,7 @@ public struct PluginResultHandler: DistributedTargetInvocationResultHandler {
     }
 
     /// Sends the error's type name and description; or, for a call that failed before its method
-    /// ran, why (``callFailure(_:)``): the Distributed runtime hands those to this handler, not to
+    /// ran, why (`callFailure(_:)`): the Distributed runtime hands those to this handler, not to
     /// the code that asked it to run the call.
     public func onThrow<Err: Error>(error: Err) async throws {
         if let (reason, message) = Self.callFailure(error) {
