@@ -83,15 +83,16 @@ import Testing
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
         defer { close(pair[0]); close(pair[1]) }
         let system = PluginActorSystem()
-        let timeout = Duration.seconds(8)
+        // Blocked writes held their threads until this timeout: far past the bound below.
+        let timeout = Duration.seconds(30)
         let connection = try system.connect(peer: "stalled", socket: pair[0], callTimeout: timeout,
                                             serve: { _ in throw PluginActorError.unsupported("nothing served") })
         defer { connection.close(.unavailable(peer: "stalled", reason: "test over")) }
         let proxy = try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "stalled", name: "calc"), using: system)
         // pair[1] never reads: after a few hundred kilobytes, every write waits. Eight calls are four
         // times the threads of Swift concurrency on two cores; more only add encoding, which is
-        // CPU work on those threads (32 of them made a task under AddressSanitizer wake 6 s late).
-        let large = String(repeating: "x", count: 1 << 20)
+        // CPU work on those threads (32 of 1 MiB made a task under AddressSanitizer wake 6 s late).
+        let large = String(repeating: "x", count: 256 << 10)
         let calls = (0..<8).map { index in
             Task { _ = try? await proxy.add(Pair(left: index, right: 0, label: large)) }
         }
@@ -105,7 +106,8 @@ import Testing
         }
         for call in calls { call.cancel() }
         // The point of the test is the wait: an unrelated task must not wait for the stalled peer's timeout.
-        #expect(latest < .seconds(2), "a task woke \(latest) late behind writes to a peer that reads nothing")
+        // 5 s: a busy machine wakes a sleeper a few seconds late at worst; the bug made it 30.
+        #expect(latest < .seconds(5), "a task woke \(latest) late behind writes to a peer that reads nothing")
     }
 
     /// A caller's timeout too long to count in milliseconds (`withCallTimeout(.seconds(Int64.max))`,
