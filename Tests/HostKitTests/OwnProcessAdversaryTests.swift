@@ -26,8 +26,8 @@ import Testing
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
         let first = try await echo.pid()
         _ = try? await echo.crash()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while (try? await echo.pid()).map({ $0 == first }) ?? true, ContinuousClock.now < deadline {
+        var bound = PollBound(.seconds(60), every: .milliseconds(20))
+        while (try? await echo.pid()).map({ $0 == first }) ?? true, !bound.passed() {
             try await Task.sleep(for: .milliseconds(20))
         }
         // Time for a second restart, if one was scheduled, to spawn and load its child.

@@ -131,8 +131,10 @@ import Testing
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
         let before = try await echo.pid()
         #expect(kill(before, SIGSTOP) == 0)
-        try await waitFor(atMost: .seconds(60)) { reported.withLock { $0 }.contains { $0.contains("did not answer") } }
-        try await waitFor(atMost: .seconds(60)) { (try? await echo.pid()).map { $0 != before } ?? false }
+        try await waitFor(atMost: .seconds(60), { reported.withLock { $0 }.contains { $0.contains("did not answer") } },
+                          orSay: "reported: \(reported.withLock { $0 })")
+        try await waitFor(atMost: .seconds(60), { (try? await echo.pid()).map { $0 != before } ?? false },
+                          orSay: "reported: \(reported.withLock { $0 })")
     }
 
     /// A CPU limit ends a process that passes it, as a crash does.
@@ -193,12 +195,13 @@ import Testing
     }
 }
 
-/// Polls `condition` until it holds; the bound only keeps a failed test from hanging.
-private func waitFor(atMost limit: Duration, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + limit
+/// Polls `condition` until it holds; the bound (a ``PollBound``) only keeps a failed test from hanging.
+private func waitFor(atMost limit: Duration, _ condition: () async throws -> Bool,
+                     orSay what: @autoclosure () -> String = "") async throws {
+    var bound = PollBound(limit, every: .milliseconds(20))
     while try await !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("the condition did not come true within \(limit)")
+        guard !bound.passed() else {
+            Issue.record("the condition did not come true within \(limit)\(what().isEmpty ? "" : ": " + what())")
             return
         }
         try await Task.sleep(for: .milliseconds(20))

@@ -31,8 +31,8 @@ import Testing
         let first = try await echo.pid()
         try? await echo.crash()
         var second: Int32?
-        let deadline = ContinuousClock.now + .seconds(60)
-        while second == nil, ContinuousClock.now < deadline {
+        var bound = PollBound(.seconds(60), every: .milliseconds(20))
+        while second == nil, !bound.passed() {
             second = try? await echo.pid()
             if second == nil { try await Task.sleep(for: .milliseconds(20)) }
         }

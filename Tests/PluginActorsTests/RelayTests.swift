@@ -70,15 +70,10 @@ import Testing
         let call = Task { try await proxy.hang() }
         // Once the serving process runs it (a call pending in the host may not be sent yet: cancelled
         // then, it is never sent, and there is nothing to cancel where it is served).
-        let deadline = ContinuousClock.now + .seconds(60)
-        while try await systems.two.calculator.hangsStarted() == 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil { try await systems.two.calculator.hangsStarted() > 0 }
         call.cancel()
         await #expect(throws: (any Error).self) { try await call.value }
-        while try await systems.two.calculator.hangsCancelled() == 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await waitUntil { try await systems.two.calculator.hangsCancelled() > 0 }
         #expect(try await systems.two.calculator.hangsCancelled() == 1)
     }
 }

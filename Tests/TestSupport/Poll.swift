@@ -1,11 +1,12 @@
 import Foundation
 
-/// Checks `condition` every `interval` for at most `limit`; returns whether it became true.
+/// Checks `condition` every `interval` until it holds or the ``PollBound`` of `limit` is passed;
+/// returns whether it became true.
 public func poll(atMost limit: Duration, every interval: Duration = .milliseconds(20),
                  until condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + limit
+    var bound = PollBound(limit, every: interval)
     while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
+        guard !bound.passed() else { return false }
         try await Task.sleep(for: interval)
     }
     return true

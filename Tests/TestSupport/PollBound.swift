@@ -1,0 +1,25 @@
+/// A bound on polling that a stalled cooperative pool cannot use up: passed once `limit` has gone by
+/// *and* the condition was checked as often as checks every `interval` for `limit` would check it,
+/// or, whatever the checks, once ten times `limit` has gone by (a check that itself hangs).
+///
+/// In a whole-suite run the pool (one thread per core) runs hundreds of tests, and a task that slept
+/// can wait there tens of seconds before it checks again (45 s measured with a probe task, here, at
+/// the start of a run). A wall-clock bound alone then fails a test whose condition came true while it
+/// waited; a hang still ends the test.
+public struct PollBound {
+    private let start = ContinuousClock.now
+    private let limit: Duration
+    private var checksLeft: Int
+
+    public init(_ limit: Duration, every interval: Duration) {
+        self.limit = limit
+        checksLeft = max(1, Int(limit / interval))
+    }
+
+    /// Counts one check of the condition (that did not hold); true once the bound is passed.
+    public mutating func passed() -> Bool {
+        checksLeft -= 1
+        let elapsed = ContinuousClock.now - start
+        return (checksLeft <= 0 && elapsed >= limit) || elapsed >= limit * 10
+    }
+}
