@@ -116,7 +116,7 @@ import Testing
             """), "\(run.output)")
         // The folder, and the journal in it, are there until here.
         let written = try withExtendedLifetime(folder) { try String(contentsOfFile: journal, encoding: .utf8) }
-        #expect(written == "notes started with 9 slots\nnotes stopped\n")
+        #expect(written == "notes started with 4 slots\nnotes stopped\n")
     }
 
     /// `sample-tour` uses each sample service through its contract, as `host run` did before it knew
@@ -147,7 +147,7 @@ import Testing
             """), "\(run.output)")
         // The folder, and the journal in it, are there until here.
         let written = try withExtendedLifetime(folder) { try String(contentsOfFile: journal, encoding: .utf8) }
-        #expect(written == "notes started with 9 slots\nthe tour used the samples\nnotes stopped\n")
+        #expect(written == "notes started with 4 slots\nthe tour used the samples\nnotes stopped\n")
     }
 
     @Test func checkReportsEveryProblemOnStderrOneLineEachAndExitsOne() async throws {
@@ -367,7 +367,8 @@ import Testing
     /// A start hook bounded by `--start-timeout`, not by the 30 s default: the refusal names the bound
     /// it was held to. (Not timed: on a busy machine a host that stops after 1 s took 39 s to exit.)
     @Test func startTimeoutBoundsAHangingStartHook() async throws {
-        let run = try await host(["check", "--start", "--start-timeout", "1", "--plugins", plugin("FixtureLifecycleA")],
+        let run = try await host(["check", "--start", "--start-timeout", "1", "--plugins", plugin("FixtureQuietControl"),
+                                  "--plugins", plugin("FixtureLifecycleA")],
                                  environment: ["HOSTKIT_FIXTURE_LIFECYCLE_HANG": "start a"])
         #expect(run.status == 1)
         #expect(run.errors.contains("plugin 'fixture-lifecycle-a': start did not finish within 1.0 seconds"), "\(run.errors)")
@@ -423,9 +424,9 @@ import Testing
 
     /// One flag loads a plugin of one's own beside the samples (`--plugins` replaces them).
     @Test func alsoLoadsAPluginBesideTheSamples() async throws {
-        let run = try await host(["check", "--also", plugin("FixtureLifecycleA")])
+        let run = try await host(["check", "--also", plugin("FixtureQuietControl"), "--also", plugin("FixtureLifecycleA")])
         #expect(run.status == 0, "\(run.errors)")
-        #expect(run.output.contains("5 loaded, 0 problem(s)"), "\(run.output)")
+        #expect(run.output.contains("6 loaded, 0 problem(s)"), "\(run.output)")
         #expect(run.output.contains("loaded fixture-lifecycle-a 1.0.0"), "\(run.output)")
         #expect(run.output.contains("loaded clock 1.0.0"), "\(run.output)")
     }
@@ -573,12 +574,13 @@ import Testing
     /// and when `serve` shuts down on a signal.
     @Test func aFailedShutdownIsReportedAndExitsOne() async throws {
         let refuse = ["HOSTKIT_FIXTURE_LIFECYCLE_THROW": "shutdown a"]
-        let check = try await host(["check", "--start", "--plugins", plugin("FixtureLifecycleA")], environment: refuse)
+        let withControl = ["--plugins", plugin("FixtureQuietControl"), "--plugins", plugin("FixtureLifecycleA")]
+        let check = try await host(["check", "--start"] + withControl, environment: refuse)
         #expect(check.status == 1, "\(check.output)\n\(check.errors)")
         #expect(check.errors.contains("fixture refused to shutdown a"), "\(check.errors)")
 
-        let child = try await serveUntilSignalled(["serve", "--plugins", plugin("FixtureLifecycleA")],
-                                                  environment: refuse, serving: "serving 1 plugin(s)", signal: SIGTERM)
+        let child = try await serveUntilSignalled(["serve"] + withControl,
+                                                  environment: refuse, serving: "serving 2 plugin(s)", signal: SIGTERM)
         #expect(child.process.terminationStatus == 1, "\(child.output)\n\(child.errors)")
         #expect(child.errors.contains("fixture refused to shutdown a"), "\(child.errors)")
     }

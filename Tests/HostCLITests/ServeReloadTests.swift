@@ -10,6 +10,7 @@ extension HostCommandTests {
     @Test func serveReloadsOnSIGHUPUpgradingRefusingAndWithdrawing() async throws {
         let folder = try TemporaryFolder()
         let path = try folder.install("FixtureVersionOne", as: "libversioned.so")
+        try folder.install("FixtureQuietControl", as: "libcontrol.so")
         let child = try await serving(folder)
         let pid = child.process.processIdentifier
         let reload = "reload (signal \(SIGHUP)):\n"
@@ -39,9 +40,10 @@ extension HostCommandTests {
     @Test func aBurstOfSIGHUPsLeavesTheHostServing() async throws {
         let folder = try TemporaryFolder()
         try folder.install("FixtureVersionOne", as: "libversioned.so")
+        try folder.install("FixtureQuietControl", as: "libcontrol.so")
         let child = try await serving(folder)
         let pid = child.process.processIdentifier
-        let reload = "reload (signal \(SIGHUP)):\nunchanged: 1 plugin; plugin images mapped: 1\n"
+        let reload = "reload (signal \(SIGHUP)):\nunchanged: 2 plugins; plugin images mapped: 2\n"
         for _ in 1...20 {
             guard kill(pid, SIGHUP) == 0 else { break }  // it has gone: said below
             _ = try await poll(atMost: .milliseconds(5)) { false }
@@ -59,11 +61,12 @@ extension HostCommandTests {
         try await expectExitZero(child, after: SIGTERM)
     }
 
-    /// `host serve --plugins FOLDER`, once it says it serves and that SIGHUP reloads.
+    /// `host serve --plugins FOLDER` (the versioned fixture and the quiet control it requires), once it
+    /// says it serves and that SIGHUP reloads.
     private func serving(_ folder: TemporaryFolder) async throws -> Child {
         let child = try Child(["serve", "--plugins", folder.path])
         let serving = try await poll(atMost: .seconds(30), every: .milliseconds(5)) {
-            child.output.contains("serving 1 plugin(s)") || !child.process.isRunning
+            child.output.contains("serving 2 plugin(s)") || !child.process.isRunning
         }
         try #require(serving && child.process.isRunning, "not serving; stdout: \(child.output)\nstderr: \(child.errors)")
         #expect(child.output.contains("; SIGHUP reloads; SIGINT or SIGTERM stops"), "\(child.output)")

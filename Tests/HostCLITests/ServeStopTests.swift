@@ -12,8 +12,8 @@ extension HostCommandTests {
         let journal = folder.file("journal.log")
         // A's start may hang for 10 minutes: the signal, not its timeout, must end it, however long a
         // busy machine takes to get here (with the 30 s default, the timeout came first once).
-        let child = try Child(["serve", "--start-timeout", "600", "--plugins", plugin("NotesPlugin"),
-                               "--plugins", plugin("FixtureLifecycleA")],
+        let child = try Child(["serve", "--start-timeout", "600", "--plugins", plugin("FixtureQuietControl"),
+                               "--plugins", plugin("NotesPlugin"), "--plugins", plugin("FixtureLifecycleA")],
                               environment: ["SAMPLE_JOURNAL": journal, "HOSTKIT_FIXTURE_LIFECYCLE_HANG": "start a"])
         let read = { (try? String(contentsOfFile: journal, encoding: .utf8)) ?? "" }
         // Notes starts first (file order), then A's start hangs.

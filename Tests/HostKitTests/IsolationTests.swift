@@ -38,8 +38,9 @@ import Testing
         let base = ServiceLocator()
         try base.addService(key: ServiceLocatorEasyKey<String>(name: "fixture.lifecycle.a"), service: "the host's a")
         let host = try PluginHost(base: base)
-        let first = host.load([.file(BuiltPlugins.path("FixtureLifecycleB"))])
-        #expect(first.loadedNames == ["fixture-lifecycle-b"], "\(first.problems)")
+        // The control B and C require, from a plugin: the probe child registers it too.
+        let first = host.load([.file(BuiltPlugins.path("FixtureQuietControl")), .file(BuiltPlugins.path("FixtureLifecycleB"))])
+        #expect(first.loadedNames == ["fixture-quiet-control", "fixture-lifecycle-b"], "\(first.problems)")
         let probe = PluginProbe(executable: probe.executable, arguments: probe.arguments, timeout: probe.timeout)
         let second = await onAThreadOfItsOwn { host.load([.file(BuiltPlugins.path("FixtureLifecycleC"))], probe: probe) }
         #expect(second.loadedNames == ["fixture-lifecycle-c"], "\(second.problems)")
@@ -51,6 +52,7 @@ import Testing
         try base.addService(key: ServiceLocatorEasyKey<String>(name: "fixture.lifecycle.a"), service: "the host's a")
         let host = try PluginHost(base: base)
         let folder = try TemporaryFolder()
+        try folder.install("FixtureQuietControl", as: "libcontrol.so")
         try folder.install("FixtureLifecycleB", as: "libb.so")
         try folder.install("FixtureLifecycleC", as: "libc.so")
         #expect(host.load([.directory(folder.path)]).problems.isEmpty)

@@ -150,16 +150,17 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(script.events == ["start a", "start b", "shutdown a"])
     }
 
-    /// A plugin dropped for its start is withdrawn before the next start hook runs: D, which starts
-    /// after B and does not require it, cannot reach B's service from the locator its start got.
+    /// A plugin dropped for its start is withdrawn before the next start hook runs, and the plugins
+    /// that require it are dropped unstarted: D, which starts after B and does not require it, reaches
+    /// only its own service from the resolver its start got (its grant); C's hook never runs.
     @Test func aDroppedPluginIsWithdrawnBeforeTheNextStartHook() throws {
         let script = LifecycleScript(["start b": "throw"])
         let host = try script.host()
         let report = host.load(lifecycleFixtures("abdc"))
         #expect(report.loadedNames == [a, "fixture-lifecycle-d"], "\(report.problems)")
-        let reached = script.events.first { $0.hasPrefix("reached at start:") }
-        #expect(reached?.contains("a") == true && reached?.contains("d") == true, "\(script.events)")
-        #expect(reached?.contains("b") == false, "\(script.events)")
+        #expect(script.events.contains("reached at start: d"), "\(script.events)")
+        #expect(!script.events.contains("start c"), "\(script.events)")
+        #expect(host.locator.slotInfo(forKey: "fixture.lifecycle.b") == nil)
     }
 
     @Test(arguments: ["hang-async", "hang-blocking"])
@@ -248,15 +249,17 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(script.events.suffix(3) == ["shutdown c", "shutdown b", "shutdown a"])
     }
 
-    /// What a plugin's registrar lends it reads the host's current services, not those of the plugin's
-    /// own load: A's lazy factory, first run after a later load, reaches that load's B and D.
-    @Test func whatARegistrarLentFollowsTheHostsLaterLoads() throws {
+    /// What a plugin's registrar lends it reads the host's current services, and of those only the
+    /// keys the plugin declared (PH-0031): A's lazy factory, first run after a later load, reaches its
+    /// own service and not that load's B and D; B's reaches A, which it requires, loaded before it.
+    @Test func whatARegistrarLentReadsTheDeclaredKeysOfTheHostsCurrentServices() throws {
         let script = LifecycleScript()
         let host = try script.host()
         #expect(host.load(lifecycleFixtures("a")).problems.isEmpty)
         #expect(host.load(lifecycleFixtures("bd")).problems.isEmpty)
-        #expect(host.locator.getService(key: reachKey("a")) == "a b d")
-        #expect(host.locator.getService(key: reachKey("b")) == "a b d")
+        #expect(host.locator.getService(key: reachKey("a")) == "a")
+        #expect(host.locator.getService(key: reachKey("b")) == "a b")
+        #expect(host.locator.getService(key: reachKey("d")) == "d")
     }
 
     @Test func aLoadAfterAShutdownStartsOnlyItsOwnPlugins() throws {
@@ -271,11 +274,13 @@ func lifecycleFixtures(_ letters: String) -> [PluginSource] {
         #expect(script.events == ["start a", "shutdown a", "start b", "shutdown b"])
     }
 
-    @Test func withoutAControlTheHooksDoNothing() throws {
+    /// The control is a requirement like any other: without one, the fixtures are refused naming it.
+    @Test func withoutTheControlTheyRequireTheFixturesAreRefusedNamingIt() throws {
         let host = PluginHost()
         let report = host.load(lifecycleFixtures("abc"))
-        #expect(report.problems.isEmpty, "\(report.problems)")
-        #expect(host.shutdown().text == "stopped \(c)\nstopped \(b)\nstopped \(a)")
+        #expect(report.loadedNames.isEmpty)
+        let problems = report.problems.map(\.description)
+        #expect(problems.count == 3 && problems.allSatisfy { $0.contains("requires key 'fixture.lifecycle'") }, "\(problems)")
     }
 
     /// The sample notes plugin opens its journal in `start`; the host closes it (a `ClosableService`)

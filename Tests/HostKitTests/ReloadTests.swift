@@ -147,7 +147,7 @@ struct PluginFolder {
         #expect(try plugins.host.locator.tryService(key: versionedUserKey) == "user of provider 1")
         #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")
         #expect(report.unchanged == 1)
-        #expect(PluginHost().load([.directory(plugins.folder.path)], start: false).loadedNames.sorted()
+        #expect(try LifecycleScript().host().load([.directory(plugins.folder.path)], start: false).loadedNames.sorted()
                 == ["fixture-provider", "fixture-versioned", "fixture-versioned-user"])
     }
 

@@ -238,6 +238,7 @@ enum LocatorFailure: Equatable {
     case asyncService(key: String)
     case proxySlotRefused(key: String)
     case wrongProxyType(key: String, proxy: String, service: String)
+    case notGranted(key: String, plugin: String)
     /// A case added to ``ServiceLocatorError`` after these tests were written.
     case unknown(String)
 }
@@ -267,6 +268,8 @@ extension ServiceLocatorError {
             .proxySlotRefused(key: key)
         case let .wrongProxyType(key, proxy, service):
             .wrongProxyType(key: key, proxy: proxy, service: service)
+        case let .notGranted(key, plugin):
+            .notGranted(key: key, plugin: plugin)
         case .resolutionTooDeep, .cycle, .injectionFailed:
             .unknown(String(describing: self))
         @unknown default:

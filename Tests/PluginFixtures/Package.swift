@@ -51,6 +51,10 @@ let fixtures = [
     plugin("FixtureAsyncCrash", contracts: false),
     // Correct, but crashes a probe that registers it without the clock it requires.
     plugin("FixtureNeedsClock"),
+    // Requires the clock and tries to get the greeter, undeclared: while it registers, at start, in a factory.
+    plugin("FixtureUndeclaredGet"),
+    // The control the lifecycle fixtures require, answering `ok`: for a host without one (`host serve`).
+    plugin("FixtureQuietControl", contracts: false, also: ["FixtureLifecycleSupport"]),
     // Lifecycle hooks a test steers through a control in its host's base locator; B requires A, C requires B.
     plugin("FixtureLifecycleA", contracts: false, also: ["FixtureLifecycleSupport"]),
     plugin("FixtureLifecycleB", contracts: false, also: ["FixtureLifecycleSupport"]),

@@ -272,7 +272,6 @@ struct LoadPipeline {
         // What these plugins get services through: `next` while the load runs (they see each other),
         // the host's published locator once it is published. Never `next` itself.
         let source = ServiceSource(next)
-        let services = ServiceResolver(source: source)
         var outcome: [String: LoadReport.Entry] = [:]
         let order: [LoadedPlugin]
         switch batch {
@@ -288,7 +287,7 @@ struct LoadPipeline {
         var failed = FailedProviders()
         for plugin in order {
             let probed = registeredInProbe.contains(plugin.path) ? nil : published + registered.map(\.plugin)
-            switch register(plugin, into: next, services: services, failed: failed, as: batch, probedAfter: probed) {
+            switch register(plugin, into: next, source: source, failed: failed, as: batch, probedAfter: probed) {
             case let .success(module):
                 registered.append((plugin, module))
                 outcome[plugin.path] = LoadReport.Entry(plugin, error: nil)
@@ -304,7 +303,7 @@ struct LoadPipeline {
             }
         }
         next.setReadOnly(denyClone: false)
-        let (started, dropped) = start?.run(registered, in: next, services: services, served: current) ?? ([], [])
+        let (started, dropped) = start?.run(registered, in: next, served: current) ?? ([], [])
         for (plugin, error) in dropped { outcome[plugin.path] = LoadReport.Entry(plugin, error: error) }
         if case .allOrNothing = batch, let failure = dropped.first {
             return Staged(outcome: outcome, result: .failure(Failure(error: failure.error, locator: next, unstarted: [], started: started)))
@@ -323,11 +322,11 @@ struct LoadPipeline {
         return LoadPlan(plugins) { key in locator.slotInfo(forKey: key).map { $0.origin ?? "host" } }
     }
 
-    /// `plugin`'s module into `locator`, all or nothing; its registrar lends it `services`. Refused at
+    /// `plugin`'s module into `locator`, all or nothing; its registrar lends it a resolver of `source`. Refused at
     /// once if (planned) it requires a key of a plugin that `failed`, or (all or nothing) a key it
     /// provides is taken or one it requires is missing; with a probe, probed first after the plugins
     /// `probedAfter` names, unless that is nil.
-    private func register(_ plugin: LoadedPlugin, into locator: ServiceLocator, services: ServiceResolver,
+    private func register(_ plugin: LoadedPlugin, into locator: ServiceLocator, source: ServiceSource,
                           failed: FailedProviders, as batch: Batch,
                           probedAfter probed: [LoadedPlugin]?) -> Result<ModuleHandle, PluginLoadError> {
         let unmet = switch batch {
@@ -338,13 +337,13 @@ struct LoadPipeline {
         if let probe, let probed, let failure = probe.checkRegistration(of: plugin, after: probed, folder: shadowRoot) {
             return .failure(failure)
         }
-        return PluginRegistration.register(plugin, into: locator, services: services)
+        return PluginRegistration.register(plugin, into: locator, source: source)
     }
 
     /// One plugin's module into `locator`, all or nothing; no probe (a probe child's own step).
-    func registerUnprobed(_ plugin: LoadedPlugin, into locator: ServiceLocator, services: ServiceResolver)
+    func registerUnprobed(_ plugin: LoadedPlugin, into locator: ServiceLocator, source: ServiceSource)
         -> Result<ModuleHandle, PluginLoadError> {
-        PluginRegistration.register(plugin, into: locator, services: services)
+        PluginRegistration.register(plugin, into: locator, source: source)
     }
 
     /// Why `plugin` cannot be registered into `next` as it stands, or nil: a key it provides is

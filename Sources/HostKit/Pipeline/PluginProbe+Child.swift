@@ -57,15 +57,15 @@ extension PluginProbe {
             FileHandle.standardError.write(Data("the base locator refuses to be cloned\n".utf8))
             return .refused
         }
-        let services = ServiceResolver(source: ServiceSource(locator))
+        let source = ServiceSource(locator)
         // A provider that fails here failed the same way in its own probe: the plugin's requirement
         // is then unmet, as in the real load.
         for case let .success(provider) in providers {
-            _ = pipeline.registerUnprobed(provider, into: locator, services: services)
+            _ = pipeline.registerUnprobed(provider, into: locator, source: source)
         }
         let unmet = plugin.metadata.requiredStoreKeys.contains { locator.slotInfo(forKey: $0) == nil }
         if unmet { return .opened }
-        if case let .failure(error) = pipeline.registerUnprobed(plugin, into: locator, services: services) {
+        if case let .failure(error) = pipeline.registerUnprobed(plugin, into: locator, source: source) {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             return .refused
         }

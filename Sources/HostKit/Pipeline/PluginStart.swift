@@ -8,12 +8,13 @@ struct PluginStart: Sendable {
     /// True once a shutdown is asked for: no more hooks run, and the one running is cancelled.
     let isStopping: @Sendable () -> Bool
 
-    /// Runs the start hooks of `plugins` (in dependency order) with `services`, which reads `locator`;
+    /// Runs the start hooks of `plugins` (in dependency order), each with the resolver its registrar
+    /// lent it, which reads `locator` while the load runs;
     /// returns the plugins that started and the ones dropped: a failed start, or a requirement
     /// provided by a dropped plugin. A dropped plugin's slots are withdrawn from `locator` before the
     /// next hook runs, and what it made is closed, except what `served` (the published locator) serves.
     func run(_ plugins: [(plugin: LoadedPlugin, module: ModuleHandle)], in locator: ServiceLocator,
-             services: ServiceResolver, served: ServiceLocator)
+             served: ServiceLocator)
         -> (started: [StartedPlugin], dropped: [(plugin: LoadedPlugin, error: PluginLoadError)]) {
         var started: [StartedPlugin] = []
         var dropped: [(plugin: LoadedPlugin, error: PluginLoadError)] = []
@@ -27,7 +28,7 @@ struct PluginStart: Sendable {
                 error = .startFailed(plugin: meta.name, reason: "was not run: the host is shutting down")
             } else {
                 let outcome = HookRunner.run(name: "start \(meta.name)", timeout: timeout, stop: isStopping) {
-                    try await handle.module.start(services: services)
+                    try await handle.module.start(services: handle.services)
                 }
                 error = outcome.isFinished ? nil : .startFailed(plugin: meta.name, reason: outcome.description)
             }

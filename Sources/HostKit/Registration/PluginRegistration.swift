@@ -3,11 +3,13 @@
 /// Puts one plugin's services into a locator.
 enum PluginRegistration {
     /// Registers one plugin's module, all or nothing, holding it to the keys and types it declared,
-    /// under its metadata name. Its registrar lends it `services` (what the module may get, never
-    /// change). Returns the module, whose lifecycle hooks the host calls later.
+    /// under its metadata name. Its registrar lends it a resolver of `source` (what the module may
+    /// get, never change) that reads only the keys it declared: those it requires and its own
+    /// (PH-0031). Returns the module and that resolver, which its start hook gets too.
     static func register(_ plugin: LoadedPlugin, into locator: ServiceLocator,
-                         services: ServiceResolver) -> Result<ModuleHandle, PluginLoadError> {
+                         source: ServiceSource) -> Result<ModuleHandle, PluginLoadError> {
         let meta = plugin.metadata
+        let services = ServiceResolver(source: source, lentTo: meta.name, granting: meta.grantedStoreKeys)
         // Before any code of the plugin runs: each requirement met by a slot of the declared type.
         for required in meta.requires {
             guard let slot = locator.slotInfo(forKey: required.storeKey), let reason = slot.mismatch(with: required) else {
@@ -19,7 +21,7 @@ enum PluginRegistration {
         let module = PluginModule(name: meta.name, base: plugin.makeModule())
         do {
             try locator.addModule(module, services: services) { slots in try check(slots, against: meta) }
-            return .success(ModuleHandle(module: module))
+            return .success(ModuleHandle(module: module, services: services))
         } catch {
             // Unwrap the locator's "module failed" so the reason is said once.
             let reason = if case let ServiceLocatorError.moduleFailed(_, inner) = error { inner } else { error }

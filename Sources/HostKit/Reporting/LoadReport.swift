@@ -73,11 +73,12 @@ public struct LoadReport: Sendable {
         entries.map(\.summary).joined(separator: "\n")
     }
 
-    /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "status", "error",
+    /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "grants", "status", "error",
     /// "builtAgainst", "libraries", "usedInstead", "servedBy"}]}`; `status` is `loaded`, `library` (a library the
     /// load's plugins link, or a copy of one it did not use) or `failed`; `libraries` are the copies
     /// (`{"name", "version", "file"}`) a plugin uses, or the copy a library file is; `servedBy` names
-    /// the process of a plugin in a process of its own.
+    /// the process of a plugin in a process of its own; `grants` are the keys what the plugin is lent
+    /// reads (those it requires and its own, sorted).
     public var json: String {
         encodeJSON(["plugins": jsonPlugins])
     }
@@ -89,6 +90,8 @@ public struct LoadReport: Sendable {
         let version: String?
         let provides: [String]?
         let requires: [String]?
+        /// The keys what the plugin is lent may read: those it requires and its own.
+        let grants: [String]?
         let status: String
         let error: String?
         /// A plugin's libraries, as `SampleContracts 1.1.0`, PluginAPI first.
@@ -117,6 +120,7 @@ public struct LoadReport: Sendable {
         entries.map {
             JSONPlugin(path: $0.path, name: $0.metadata?.name, version: $0.metadata?.version,
                        provides: $0.metadata?.providedStoreKeys, requires: $0.metadata?.requiredStoreKeys,
+                       grants: $0.metadata?.grantedStoreKeys,
                        status: $0.isLoaded ? "loaded" : $0.isLibrary ? "library" : "failed", error: $0.error?.description,
                        builtAgainst: $0.builtAgainst.isEmpty ? nil : $0.builtAgainst.map { "\($0.name) \($0)" },
                        libraries: $0.library.map { [JSONLibrary($0)] } ?? ($0.copies.isEmpty ? nil : $0.copies.map(JSONLibrary.init)),

@@ -44,12 +44,20 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
 
     // MARK: Getting services (the public gets are ServiceResolver's)
 
-    /// The service for `key`: the path of every plain get.
+    /// The service for `key`: the path of every plain get. Through a resolver lent to a plugin, only
+    /// if `grant` allows the key, checked with the hash the lookup computes.
     @inline(__always)
-    func service<Key: ServiceLocatorKey>(key: Key) throws -> Key.Service {
+    func service<Key: ServiceLocatorKey>(key: Key, grantedBy grant: GrantedKeys? = nil) throws -> Key.Service {
         do {
             // Read-only: borrow the key's string and the slot, retaining neither.
-            if let found = key.withStoreKey({ storeKey in frozen.withValue { $0.lookup(storeKey) } }), let slot = found {
+            let found = try key.withStoreKey { storeKey in
+                let hash = storeKey.hashValue
+                if let grant, !grant.allows(storeKey, hash: hash) {
+                    throw ServiceLocatorError.notGranted(key: copy storeKey, plugin: grant.plugin)
+                }
+                return frozen.withValue { $0.lookup(storeKey, hash: hash) }
+            }
+            if let found, let slot = found {
                 return try slot._withUnsafeGuaranteedRef {
                     try $0.served()._withUnsafeGuaranteedRef { try $0.service(as: Key.Service.self) }
                 }
@@ -58,6 +66,13 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
         } catch {
             throw failed("get '\(key.storeKey)'", error)
         }
+    }
+
+    /// Throws ``ServiceLocatorError/notGranted(key:plugin:)``, logged as a failed get, unless `grant`
+    /// allows `storeKey`.
+    func check(_ storeKey: String, grantedBy grant: GrantedKeys) throws {
+        guard !grant.allows(storeKey) else { return }
+        throw failed("get '\(storeKey)'", ServiceLocatorError.notGranted(key: storeKey, plugin: grant.plugin))
     }
 
     func service<Key: ServiceLocatorParamsKey>(key: Key, params: Key.Params) throws -> Key.Service {

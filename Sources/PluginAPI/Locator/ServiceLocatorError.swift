@@ -34,6 +34,9 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
     /// The proxy made for a distributed key's slot is of type `proxy`, which is not the key's
     /// service type `service`: the get fails, nothing is stored.
     case wrongProxyType(key: String, proxy: String, service: String)
+    /// The resolver a host lent to `plugin` reads only the keys that plugin declared it requires and
+    /// those it provides, and `key` is neither: declare it in the plugin's `requires`.
+    case notGranted(key: String, plugin: String)
 
     public var description: String {
         switch self {
@@ -75,6 +78,9 @@ public enum ServiceLocatorError: Error, CustomStringConvertible {
             return "key '\(key)' cannot be served from another process: \(reason)"
         case let .wrongProxyType(key, proxy, service):
             return "the proxy made for key '\(key)' is \(proxy), which is not \(service), the key's service type"
+        case let .notGranted(key, plugin):
+            return "plugin '\(plugin)' may not get '\(key)': a plugin gets only the keys it declares in `requires` and "
+                + "its own; add '\(key)' to its metadata's `requires`"
         }
     }
 

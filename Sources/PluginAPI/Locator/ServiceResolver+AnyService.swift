@@ -3,6 +3,8 @@ extension ServiceResolver {
     /// awaited if its factory is `async`: what a host serves another process that asks by store key.
     @_spi(HostKit)
     public final func anyService(storeKey: String) async throws -> Any {
-        try await reading().anyService(storeKey: storeKey, params: nil)
+        let locator = reading()
+        if let grant { try locator.check(storeKey, grantedBy: grant) }
+        return try await locator.anyService(storeKey: storeKey, params: nil)
     }
 }

@@ -11,6 +11,11 @@
 /// registered so far; once the load is published, the host's published ones, also after later
 /// loads. So a factory that captures it reaches what the host serves when the factory runs.
 ///
+/// It reads only the keys its plugin declared: those in its metadata's `requires` and those it
+/// provides. Any other key is ``ServiceLocatorError/notGranted(key:plugin:)``, whether a slot has it
+/// or not, and ``slotInfo(forKey:)`` and ``slots`` show none of them: so the host's picture of who
+/// depends on whom (the order it starts plugins in, what a reload restarts) is the whole picture.
+///
 /// ```swift
 /// func registerServices(in registrar: ModuleRegistrar) throws {
 ///     let services = registrar.services
@@ -19,23 +24,36 @@
 ///     }
 /// }
 /// ```
-// @unchecked Sendable: a class that is not final cannot be checked. Invariant: its one stored
-// property is a `let` of a Sendable type, and its only subclass, ServiceLocator (the class is not
+// @unchecked Sendable: a class that is not final cannot be checked. Invariant: its stored
+// properties are `let`s of Sendable types, and its only subclass, ServiceLocator (the class is not
 // `open`), keeps all its state in Sendable `let`s (a Lock, a PublishedOnce, a Sendable logger).
 // `withReading` downcasts without a check: a resolver without a source is a ServiceLocator.
 public class ServiceResolver: @unchecked Sendable {
     /// Where a lent resolver reads; nil for a locator, which reads itself.
     private let source: ServiceSource?
+    /// The keys a resolver lent to one plugin may read; nil: every key.
+    let grant: GrantedKeys?
 
-    /// A resolver that reads whatever `source` serves: a host's current services.
+    /// A resolver that reads whatever `source` serves, every key of it: a host's current services.
     @_spi(HostKit)
     public init(source: ServiceSource) {
         self.source = source
+        grant = nil
+    }
+
+    /// A resolver lent to the plugin `plugin` that reads whatever `source` serves under `keys` only
+    /// (the keys the plugin declared it requires and those it provides); any other get is
+    /// ``ServiceLocatorError/notGranted(key:plugin:)``.
+    @_spi(HostKit)
+    public init(source: ServiceSource, lentTo plugin: String, granting keys: [String]) {
+        self.source = source
+        grant = GrantedKeys(plugin: plugin, keys: keys)
     }
 
     /// A locator's own: it reads itself.
     init() {
         source = nil
+        grant = nil
     }
 
     /// The locator gets read now: the source's, or, for a locator, itself. Internal, not SPI: nothing
@@ -56,6 +74,21 @@ public class ServiceResolver: @unchecked Sendable {
         return try body(source.current)
     }
 
+    /// Runs `body` with the locator gets read now, once `storeKey` is found granted (a refusal is
+    /// logged to that locator's logger, as a failed get is).
+    @inline(__always)
+    func withReading<R>(granted storeKey: @autoclosure () -> String, _ body: (ServiceLocator) throws -> R) throws -> R {
+        try withReading { locator in
+            if let grant { try locator.check(storeKey(), grantedBy: grant) }
+            return try body(locator)
+        }
+    }
+
+    /// Whether this resolver may read `storeKey`.
+    func grants(_ storeKey: String) -> Bool {
+        grant?.allows(storeKey) ?? true
+    }
+
     /// The service for `key`, or `nil` if there is none or it could not be made.
     // @inlinable: compiled into the caller, which knows `Key`, so the optional result needs no
     // runtime lookup of the key's associated type (57 instructions per get once PluginAPI is
@@ -68,7 +101,8 @@ public class ServiceResolver: @unchecked Sendable {
     /// The service for `key`, or the reason there is none: a ``ServiceLocatorError`` (missing key, wrong
     /// type or parameters) or a ``ServiceObtainError`` (its factory failed).
     public final func tryService<Key: ServiceLocatorKey>(key: Key) throws -> Key.Service {
-        try withReading { try $0.service(key: key) }
+        // The grant is checked with the hash the slot lookup computes anyway (GrantedKeys).
+        try withReading { try $0.service(key: key, grantedBy: grant) }
     }
 
     /// The service for `key`; stops the program with the full reason if there is none. For services
@@ -85,43 +119,49 @@ public class ServiceResolver: @unchecked Sendable {
 
     /// A service made for `params`, or the reason there is none.
     public final func tryService<Key: ServiceLocatorParamsKey>(key: Key, params: Key.Params) throws -> Key.Service {
-        try withReading { try $0.service(key: key, params: params) }
+        try withReading(granted: key.storeKey) { try $0.service(key: key, params: params) }
     }
 
     /// The service for `key`, awaited: the way to get a slot whose factory is `async` (see
     /// ``ServiceAsyncFactory``). Waiting suspends the task, never blocks its thread. Other slots are
     /// gotten as ``tryService(key:)`` gets them.
     public final func tryServiceAsync<Key: ServiceLocatorKey>(key: Key) async throws -> Key.Service {
-        try await reading().asyncService(key: key)
+        let locator = reading()
+        if let grant { try locator.check(key.storeKey, grantedBy: grant) }
+        return try await locator.asyncService(key: key)
     }
 
     /// The provider behind `key`, or the reason there is none. Holding a provider skips the key
     /// lookup on later gets; it stays with the slot it came from (get it again to follow a host
     /// that loaded more).
     public final func tryServiceProvider<Key: ServiceLocatorKey>(key: Key) throws -> ServiceProvider<Key.Service> {
-        try withReading { try $0.provider(key: key) }
+        try withReading(granted: key.storeKey) { try $0.provider(key: key) }
     }
 
     /// The provider with parameters behind `key`, or the reason there is none.
     public final func tryServiceProvider<Key: ServiceLocatorParamsKey>(key: Key) throws
         -> ServiceParamsProvider<Key.Service, Key.Params> {
-        try withReading { try $0.paramsProvider(key: key) }
+        try withReading(granted: key.storeKey) { try $0.paramsProvider(key: key) }
     }
 
     /// The provider of the async slot `key`, or the reason there is none.
     public final func tryServiceAsyncProvider<Key: ServiceLocatorKey>(key: Key) throws
         -> ServiceAsyncProvider<Key.Service> {
-        try withReading { try $0.asyncProvider(key: key) }
+        try withReading(granted: key.storeKey) { try $0.asyncProvider(key: key) }
     }
 
-    /// The slot for `key`, if any: its type, parameters, mode and origin.
+    /// The slot for `key`, if any (and, for a resolver lent to a plugin, if the plugin may read it):
+    /// its type, parameters, mode and origin.
     public final func slotInfo(forKey key: String) -> ServiceSlotInfo? {
-        withReading { $0.existingSlot(key)?.info }
+        guard grants(key) else { return nil }
+        return withReading { $0.existingSlot(key)?.info }
     }
 
-    /// Every slot, sorted by key.
+    /// Every slot (for a resolver lent to a plugin, those it may read), sorted by key.
     public final var slots: [ServiceSlotInfo] {
-        withReading { $0.slotInfos }
+        let all = withReading { $0.slotInfos }
+        guard grant != nil else { return all }
+        return all.filter { grants($0.key) }
     }
 }
 

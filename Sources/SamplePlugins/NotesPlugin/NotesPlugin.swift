@@ -26,6 +26,7 @@ struct NotesPlugin: Plugin {
 
     func start(services: ServiceResolver) async throws {
         try journal.open()
+        // What it may read: its own slots (it requires none), not the whole host.
         journal.write("notes started with \(services.slots.count) slots")
     }
 

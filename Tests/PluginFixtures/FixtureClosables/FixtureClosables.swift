@@ -7,7 +7,8 @@ import PluginAPI
 struct ClosablesPlugin: Plugin {
     static let one = ServiceLocatorEasyKey<ReportingClosable>(name: "fixture.closable.one")
     static let two = ServiceLocatorEasyKey<ReportingClosable>(name: "fixture.closable.two")
-    static let metadata = PluginMetadata(name: "fixture-closables", version: "1.0.0", provides: [one, two])
+    static let metadata = PluginMetadata(name: "fixture-closables", version: "1.0.0", provides: [one, two],
+                                         requires: [lifecycleControlKey])
 
     func registerServices(in registrar: ModuleRegistrar) throws {
         let shared = ReportingClosable(control: registrar.services.getService(key: lifecycleControlKey), event: "close shared")

@@ -1,34 +1,32 @@
 import Foundation
 import PluginAPI
 
-/// Provides `fixture.late.maker`; its shutdown hook gets `fixture.late.closable` (a lazy service of
-/// the plugin that requires this one, which shuts down before it), making it for the first time.
+/// Provides `fixture.late.maker`: a function that takes work to run in this plugin's shutdown hook.
+/// The plugin that requires it (FixtureLateClosable) shuts down before it and hands it work that
+/// makes that plugin's lazy closable for the first time: after its own services were closed.
 struct LateMakerPlugin: Plugin {
-    static let maker = ServiceLocatorEasyKey<String>(name: "fixture.late.maker")
+    static let maker = ServiceLocatorEasyKey<@Sendable (@escaping @Sendable () -> Void) -> Void>(name: "fixture.late.maker")
     static let metadata = PluginMetadata(name: "fixture-late-maker", version: "1.0.0", provides: [maker])
-    let kept = KeptServices()
+    let work = ShutdownWork()
 
     func registerServices(in registrar: ModuleRegistrar) throws {
-        try registrar.addService(key: Self.maker, service: "maker")
-    }
-
-    func start(services: ServiceResolver) async throws {
-        kept.set(services)
+        let work = work
+        try registrar.addService(key: Self.maker, service: { @Sendable job in work.add(job) })
     }
 
     func shutdown() async throws {
-        _ = kept.get()?.getService(key: ServiceLocatorEasyKey<any ClosableService>(name: "fixture.late.closable"))
+        work.runAll()
     }
 }
 
-/// The resolver the start hook got, for the shutdown hook.
-final class KeptServices: @unchecked Sendable {
-    // @unchecked: `services` is only touched under `lock`.
+/// The work handed to the maker, run by its shutdown hook.
+final class ShutdownWork: @unchecked Sendable {
+    // @unchecked: `jobs` is only touched under `lock`.
     private let lock = NSLock()
-    private var services: ServiceResolver?
+    private var jobs: [@Sendable () -> Void] = []
 
-    func set(_ services: ServiceResolver) { lock.withLock { self.services = services } }
-    func get() -> ServiceResolver? { lock.withLock { services } }
+    func add(_ job: @escaping @Sendable () -> Void) { lock.withLock { jobs.append(job) } }
+    func runAll() { for job in lock.withLock({ jobs }) { job() } }
 }
 
 @c(swift_plugin_entry)

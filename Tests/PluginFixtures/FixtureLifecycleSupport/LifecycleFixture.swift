@@ -5,8 +5,8 @@ import PluginAPI
 /// event (`start b`, `shutdown c`), it records the event and returns what the hook should do:
 /// `ok`, `throw`, `hang-async` (sleep an hour, ends when cancelled) or `hang-blocking` (block the
 /// thread, ignoring cancellation, for at most a minute so the process can still exit).
-/// A stdlib function type, so the cast works across the plugin boundary. Without a control the
-/// hooks do nothing, but for the one event `HOSTKIT_FIXTURE_LIFECYCLE_THROW` may name.
+/// A stdlib function type, so the cast works across the plugin boundary. The fixtures require it (a
+/// plugin gets only the keys it declares): a host without one of its own loads FixtureQuietControl.
 public let lifecycleControlKey = ServiceLocatorEasyKey<@Sendable (String) -> String>(name: "fixture.lifecycle")
 
 /// The key `fixture.lifecycle.<letter>`, which the fixture of that letter provides.
@@ -36,7 +36,7 @@ public protocol LifecycleFixture: Plugin {
 extension LifecycleFixture {
     public static var metadata: PluginMetadata {
         PluginMetadata(name: "fixture-lifecycle-\(letter)", version: "1.0.0", provides: [lifecycleKey(letter), reachKey(letter)],
-                       requires: requires.map(lifecycleKey))
+                       requires: [lifecycleControlKey] + requires.map(lifecycleKey))
     }
 
     public func registerServices(in registrar: ModuleRegistrar) throws {
@@ -82,19 +82,9 @@ public final class LifecycleHooks: @unchecked Sendable {
     }
 
     /// Reports `event` to the control and behaves as it answers. A cancelled `hang-async` reports
-    /// `cancelled <event>`. Without a control (in a `host` program a test runs), the environment
-    /// variables `HOSTKIT_FIXTURE_LIFECYCLE_THROW` and `HOSTKIT_FIXTURE_LIFECYCLE_HANG` may name one
-    /// event to refuse and one to hang in (until cancelled).
+    /// `cancelled <event>`. (In a `host` program a test runs, the control is FixtureQuietControl's.)
     public func perform(_ event: String) async throws {
-        guard let control else {
-            if let refused = getenv("HOSTKIT_FIXTURE_LIFECYCLE_THROW"), String(cString: refused) == event {
-                throw Refused(event: event)
-            }
-            if let hang = getenv("HOSTKIT_FIXTURE_LIFECYCLE_HANG"), String(cString: hang) == event {
-                try await Task.sleep(for: .seconds(3600))
-            }
-            return
-        }
+        guard let control else { return }
         switch control(event) {
         case "throw":
             throw Refused(event: event)

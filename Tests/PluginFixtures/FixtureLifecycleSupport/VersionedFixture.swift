@@ -19,7 +19,8 @@ public protocol VersionedFixture: Plugin {
 
 extension VersionedFixture {
     public static var metadata: PluginMetadata {
-        PluginMetadata(name: "fixture-versioned", version: "\(version).0.0", provides: [versionedKey, versionedClosableKey, versionedUseKey])
+        PluginMetadata(name: "fixture-versioned", version: "\(version).0.0", provides: [versionedKey, versionedClosableKey, versionedUseKey],
+                       requires: [lifecycleControlKey])
     }
 
     public func registerServices(in registrar: ModuleRegistrar) throws {

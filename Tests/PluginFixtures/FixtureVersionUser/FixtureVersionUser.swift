@@ -13,7 +13,7 @@ struct VersionUser: Plugin {
     static let pool = ServiceLocatorEasyKey<any ClosableService>(name: "fixture.versioned.user.pool")
     static let poolState = ServiceLocatorEasyKey<String>(name: "fixture.versioned.user.pool.state")
     static let metadata = PluginMetadata(name: "fixture-versioned-user", version: "1.0.0",
-                                         provides: [user, now, pool, poolState], requires: [versionedKey])
+                                         provides: [user, now, pool, poolState], requires: [lifecycleControlKey, versionedKey])
     static let sharedPool = SharedPool()
     let hooks = LifecycleHooks()
 
