@@ -113,9 +113,9 @@ struct HostCommand {
         case .list:
             // Found nothing: the problem said so, and an empty table under it would say no more.
             if arguments.json {
-                Output.json(encodeJSON(["slots": slots(host.locator, report)]))
+                Output.json(encodeJSON(ListJSON(slots: slots(host.locator, report), plugins: report.jsonPlugins)))
             } else if !Self.foundNothing(report) {
-                Output.lines(slotTable(host.locator, report))
+                Output.lines(slotTable(host.locator, report) + [""] + grantTable(report))
             }
         case .resolve:
             // A load with problems is exit 1 here too, as everywhere; the service is still gotten.
@@ -293,6 +293,13 @@ struct HostCommand {
         })
     }
 
+    /// Each loaded plugin and the keys what it is lent may get: those it requires and its own.
+    private func grantTable(_ report: LoadReport) -> [String] {
+        Output.table(["PLUGIN", "MAY GET"], report.loaded.compactMap(\.metadata).map { metadata in
+            [metadata.name, metadata.grantedStoreKeys.joined(separator: ", ")]
+        })
+    }
+
     private func slots(_ locator: ServiceLocator, _ report: LoadReport) -> [Slot] {
         let servers = Self.servers(report)
         return locator.slots.map { slot in
@@ -337,6 +344,12 @@ struct HostCommand {
 
     /// What `run --json` prints: the load's files (as `check --json`), the slots (as `list --json`),
     /// the plugins started in start order, and each service `run` got.
+    /// What `list --json` prints: the slots, and each plugin with its grants.
+    private struct ListJSON: Encodable {
+        let slots: [Slot]
+        let plugins: [LoadReport.JSONPlugin]
+    }
+
     private struct RunJSON: Encodable {
         let plugins: [LoadReport.JSONPlugin]
         let slots: [Slot]

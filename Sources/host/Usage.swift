@@ -5,7 +5,8 @@ enum Usage {
     static let general = """
         usage: host [run] [--plugins PATH]... [--json]   load and start plugins, list slots, get each plain service
                host list [--plugins PATH]... [--json] [--start]
-                                                         load plugins and list every slot (no start hook runs)
+                                                         load plugins, list every slot and what each
+                                                         plugin may get (no start hook runs)
                host check [--plugins PATH]... [--json] [--start]
                                                          report every problem; exit 1 if any, or if no plugin
                                                          is found (no start hook runs)
@@ -75,9 +76,10 @@ enum Usage {
             no plugin found), 2 usage.
             """)
         case .list: ("host list [--plugins PATH]... [--also PATH]... [--json] [--start]", """
-            Loads and registers the plugins and lists every slot: key, type, mode, plugin. No plugin's
-            start or shutdown hook runs: listing has no side effects.
-            --json   print the slots as JSON
+            Loads and registers the plugins and lists every slot: key, type, mode, plugin; then each
+            plugin and the keys it may get (those it requires and its own: any other get fails). No
+            plugin's start or shutdown hook runs: listing has no side effects.
+            --json   print the slots, and the plugins with their grants, as JSON
             --start  start the plugins too (and shut them down before exiting), as `run` does
             Exit status: 0 success, 1 a problem (or no plugin found), 2 usage.
             """)

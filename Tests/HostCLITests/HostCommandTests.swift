@@ -474,6 +474,14 @@ import Testing
         #expect(slots.last?["async"] as? Bool == false)
         #expect(slots.last?["params"] is NSNull)
         #expect(slots.last?["plugin"] as? String == "notes")
+        // Each plugin with its grants: the keys it requires and its own (PH-0031), as text too.
+        let plugins = try #require(object?["plugins"] as? [[String: Any]])
+        let notes = ["sample.archive", "sample.journal", "sample.notebook", "sample.request-id"]
+        #expect(plugins.map { $0["grants"] as? [String] } == [["sample.clock"], notes])
+        let text = try await host(["list"], environment: ["SWIFT_PLUGIN_PATH": "\(plugin("ClockPlugin")):\(plugin("NotesPlugin"))"])
+        let lines = text.output.split(separator: "\n")
+        #expect(lines.contains("PLUGIN  MAY GET") && lines.contains("clock   sample.clock"), "\(text.output)")
+        #expect(lines.contains("notes   " + notes.joined(separator: ", ")), "\(text.output)")
     }
 
     /// Every sample key resolves: one with parameters from `--param`, an async one awaited.

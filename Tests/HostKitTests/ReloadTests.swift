@@ -142,7 +142,9 @@ struct PluginFolder {
         let report = plugins.host.reload()
         #expect(report.entries.map(\.summary) == [
             "added fixture-provider 1.0.0 (\(plugins.folder.file("libprovider.so")))",
-            "upgraded fixture-versioned-user 1.0.0 -> 3.0.0 (\(plugins.folder.file(user)))",
+            "upgraded fixture-versioned-user 1.0.0 -> 3.0.0 (\(plugins.folder.file(user))); grants +fixture.provider "
+                + "-fixture.lifecycle -fixture.versioned -fixture.versioned.user.now -fixture.versioned.user.pool "
+                + "-fixture.versioned.user.pool.state",
         ], "\(report.text)")
         #expect(try plugins.host.locator.tryService(key: versionedUserKey) == "user of provider 1")
         #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")

@@ -1,4 +1,4 @@
-import PluginAPI
+@_spi(HostKit) import PluginAPI
 
 /// The locator under test, filled like the floor: the same keys, the same service class.
 enum LocatorCases {
@@ -24,12 +24,36 @@ enum LocatorCases {
     }
 
     /// `locator/<state>/<mode>` for the five modes, before (`mutable`) and after `setReadOnly` (`readOnly`),
-    /// and `provider/<mode>` for a provider held directly.
+    /// `provider/<mode>` for a provider held directly, and `lent/<grant>/atOne` for a get through a
+    /// resolver lent to a plugin (PH-0031).
     static func cases() -> [BenchCase] {
         let readOnly = makeLocator(readOnly: true)
         return modeCases(makeLocator(readOnly: false), state: "mutable")
             + modeCases(readOnly, state: "readOnly")
             + providerCases(readOnly)
+            + lentCases(readOnly)
+    }
+
+    /// A read-only atOne get through what a host lends a plugin: `ungranted` reads every key (as
+    /// before grants), `granted` checks the key against the plugin's grant of 5 keys, `grant-200`
+    /// against a grant of 200 (a plugin that provides many keys).
+    private static func lentCases(_ locator: ServiceLocator) -> [BenchCase] {
+        let source = ServiceSource(locator)
+        let few = [Keys.atOne.storeKey, Keys.lazy.storeKey, Keys.weak.storeKey, Keys.many.storeKey, Keys.params.storeKey]
+        let many = few + Keys.filler.map(\.storeKey) + (0..<95).map { "bench.grant.\($0)" }
+        let resolvers = [
+            ("ungranted", ServiceResolver(source: source)),
+            ("granted", ServiceResolver(source: source, lentTo: "bench", granting: few)),
+            ("grant-200", ServiceResolver(source: source, lentTo: "bench", granting: many)),
+        ]
+        return resolvers.map { grant, resolver in
+            BenchCase(name: "lent/\(grant)/atOne") { iterations in
+                let resolver = opaque(resolver), key = opaque(Keys.atOne)
+                var sum: UInt = 0
+                for _ in 0..<iterations { sum &+= token(resolver.getService(key: key)) }
+                return sum
+            }
+        }
     }
 
     static func name(_ state: String, _ mode: String) -> String { "locator/\(state)/\(mode)" }

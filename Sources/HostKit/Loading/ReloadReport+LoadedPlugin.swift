@@ -4,5 +4,10 @@ extension ReloadReport.Entry {
     init(_ action: ReloadReport.Action, _ plugin: LoadedPlugin, previous: LoadedPlugin? = nil, error: PluginLoadError? = nil) {
         self.init(action: action, plugin: plugin.metadata.name, path: plugin.path, version: plugin.metadata.version,
                   previousVersion: previous?.metadata.version, error: error)
+        if let previous {
+            let (old, new) = (Set(previous.metadata.grantedStoreKeys), Set(plugin.metadata.grantedStoreKeys))
+            grantsAdded = new.subtracting(old).sorted()
+            grantsRemoved = old.subtracting(new).sorted()
+        }
     }
 }

@@ -7,5 +7,5 @@ extension PluginMetadata {
     /// The store keys of ``requires``.
     var requiredStoreKeys: [String] { requires.map(\.storeKey) }
     /// The keys the resolver lent to the plugin reads (its grants, PH-0031): those it requires and its own, sorted.
-    var grantedStoreKeys: [String] { Array(Set(requiredStoreKeys + providedStoreKeys)).sorted() }
+    package var grantedStoreKeys: [String] { Array(Set(requiredStoreKeys + providedStoreKeys)).sorted() }
 }

@@ -35,14 +35,22 @@ public struct ReloadReport: Sendable {
         public let previousVersion: String?
         /// For `kept` and `refused`: why. For `restarted`: nil.
         public let error: PluginLoadError?
+        /// For `upgraded`: the keys the new version may get and the old one could not (it declares
+        /// them in `requires`, or provides them), sorted.
+        public internal(set) var grantsAdded: [String] = []
+        /// For `upgraded`: the keys the old version could get and the new one may not, sorted.
+        public internal(set) var grantsRemoved: [String] = []
 
-        /// One line: `upgraded clock 1.0.0 -> 1.1.0 (/path)`, `kept clock 1.0.0: ...`, `refused: ...`;
-        /// names, versions, paths and reasons escaped (``TerminalText/escaped(_:)``).
+        /// One line: `upgraded clock 1.0.0 -> 1.1.0 (/path)` (and, if they changed, `; grants +key -key`),
+        /// `kept clock 1.0.0: ...`, `refused: ...`; names, versions, paths and reasons escaped
+        /// (``TerminalText/escaped(_:)``).
         public var summary: String {
             let version = version.map { " \($0)" } ?? ""
+            let grants = (grantsAdded.map { " +\($0)" } + grantsRemoved.map { " -\($0)" }).joined()
             let line = switch action {
             case .added, .withdrawn, .restarted: "\(action.rawValue) \(plugin)\(version) (\(path))"
             case .upgraded: "upgraded \(plugin) \(previousVersion ?? "?") -> \(self.version ?? "?") (\(path))"
+                + (grants.isEmpty ? "" : "; grants\(grants)")
             case .kept: "kept \(plugin)\(version) (\(path))"
             case .refused: "refused"
             }
@@ -85,11 +93,13 @@ public struct ReloadReport: Sendable {
     public var text: String { lines.joined(separator: "\n") }
 
     /// The report as JSON: `{"changes": [{"action", "plugin", "path", "version", "previousVersion",
-    /// "error"}], "stopped": [lines], "unchanged", "imagesMapped", "afterShutdown"}`.
+    /// "grantsAdded", "grantsRemoved", "error"}], "stopped": [lines], "unchanged", "imagesMapped", "afterShutdown"}`.
     public var json: String {
         struct Change: Encodable {
             let action: String, plugin: String, path: String
-            let version: String?, previousVersion: String?, error: String?
+            let version: String?, previousVersion: String?
+            let grantsAdded: [String]?, grantsRemoved: [String]?
+            let error: String?
         }
         struct Report: Encodable {
             let changes: [Change]
@@ -99,7 +109,8 @@ public struct ReloadReport: Sendable {
         }
         let changes = entries.map {
             Change(action: $0.action.rawValue, plugin: $0.plugin, path: $0.path, version: $0.version,
-                   previousVersion: $0.previousVersion, error: $0.error?.description)
+                   previousVersion: $0.previousVersion, grantsAdded: $0.action == .upgraded ? $0.grantsAdded : nil,
+                   grantsRemoved: $0.action == .upgraded ? $0.grantsRemoved : nil, error: $0.error?.description)
         }
         return encodeJSON(Report(changes: changes, stopped: stopped.lines, unchanged: unchanged, imagesMapped: imagesMapped,
                                  afterShutdown: afterShutdown))
