@@ -124,8 +124,9 @@ struct PluginFolder {
         try plugins.install("FixtureVersionUserTwo", as: "libz.so")
         let report = plugins.host.reload()
         #expect(report.entries.map(\.summary) == [
-            "upgraded fixture-versioned 1.0.0 -> 3.0.0 (\(plugins.folder.file("liba.so")))",
-            "upgraded fixture-versioned-user 1.0.0 -> 2.0.0 (\(plugins.folder.file("libz.so")))",
+            "upgraded fixture-versioned 1.0.0 -> 3.0.0 (\(plugins.folder.file("liba.so"))); grants -fixture.lifecycle",
+            "upgraded fixture-versioned-user 1.0.0 -> 2.0.0 (\(plugins.folder.file("libz.so"))); grants -fixture.lifecycle "
+                + "-fixture.versioned",
         ], "\(report.text)")
         #expect(try plugins.host.locator.tryService(key: versionedUserKey) == "user two")
         #expect(plugins.host.locator.getService(key: versionedKey) == nil)
@@ -143,8 +144,7 @@ struct PluginFolder {
         #expect(report.entries.map(\.summary) == [
             "added fixture-provider 1.0.0 (\(plugins.folder.file("libprovider.so")))",
             "upgraded fixture-versioned-user 1.0.0 -> 3.0.0 (\(plugins.folder.file(user))); grants +fixture.provider "
-                + "-fixture.lifecycle -fixture.versioned -fixture.versioned.user.now -fixture.versioned.user.pool "
-                + "-fixture.versioned.user.pool.state",
+                + "-fixture.lifecycle -fixture.versioned",
         ], "\(report.text)")
         #expect(try plugins.host.locator.tryService(key: versionedUserKey) == "user of provider 1")
         #expect(try plugins.host.locator.tryService(key: versionedKey) == "1")
@@ -162,7 +162,7 @@ struct PluginFolder {
         try plugins.install("FixtureVersionUserTwo", as: user)
         let report = plugins.host.reload()
         #expect(report.entries.map(\.summary) == [
-            "upgraded fixture-versioned-user 3.0.0 -> 2.0.0 (\(plugins.folder.file(user)))",
+            "upgraded fixture-versioned-user 3.0.0 -> 2.0.0 (\(plugins.folder.file(user))); grants -fixture.provider",
             "withdrawn fixture-provider 1.0.0 (\(plugins.folder.file("libprovider.so")))",
         ], "\(report.text)")
         #expect(try plugins.host.locator.tryService(key: versionedUserKey) == "user two")

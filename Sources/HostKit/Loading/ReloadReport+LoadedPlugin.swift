@@ -5,7 +5,9 @@ extension ReloadReport.Entry {
         self.init(action: action, plugin: plugin.metadata.name, path: plugin.path, version: plugin.metadata.version,
                   previousVersion: previous?.metadata.version, error: error)
         if let previous {
-            let (old, new) = (Set(previous.metadata.grantedStoreKeys), Set(plugin.metadata.grantedStoreKeys))
+            // Its own keys are granted as they are provided (the slots show them): the grants that say
+            // something are the services of others.
+            let (old, new) = (Set(previous.metadata.requiredStoreKeys), Set(plugin.metadata.requiredStoreKeys))
             grantsAdded = new.subtracting(old).sorted()
             grantsRemoved = old.subtracting(new).sorted()
         }

@@ -35,10 +35,10 @@ public struct ReloadReport: Sendable {
         public let previousVersion: String?
         /// For `kept` and `refused`: why. For `restarted`: nil.
         public let error: PluginLoadError?
-        /// For `upgraded`: the keys the new version may get and the old one could not (it declares
-        /// them in `requires`, or provides them), sorted.
+        /// For `upgraded`: the keys of other plugins (or the host) the new version may get and the old
+        /// one could not: those it newly declares in `requires`, sorted.
         public internal(set) var grantsAdded: [String] = []
-        /// For `upgraded`: the keys the old version could get and the new one may not, sorted.
+        /// For `upgraded`: the keys of others the old version could get and the new one may not, sorted.
         public internal(set) var grantsRemoved: [String] = []
 
         /// One line: `upgraded clock 1.0.0 -> 1.1.0 (/path)` (and, if they changed, `; grants +key -key`),
