@@ -26,6 +26,8 @@ import TestSupport
         "services.withdraw([\"k\"])",
         "_ = services.reading()",
         "_ = services.source",
+        "_ = services.grant",
+        "_ = services.grants(\"k\")",
         "_ = registrar.locator",
         "let _: any ServiceRegistry = services",
     ]

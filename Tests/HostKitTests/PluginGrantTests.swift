@@ -21,9 +21,15 @@ import Testing
         #expect(answer("declared").hasPrefix("clock: "), "\(answer("declared"))")
         #expect(answer("own").hasPrefix("own: clock: "), "\(answer("own"))")
         let refusal = "plugin 'fixture-undeclared-get' may not get 'sample.greeter'"
-        for place in ["at-registration", "in-factory", "at-start"] {
+        for place in ["at-registration", "in-factory", "at-start", "by-store-key"] {
             #expect(answer(place).hasPrefix(refusal), "\(place): \(answer(place))")
         }
+        // Inject wraps the refusal with where the property is declared.
+        #expect(answer("inject").hasPrefix("cannot inject 'sample.greeter'") && answer("inject").contains(refusal),
+                "\(answer("inject"))")
+        // What it lists is what it may get.
+        let own = ["at-registration", "at-start", "by-store-key", "declared", "in-factory", "inject", "own", "slots"]
+        #expect(answer("slots") == (own.map { "fixture.undeclared.\($0)" } + ["sample.clock"]).joined(separator: ","))
         // The greeter is there: the host's own get reaches it.
         #expect(host.locator.getService(key: SampleKeys.greeter) != nil)
     }
