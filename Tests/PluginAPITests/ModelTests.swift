@@ -280,6 +280,7 @@ indirect enum ModelErrorCase: Equatable, CustomStringConvertible {
             case .resolutionTooDeep: self = .unexpected(String(describing: error)) // nor chains of factories
             case .cycle, .injectionFailed: self = .unexpected(String(describing: error)) // nor cycles, nor @Inject
             case .proxySlotRefused, .wrongProxyType: self = .unexpected(String(describing: error)) // nor proxies
+            case .notGranted: self = .unexpected(String(describing: error)) // nor lent resolvers
             @unknown default: self = .unexpected(String(describing: error))
             }
         case let error as ServiceObtainError where error.error is ModelError && !error.isNested:
