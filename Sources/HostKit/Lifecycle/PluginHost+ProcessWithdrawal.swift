@@ -19,9 +19,10 @@ extension PluginHost {
             guard let plugin = published.first(where: { $0.servedBy == peer }) else { return nil }
             let dependents = ReloadStep.dependents(of: [plugin], among: published)
             let leaving = Set([plugin.metadata.name] + dependents.map(\.metadata.name))
-            let providedKeys = Set(published.filter { leaving.contains($0.metadata.name) }.flatMap(\.metadata.providedStoreKeys))
+            let withdrawing = published.filter { leaving.contains($0.metadata.name) }
+            let providedKeys = Set(withdrawing.flatMap(\.metadata.providedStoreKeys))
             var report = ReloadReport()
-            withdraw(published.filter { leaving.contains($0.metadata.name) }, limits: Limits(drain: .seconds(10), hook: .seconds(5)),
+            withdraw(withdrawing, limits: Limits(drain: .seconds(10), hook: .seconds(5)),
                      into: &report) { withdrawn in
                 guard withdrawn.metadata.name != plugin.metadata.name else {
                     return .processFailed(path: withdrawn.path, reason: "its process was withdrawn: \(reason)")

@@ -35,7 +35,4 @@ final class GrantedKeys: Sendable {
     func allows(_ key: String) -> Bool {
         allows(key, hash: key.hashValue)
     }
-
-    /// The granted keys, sorted.
-    var all: [String] { keys.map(\.key).sorted() }
 }

@@ -3,8 +3,6 @@ extension ServiceResolver {
     /// awaited if its factory is `async`: what a host serves another process that asks by store key.
     @_spi(HostKit)
     public final func anyService(storeKey: String) async throws -> Any {
-        let locator = reading()
-        if let grant { try locator.check(storeKey, grantedBy: grant) }
-        return try await locator.anyService(storeKey: storeKey, params: nil)
+        try await reading(granted: storeKey).anyService(storeKey: storeKey, params: nil)
     }
 }

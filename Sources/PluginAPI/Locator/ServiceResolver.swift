@@ -84,6 +84,14 @@ public class ServiceResolver: @unchecked Sendable {
         }
     }
 
+    /// The locator gets read now, once `storeKey` is found granted: for the gets that await, which
+    /// cannot borrow it.
+    func reading(granted storeKey: String) throws -> ServiceLocator {
+        let locator = reading()
+        if let grant { try locator.check(storeKey, grantedBy: grant) }
+        return locator
+    }
+
     /// Whether this resolver may read `storeKey`.
     func grants(_ storeKey: String) -> Bool {
         grant?.allows(storeKey) ?? true
@@ -126,9 +134,7 @@ public class ServiceResolver: @unchecked Sendable {
     /// ``ServiceAsyncFactory``). Waiting suspends the task, never blocks its thread. Other slots are
     /// gotten as ``tryService(key:)`` gets them.
     public final func tryServiceAsync<Key: ServiceLocatorKey>(key: Key) async throws -> Key.Service {
-        let locator = reading()
-        if let grant { try locator.check(key.storeKey, grantedBy: grant) }
-        return try await locator.asyncService(key: key)
+        try await reading(granted: key.storeKey).asyncService(key: key)
     }
 
     /// The provider behind `key`, or the reason there is none. Holding a provider skips the key
