@@ -76,6 +76,16 @@ enum Files {
         return names
     }
 
+    /// Every file under `folder`, as a path relative to it, its folders walked into (hidden entries,
+    /// such as `.build`, left out).
+    static func files(under folder: String, prefix: String = "") -> [String] {
+        names(in: folder).filter { !$0.hasPrefix(".") }.flatMap { name -> [String] in
+            var status = stat()
+            guard stat(folder + "/" + name, &status) == 0 else { return [] }
+            return status.st_mode & S_IFMT == S_IFDIR ? files(under: folder + "/" + name, prefix: prefix + name + "/") : [prefix + name]
+        }
+    }
+
     /// The size of the file at `path` in bytes.
     static func size(_ path: String) -> Int {
         var status = stat()

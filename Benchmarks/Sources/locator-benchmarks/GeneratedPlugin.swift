@@ -153,9 +153,10 @@ enum GeneratedPlugin {
         let pluginAPI = repositoryRoot + "/Sources/PluginAPI"
         guard access(pluginAPI + "/Package.swift", R_OK) == 0 else { fail("no PluginAPI package at \(pluginAPI)") }
         // The same PluginAPI source as this executable's own libPluginAPI.so, so the ABI versions match.
-        // Named after PluginAPI's path and its list of files too: SwiftPM does not see a file added to a
-        // path dependency it has built before, so a new list gets a package of its own.
-        let files = Files.names(in: pluginAPI).sorted().joined(separator: "/")
+        // Named after PluginAPI's path and its list of files too, in every folder: SwiftPM does not see a
+        // file added to a path dependency it has built before, so a new list gets a package of its own.
+        // (Its top folder's names alone missed a file added to Engine/: the old package failed to build.)
+        let files = Files.files(under: pluginAPI).sorted().joined(separator: "|")
         let package = "\(Files.temporaryRoot)/locator-benchmarks-plugin-\(getuid())-\(fnv1a(pluginAPI + "|" + files))"
             + "-s\(services)\(type.folderSuffix)"
         for folder in [package, package + "/Sources", package + "/Sources/GeneratedPlugin"] {
