@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The plugin host in a Swift server: swift-log and swift-service-lifecycle, in a package of their own
+// The plugin host in a Swift server: swift-log, swift-service-lifecycle and swift-crypto, in a package of their own
 // so that the root Package.swift stays free of third-party packages. It depends on the root package
 // by path, as Benchmarks/ does. Test: swift test (in this folder).
 import PackageDescription
@@ -21,6 +21,7 @@ let package = Package(
     products: [
         .library(name: "PluginHostLogging", targets: ["PluginHostLogging"]),
         .library(name: "PluginHostLifecycle", targets: ["PluginHostLifecycle"]),
+        .library(name: "PluginHostDigests", targets: ["PluginHostDigests"]),
     ],
     dependencies: [
         .package(path: ".."),
@@ -28,6 +29,7 @@ let package = Package(
         .package(path: "../Tests/PluginFixtures"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // A ServiceLogger that writes to a swift-log Logger, and load and shutdown reports as log lines.
@@ -40,8 +42,13 @@ let package = Package(
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                .product(name: "UnixSignals", package: "swift-service-lifecycle")],
                 swiftSettings: swift6),
+        // A digest list (HostKit's DigestAllowlist) whose digests swift-crypto computes.
+        .target(name: "PluginHostDigests",
+                dependencies: [hostKit, .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: swift6),
         .testTarget(name: "PluginHostIntegrationsTests",
-                    dependencies: ["PluginHostLogging", "PluginHostLifecycle", hostKit, pluginAPI,
+                    dependencies: ["PluginHostLogging", "PluginHostLifecycle", "PluginHostDigests", hostKit, pluginAPI,
+                                   .product(name: "Crypto", package: "swift-crypto"),
                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                    .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                                    .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -134,6 +134,13 @@ struct Arguments {
             case "--shadow-folder":
                 guard let path = rest.popFirst() else { throw UsageError(description: "--shadow-folder needs a folder") }
                 discovery.shadowFolder = path
+            case "--digests":
+                guard let path = rest.popFirst() else { throw UsageError(description: "--digests needs a FILE") }
+                do {
+                    discovery.fileCheck = try DigestAllowlist(contentsOf: path)
+                } catch {
+                    throw UsageError(description: "--digests: \(error)")
+                }
             case "--json": json = true
             case "--param":
                 guard let value = rest.popFirst() else { throw UsageError(description: "--param needs a VALUE") }
@@ -168,6 +175,7 @@ struct Arguments {
     var discoveryOptions: [String] {
         Self.discoveryFlags.filter { discovery[keyPath: $0.option] }.map(\.flag)
             + (discovery.shadowFolder.map { ["--shadow-folder", $0] } ?? [])
+            + ((discovery.fileCheck as? DigestAllowlist).map { ["--digests", $0.path] } ?? [])
     }
 
     /// This command's flag for each option of ``PluginDiscovery``: HostKit's errors name the option

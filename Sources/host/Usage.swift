@@ -42,6 +42,9 @@ enum Usage {
         --allow-other-compiler  also load plugins another Swift toolchain built (it may crash the host)
         --shadow-folder DIR   where each load makes its private folder for the copies of the files
                               it maps (default TMPDIR, else /tmp; not a file system mounted noexec)
+        --digests FILE        map only files FILE lists with their SHA-256 digest, in sha256sum's
+                              format (cd plugins && sha256sum *.so > SHA256SUMS): each plugin and
+                              each library it brings; FILE is read again at each reload
         --isolated            open and register each plugin in a child process first (after the
                               plugins it requires); one that crashes, hangs or exits there is
                               reported and not loaded. Start and shutdown hooks run in the host only

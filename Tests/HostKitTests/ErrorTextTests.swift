@@ -41,6 +41,7 @@ import Testing
         .shadowFolderUnusable(path: "/tmp", reason: "its file system is mounted noexec"),
         .stillRequired(plugin: "p", requiredBy: ["q", "r"]),
         .processFailed(path: "/p.so", reason: "the key 'k' is not distributed"),
+        .fileRefused(path: "/p.so", reason: "it is not in the digest list /l/SHA256SUMS; its SHA-256 is 00"),
     ]
 
     private static func caseNumber(_ error: PluginLoadError) -> Int {
@@ -73,11 +74,12 @@ import Testing
         case .shadowFolderUnusable: 25
         case .stillRequired: 26
         case .processFailed: 27
+        case .fileRefused: 28
         }
     }
 
     @Test func noErrorDescriptionNamesACommandLineFlag() {
-        #expect(Set(Self.everyError.map(Self.caseNumber)) == Set(0...27))
+        #expect(Set(Self.everyError.map(Self.caseNumber)) == Set(0...28))
         for error in Self.everyError {
             #expect(!error.description.contains("--"), "\(error.description)")
         }

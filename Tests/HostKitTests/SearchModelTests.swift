@@ -176,7 +176,7 @@ import Testing
         // The host's judgement: discovered (copied), then the library closure of the copy.
         let shadow = try #require(try? ShadowFolder.make(in: work.path).get())
         defer { shadow.remove() }
-        let candidate = try PluginDiscovery(allowUntrusted: true, allowOtherCompilers: true).candidate(plugin, into: shadow).get()
+        let candidate = try PluginDiscovery(allowUntrusted: true, allowOtherCompilers: true).candidate(plugin, into: shadow, fileCheck: nil).get()
         let closure: LibraryClosure
         do {
             closure = try LibraryClosure(plugin: candidate.image, reportedAs: plugin, dynamic: candidate.dynamic ?? .init(),
@@ -239,7 +239,7 @@ import Testing
         let shadow = try #require(try? ShadowFolder.make(in: build).get())
         defer { shadow.remove() }
         let candidate = try PluginDiscovery(allowUntrusted: true, allowOtherCompilers: true)
-            .candidate(build + "/libplugin.so", into: shadow).get()
+            .candidate(build + "/libplugin.so", into: shadow, fileCheck: nil).get()
         let closure = try LibraryClosure(plugin: candidate.image, reportedAs: candidate.realPath,
                                          dynamic: candidate.dynamic ?? .init(), allowUntrusted: true, shadow: candidate.shadow)
         #expect(closure.libraries == [build + "/lib/libsmswapped.so"])

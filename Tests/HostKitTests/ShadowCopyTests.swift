@@ -106,7 +106,7 @@ import Testing
         try handle.close()
         let shadow = try #require(try? ShadowFolder.make(in: folder.path).get())
         defer { shadow.remove() }
-        let outcome = PluginDiscovery().candidate(file, into: shadow)
+        let outcome = PluginDiscovery().candidate(file, into: shadow, fileCheck: nil)
         guard case let .failure(.notASharedLibrary(path, reason)) = outcome else {
             Issue.record("not refused as no library: \(outcome)")
             return

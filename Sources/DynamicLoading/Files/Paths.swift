@@ -19,4 +19,19 @@ package enum Paths {
     package static func realPath(_ path: String) -> String? {
         (try? Posix.realpath(path)).map { String(decoding: $0, as: UTF8.self) }
     }
+
+    /// `path` (absolute) without `.`, `..` and repeated slashes, as written: a copy's folders hold no
+    /// symlink, so the kernel resolves a `..` in a path into the folder just so (and a digest list's
+    /// entries are compared as written).
+    package static func normalized(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": _ = parts.popLast()
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
 }

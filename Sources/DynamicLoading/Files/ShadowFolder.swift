@@ -99,12 +99,12 @@ package final class ShadowFolder: Sendable {
 
     /// Where the copy of the file at the absolute path `original` lies (or will lie).
     package func image(of original: String) -> String {
-        root + Self.normalized(original)
+        root + Paths.normalized(original)
     }
 
     /// The original path of `path` if it lies in this folder: a folder or file of a copy.
     package func original(ofPathInside path: String) -> String? {
-        let path = Self.normalized(path)
+        let path = Paths.normalized(path)
         guard path == root || path.hasPrefix(root + "/") else { return nil }
         let rest = String(path.dropFirst(root.count))
         return rest.isEmpty ? "/" : rest
@@ -206,19 +206,5 @@ package final class ShadowFolder: Sendable {
             folder += "/" + part
             try Posix.makeFolder(folder, mode: 0o700)
         }
-    }
-
-    /// `path` (absolute) without `.`, `..` and repeated slashes, as written: a copy's folders hold no
-    /// symlink, so the kernel resolves a `..` in a path into the folder just so.
-    static func normalized(_ path: String) -> String {
-        var parts: [Substring] = []
-        for part in path.split(separator: "/") {
-            switch part {
-            case ".": continue
-            case "..": _ = parts.popLast()
-            default: parts.append(part)
-            }
-        }
-        return "/" + parts.joined(separator: "/")
     }
 }

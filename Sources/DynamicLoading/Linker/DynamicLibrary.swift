@@ -17,12 +17,14 @@ package struct DynamicLibrary: @unchecked Sendable {
     /// and real: the copy of the plugin `path` in `shadow`, or a file that is not copied. Its ELF
     /// headers are checked first (unless discovery read them: then `dynamic`), and so is every
     /// library the loader would newly map with it (``LibraryClosure``, which copies the libraries the
-    /// loader will find beside the copy), trusted unless `allowUntrustedLibraries`. If the loader then
+    /// loader will find beside the copy), trusted unless `allowUntrustedLibraries`, and shown to
+    /// `fileCheck`. If the loader then
     /// mapped a file that was not checked, the library is refused before anything of it is called.
     /// Errors name `path` and the originals of the copies; a failed `dlopen` is
     /// ``LoadingError/openFailed(path:image:message:brought:)``, the loader's words as it said them.
     package static func open(_ image: String, reportedAs path: String, dynamic known: ELFCheck.DynamicSection? = nil,
-                             allowUntrustedLibraries: Bool = false, shadow: ShadowFolder? = nil) throws(LoadingError) -> DynamicLibrary {
+                             allowUntrustedLibraries: Bool = false, shadow: ShadowFolder? = nil,
+                             fileCheck: FileCheck? = nil) throws(LoadingError) -> DynamicLibrary {
         guard image.hasPrefix("/") else { throw .notFound(path: path) }
         let dynamic: ELFCheck.DynamicSection
         if let known {
@@ -35,7 +37,7 @@ package struct DynamicLibrary: @unchecked Sendable {
             }
         }
         let closure = try LibraryClosure(plugin: image, reportedAs: path, dynamic: dynamic,
-                                         allowUntrusted: allowUntrustedLibraries, shadow: shadow)
+                                         allowUntrusted: allowUntrustedLibraries, shadow: shadow, fileCheck: fileCheck)
         if let second = closure.secondCopies().first {
             let opened = ShadowFolder.original(of: second.opened)
             throw .libraryRefused(path: path, library: second.name, file: ShadowFolder.original(of: second.file),

@@ -37,19 +37,23 @@ package struct LibraryClosure {
     private var located: [String: String] = [:]
     private let allowUntrusted: Bool
     private let shadow: ShadowFolder?
+    /// The operator's check of each library newly mapped, if any.
+    private let fileCheck: FileCheck?
     /// The file each library mapped from where it lies (not a copy) was when it was checked, by real
     /// path: one renamed over it before `dlopen` is another file.
     private var checkedFiles: [String: FileIdentity] = [:]
 
     /// Finds and checks every library the plugin at `image` (the file `dlopen` gets; reported as
     /// `path`), whose dynamic section is `dynamic`, would newly map, copying into `shadow` those the
-    /// loader will find there. Throws ``LoadingError/libraryRefused(path:library:file:reason:)``
-    /// for the first one that is missing, refused, or found where this model cannot be sure.
+    /// loader will find there, and showing each to `fileCheck`. Throws
+    /// ``LoadingError/libraryRefused(path:library:file:reason:)`` for the first one that is missing,
+    /// refused, or found where this model cannot be sure.
     package init(plugin image: String, reportedAs path: String, dynamic: ELFCheck.DynamicSection, allowUntrusted: Bool,
-         shadow: ShadowFolder?) throws(LoadingError) {
+         shadow: ShadowFolder?, fileCheck: FileCheck? = nil) throws(LoadingError) {
         loadedBefore = LoadedObjects.count()
         self.allowUntrusted = allowUntrusted
         self.shadow = shadow
+        self.fileCheck = fileCheck
         do {
             try SearchModel.checkObject(dynamic)
         } catch {
@@ -106,7 +110,8 @@ package struct LibraryClosure {
         if libraries.contains(mapped) || LoadedObjects.contain(mapped) { return nil }
         let linked: ELFCheck.DynamicSection
         do {
-            let checked = try Self.check(location, real: real, allowUntrusted: allowUntrusted, shadow: shadow)
+            let checked = try Self.check(location, real: real, allowUntrusted: allowUntrusted, shadow: shadow,
+                                         fileCheck: fileCheck.map { ($0, plugin) })
             linked = checked.dynamic
             if !location.isCopy { checkedFiles[real] = checked.identity }
         } catch {
@@ -158,10 +163,12 @@ package struct LibraryClosure {
     /// Checks the library at `location` (the real path of its original `real`) as the plugin itself
     /// is checked: a regular file (a pipe would hang the loader), a trusted path unless
     /// `allowUntrusted`, ELF headers that fit the file. A library the loader finds among the copies
-    /// is copied into `shadow` first, and its copy is read. Returns its dynamic section and the file
+    /// is copied into `shadow` first, and its copy is read; then the opened file is shown to
+    /// `fileCheck`'s check, as a library of its plugin. Returns its dynamic section and the file
     /// read (device, inode, size, time), from one opening of it.
-    package static func check(_ location: Location, real: String, allowUntrusted: Bool,
-                      shadow: ShadowFolder?) throws(Refusal) -> (dynamic: ELFCheck.DynamicSection, identity: FileIdentity) {
+    package static func check(_ location: Location, real: String, allowUntrusted: Bool, shadow: ShadowFolder?,
+                              fileCheck: (check: FileCheck, plugin: String)? = nil) throws(Refusal)
+        -> (dynamic: ELFCheck.DynamicSection, identity: FileIdentity) {
         guard let status = FileStatus(real), status.isRegularFile else {
             throw Refusal(reason: "not a regular file (\(FileStatus(real)?.kind ?? "gone"))")
         }
@@ -184,11 +191,16 @@ package struct LibraryClosure {
         guard let info = try? Posix.fstat(descriptor), info.st_mode & S_IFMT == S_IFREG else {
             throw Refusal(reason: "not a regular file")
         }
+        let dynamic: ELFCheck.DynamicSection
         do {
-            return (try ELFCheck.read(descriptor, path: read, comment: false, symbols: false).dynamic, FileIdentity(info))
+            dynamic = try ELFCheck.read(descriptor, path: read, comment: false, symbols: false).dynamic
         } catch {
             throw Refusal(reason: error.reason)
         }
+        if let fileCheck, let reason = fileCheck.check.refusal(location.original, fileCheck.plugin, descriptor) {
+            throw Refusal(reason: reason)
+        }
+        return (dynamic, FileIdentity(info))
     }
 
     /// The files the loader mapped since the closure was computed that were not checked: one renamed

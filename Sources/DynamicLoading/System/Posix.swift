@@ -42,7 +42,7 @@ package enum Posix {
     }
 
     /// Up to `count` bytes of the file at `offset` (`pread(2)`); fewer at its end.
-    static func pread(_ descriptor: Int32, offset: Int, count: Int) throws(SystemCallError) -> [UInt8] {
+    package static func pread(_ descriptor: Int32, offset: Int, count: Int) throws(SystemCallError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let got = bytes.withUnsafeMutableBytes { buffer in
             Result { () throws(SystemCallError) in

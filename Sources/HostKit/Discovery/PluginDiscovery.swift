@@ -13,19 +13,26 @@ public struct PluginDiscovery: Sendable {
     /// done to a file after its check reaches the code that runs); `nil` for `TMPDIR`, or `/tmp`.
     /// It must be on a file system that allows mapping code (not mounted `noexec`).
     public var shadowFolder: String?
+    /// The operator's check of every file a load maps, beside the host's own (``DigestAllowlist``,
+    /// say); `nil` for none. A child process of the host (a probe, a plugin's own process) checks
+    /// with the discovery its program gives it: give it the same check.
+    public var fileCheck: (any PluginFileCheck)?
 
     /// A discovery that refuses untrusted files unless `allowUntrusted`, and plugins another
-    /// toolchain built unless `allowOtherCompilers`, and copies the files it maps into a folder made
-    /// in `shadowFolder` (`TMPDIR` or `/tmp` if `nil`).
-    public init(allowUntrusted: Bool = false, allowOtherCompilers: Bool = false, shadowFolder: String? = nil) {
+    /// toolchain built unless `allowOtherCompilers`, copies the files it maps into a folder made
+    /// in `shadowFolder` (`TMPDIR` or `/tmp` if `nil`), and maps only files `fileCheck` accepts.
+    public init(allowUntrusted: Bool = false, allowOtherCompilers: Bool = false, shadowFolder: String? = nil,
+                fileCheck: (any PluginFileCheck)? = nil) {
         self.allowUntrusted = allowUntrusted
         self.allowOtherCompilers = allowOtherCompilers
         self.shadowFolder = shadowFolder
+        self.fileCheck = fileCheck
     }
 
     /// The candidates in the order of the sources, without duplicates, and the problems found; each
-    /// file that may be mapped is copied into `shadow` and checked there.
-    func discover(_ sources: [PluginSource], into shadow: ShadowFolder) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
+    /// file that may be mapped is copied into `shadow` and checked there, by `fileCheck` too.
+    func discover(_ sources: [PluginSource], into shadow: ShadowFolder,
+                  fileCheck: FileCheck?) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
         var candidates: [PluginCandidate] = []
         var problems: [PluginLoadError] = []
         var seen: Set<String> = []
@@ -40,9 +47,9 @@ public struct PluginDiscovery: Sendable {
         func visit(_ source: PluginSource) {
             switch source {
             case let .file(path):
-                add(candidate(path, into: shadow))
+                add(candidate(path, into: shadow, fileCheck: fileCheck))
             case let .directory(path):
-                scan(path, into: shadow).forEach(add)
+                scan(path, into: shadow, fileCheck: fileCheck).forEach(add)
             case let .searchPath(list):
                 let entries = list.split(separator: ":")
                 if entries.isEmpty { add(.failure(.emptySearchPath(list))) }
@@ -55,8 +62,8 @@ public struct PluginDiscovery: Sendable {
 
     /// One file given by the user: trusted by its path, then copied into `shadow` from one opening of
     /// its real path, and the copy checked (``CheckedFiles``: a file read before, unchanged, is not
-    /// copied again).
-    func candidate(_ path: String, into shadow: ShadowFolder) -> Result<PluginCandidate, PluginLoadError> {
+    /// copied again), a plugin's by `fileCheck` too.
+    func candidate(_ path: String, into shadow: ShadowFolder, fileCheck: FileCheck?) -> Result<PluginCandidate, PluginLoadError> {
         let path = Paths.absolute(path)
         let real: String
         switch realPath(path) {
@@ -72,9 +79,10 @@ public struct PluginDiscovery: Sendable {
             return .failure(.untrusted(path: path, reason: reason))
         }
         let known = CheckedFiles.outcome(real, identity: status.identity, otherCompilers: allowOtherCompilers)
-        let outcome = known ?? read(real, identity: status.identity, into: shadow)
+        let outcome = known ?? read(real, identity: status.identity, into: shadow, fileCheck: fileCheck)
         if known == nil {
-            // What the bytes are is remembered; a copy that failed (a write in progress) is tried again.
+            // What the bytes are is remembered; a copy that failed (a write in progress) is tried again,
+            // and a file the operator's check refused is shown to it again at the next load.
             switch outcome {
             case .success, .failure(.notASharedLibrary):
                 CheckedFiles.remember(outcome, real: real, identity: status.identity, otherCompilers: allowOtherCompilers)
@@ -87,8 +95,10 @@ public struct PluginDiscovery: Sendable {
 
     /// The file at the real path `real` (last seen with `identity`) as a candidate: its headers
     /// checked where it lies (a file that is no shared library is never copied: a huge one would fill
-    /// the folder), then its bytes copied into `shadow` and the copy read.
-    private func read(_ real: String, identity: FileIdentity, into shadow: ShadowFolder) -> Result<PluginCandidate, PluginLoadError> {
+    /// the folder), then its bytes copied into `shadow` and the copy read; a plugin's copy (a file
+    /// whose entry is a function: the one kind that is opened) is shown to `fileCheck` last.
+    private func read(_ real: String, identity: FileIdentity, into shadow: ShadowFolder,
+                      fileCheck: FileCheck?) -> Result<PluginCandidate, PluginLoadError> {
         // A library this process loaded already (the host's own PluginAPI, say) is never mapped
         // again: read where it is.
         var image = real, copied = identity
@@ -117,13 +127,28 @@ public struct PluginDiscovery: Sendable {
             let isPlugin = file.symbols == nil || EntrySymbol(file.symbols) != .missing
             return .failure(isPlugin ? mismatch : .missingEntrySymbol(path: real, symbol: EntrySymbol.name))
         }
+        let entry = EntrySymbol(file.symbols)
+        if let fileCheck, entry == .function, image != real, let reason = Self.refusal(of: image, as: real, by: fileCheck) {
+            return .failure(.fileRefused(path: real, reason: reason))
+        }
         return .success(PluginCandidate(path: real, realPath: real, image: image, shadowRoot: image == real ? nil : shadow.root,
-                                        allowUntrusted: allowUntrusted, dynamic: file.dynamic, identity: copied,
-                                        entry: EntrySymbol(file.symbols)))
+                                        allowUntrusted: allowUntrusted, dynamic: file.dynamic, identity: copied, entry: entry))
+    }
+
+    /// Why `fileCheck` refuses the copy `image` of the plugin file `real`, or `nil`.
+    private static func refusal(of image: String, as real: String, by fileCheck: FileCheck) -> String? {
+        let descriptor: Int32
+        do {
+            descriptor = try Posix.open(image, O_RDONLY | O_NOFOLLOW)
+        } catch {
+            return "its copy cannot be read: \(error.reason)"
+        }
+        defer { Posix.close(descriptor) }
+        return fileCheck.refusal(real, nil, descriptor)
     }
 
     /// Every `*.so` in a directory, sorted by name.
-    func scan(_ directory: String, into shadow: ShadowFolder) -> [Result<PluginCandidate, PluginLoadError>] {
+    func scan(_ directory: String, into shadow: ShadowFolder, fileCheck: FileCheck?) -> [Result<PluginCandidate, PluginLoadError>] {
         let directory = Paths.absolute(directory)
         let real: String
         switch realPath(directory) {
@@ -154,7 +179,7 @@ public struct PluginDiscovery: Sendable {
                                               reason: "the file name is not valid UTF-8; rename it to load it"))
             }
         }
-        return names.sorted().map { candidate(base + $0, into: shadow) } + problems.map { .failure($0) }
+        return names.sorted().map { candidate(base + $0, into: shadow, fileCheck: fileCheck) } + problems.map { .failure($0) }
     }
 
     /// The canonical path of `path`, or why there is none.

@@ -26,12 +26,13 @@ enum ContractLibraries {
 
     /// Maps, of the libraries `names` (as the plugin's header records them) that this process lacks,
     /// the copies `candidate`'s plugin would be bound to; or why the plugin is refused.
-    static func open(_ names: [String], for candidate: PluginCandidate) -> Result<Void, PluginLoadError> {
-        opening.withLock { openHeld(names, for: candidate) }
+    static func open(_ names: [String], for candidate: PluginCandidate, fileCheck: FileCheck? = nil) -> Result<Void, PluginLoadError> {
+        opening.withLock { openHeld(names, for: candidate, fileCheck: fileCheck) }
     }
 
     /// ``open(_:for:)``, its lock held.
-    private static func openHeld(_ names: [String], for candidate: PluginCandidate) -> Result<Void, PluginLoadError> {
+    private static func openHeld(_ names: [String], for candidate: PluginCandidate,
+                                 fileCheck: FileCheck?) -> Result<Void, PluginLoadError> {
         let path = candidate.realPath
         // Each library's name and file name (`libName.so`), as the plugin links it.
         var libraries: [(name: String, file: String)] = []
@@ -49,7 +50,7 @@ enum ContractLibraries {
         do {
             let dynamic = try candidate.dynamic ?? ELFCheck.validate(candidate.image)
             closure = try LibraryClosure(plugin: candidate.image, reportedAs: path, dynamic: dynamic,
-                                         allowUntrusted: candidate.allowUntrusted, shadow: candidate.shadow)
+                                         allowUntrusted: candidate.allowUntrusted, shadow: candidate.shadow, fileCheck: fileCheck)
         } catch let refusal as ELFCheck.Refusal {
             return .failure(PluginLoadError(refusal))
         } catch let error as LoadingError {
@@ -68,7 +69,7 @@ enum ContractLibraries {
             }
             do {
                 _ = try DynamicLibrary.open(image, reportedAs: path, allowUntrustedLibraries: candidate.allowUntrusted,
-                                            shadow: candidate.shadow)
+                                            shadow: candidate.shadow, fileCheck: fileCheck)
             } catch {
                 return .failure(PluginLoadError(error))
             }

@@ -60,7 +60,8 @@ final class PluginProcess: Sendable {
 
     /// Starts a process for `candidate` and has it load the plugin; the plugin as the host sees it,
     /// or why it cannot be served so. `withdrawn` is told when the process is withdrawn past its restarts.
-    static func launch(_ candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration,
+    /// The contract libraries this process maps for it are shown to `fileCheck`.
+    static func launch(_ candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration, fileCheck: FileCheck?,
                        report: @escaping @Sendable (String) -> Void,
                        withdrawn: @escaping @Sendable (_ peer: String, _ reason: String) -> Void) -> Result<LoadedPlugin, PluginLoadError> {
         let process = PluginProcess(candidate: candidate, settings: settings, startTimeout: startTimeout, report: report,
@@ -74,7 +75,7 @@ final class PluginProcess: Sendable {
             return .failure(error)
         }
         // Its keys' types are those of its contract libraries: mapped here first (the plugin's file never is).
-        let opened = ContractLibraries.open(description.libraries.map(\.name), for: candidate)
+        let opened = ContractLibraries.open(description.libraries.map(\.name), for: candidate, fileCheck: fileCheck)
         switch opened.flatMap({ RemotePluginModule.metadata(of: description, path: candidate.realPath) }) {
         case let .failure(error):
             process.stopNow()

@@ -22,9 +22,10 @@ enum PluginLoader {
     /// served or not (a version replaced, withdrawn or refused after its file was opened).
     static var imageCount: Int { state.withLock { $0.images.count } }
 
-    /// The plugin in `candidate`'s file, or why it is refused.
-    static func load(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
-        Result { () throws(PluginLoadError) in try inspect(candidate).get() }
+    /// The plugin in `candidate`'s file, or why it is refused; each library it brings is shown to
+    /// `fileCheck` before it is mapped.
+    static func load(_ candidate: PluginCandidate, fileCheck: FileCheck? = nil) -> Result<LoadedPlugin, PluginLoadError> {
+        Result { () throws(PluginLoadError) in try inspect(candidate, fileCheck: fileCheck).get() }
     }
 
     /// What `candidate` says of itself, and whether it would be loaded: for a plugin refused only for
@@ -33,11 +34,11 @@ enum PluginLoader {
     ///
     /// A file opened before (the same identity) is not opened again: found at another path (moved,
     /// or linked there), it is the same plugin under its new path.
-    static func inspect(_ candidate: PluginCandidate) -> PluginInspection {
+    static func inspect(_ candidate: PluginCandidate, fileCheck: FileCheck? = nil) -> PluginInspection {
         let known = candidate.identity.flatMap { identity in state.withLock { $0.opened[identity] } }
         if let known { return known.found(at: candidate) }
         // dlopen runs the library's initializers: done outside the lock, then the first result wins.
-        let (opening, handle) = open(candidate)
+        let (opening, handle) = open(candidate, fileCheck: fileCheck)
         return state.withLock { state in
             if let identity = candidate.identity, let known = state.opened[identity] { return known.found(at: candidate) }
             if let handle { state.images.insert(handle) }
@@ -51,7 +52,7 @@ enum PluginLoader {
     }
 
     /// Opens the file and reads the header its entry returns.
-    private static func header(_ candidate: PluginCandidate, opened: inout UInt?) throws(PluginLoadError)
+    private static func header(_ candidate: PluginCandidate, fileCheck: FileCheck?, opened: inout UInt?) throws(PluginLoadError)
         -> (DynamicLibrary, PluginHeader) {
         let path = candidate.realPath
         // No entry function of its own (or no table to tell): not opened, nothing of it runs.
@@ -59,7 +60,8 @@ enum PluginLoader {
         let library: DynamicLibrary
         do {
             library = try DynamicLibrary.open(candidate.image, reportedAs: path, dynamic: candidate.dynamic,
-                                              allowUntrustedLibraries: candidate.allowUntrusted, shadow: candidate.shadow)
+                                              allowUntrustedLibraries: candidate.allowUntrusted, shadow: candidate.shadow,
+                                              fileCheck: fileCheck)
         } catch {
             throw PluginLoadError(error)
         }
@@ -82,12 +84,12 @@ enum PluginLoader {
     /// Opens the file (its libraries checked first), reads its header and checks the library
     /// versions it records against the loaded copies; only then is its descriptor read.
     /// Also returns the loader's handle of the image it opened, if `dlopen` succeeded.
-    private static func open(_ candidate: PluginCandidate) -> (PluginInspection, UInt?) {
+    private static func open(_ candidate: PluginCandidate, fileCheck: FileCheck?) -> (PluginInspection, UInt?) {
         let path = candidate.realPath
         let library: DynamicLibrary, header: PluginHeader
         var handle: UInt?
         do {
-            (library, header) = try self.header(candidate, opened: &handle)
+            (library, header) = try self.header(candidate, fileCheck: fileCheck, opened: &handle)
         } catch {
             return (PluginInspection(path: path, plugin: nil, refusal: error), handle)
         }

@@ -28,6 +28,9 @@ struct LoadPipeline {
     let discovery: PluginDiscovery
     /// This load's folder of copies (``ShadowFolder``), or why it has none: then nothing loads.
     let shadow: Result<ShadowFolder, PluginLoadError>
+    /// The operator's check of each file this load maps (``PluginDiscovery/fileCheck``), begun for
+    /// this load; nil if there is none.
+    let fileCheck: FileCheck?
     /// Loads each file, and registers each plugin not registered in its first probe, in a child
     /// first; or nil.
     let probe: PluginProbe?
@@ -52,6 +55,14 @@ struct LoadPipeline {
         self.processReport = processReport
         self.processWithdrawn = processWithdrawn
         shadow = ShadowFolder.make(in: discovery.shadowFolder).mapError(PluginLoadError.init)
+        fileCheck = discovery.fileCheck.map { check in
+            do {
+                try check.loadBegins()
+                return FileCheck.of(check, unusable: nil)
+            } catch {
+                return FileCheck.of(check, unusable: "the file check could not begin this load: \(error)")
+            }
+        }
     }
 
     /// Where this load's copies are: a probe child makes its own folder inside.
@@ -67,14 +78,14 @@ struct LoadPipeline {
     /// The candidate files of `sources`, each once, and what was wrong with the rest.
     func discover(_ sources: [PluginSource]) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
         switch shadow {
-        case let .success(shadow): discovery.discover(sources, into: shadow)
+        case let .success(shadow): discovery.discover(sources, into: shadow, fileCheck: fileCheck)
         case let .failure(problem): ([], [problem])
         }
     }
 
     /// The candidate file at `path`.
     func discover(file path: String) -> Result<PluginCandidate, PluginLoadError> {
-        shadow.flatMap { discovery.candidate(path, into: $0) }
+        shadow.flatMap { discovery.candidate(path, into: $0, fileCheck: fileCheck) }
     }
 
     // MARK: Phase 2
@@ -141,7 +152,7 @@ struct LoadPipeline {
             return .failure(.processFailed(path: candidate.realPath, reason: "the host places no plugin in a process of its own"))
         }
         return PluginProcess.launch(candidate, settings: processes, startTimeout: start?.timeout ?? .seconds(30),
-                                    report: processReport, withdrawn: processWithdrawn)
+                                    fileCheck: fileCheck, report: processReport, withdrawn: processWithdrawn)
     }
 
     /// `plugin` as a restart registers it again: one of this process as it is (its module is made
@@ -191,7 +202,7 @@ struct LoadPipeline {
 
     /// The plugin in one candidate's file, or why it is refused; no probe (a probe child's own step).
     func openUnprobed(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
-        PluginLoader.load(candidate)
+        PluginLoader.load(candidate, fileCheck: fileCheck)
     }
 
     /// The file at `path`, for showing it: what a plugin refused for its library versions says of
@@ -204,7 +215,7 @@ struct LoadPipeline {
             if case let .failure(failure)? = probe?.check(candidate, folder: shadowRoot) {
                 return PluginInspection(path: candidate.realPath, plugin: nil, refusal: failure)
             }
-            return PluginLoader.inspect(candidate)
+            return PluginLoader.inspect(candidate, fileCheck: fileCheck)
         }
     }
 

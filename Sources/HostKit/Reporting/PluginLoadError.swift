@@ -59,6 +59,9 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     case requirementCycle(plugin: String, chain: [String])
     /// The plugin's module threw, or added other keys than it declared; nothing of it was registered.
     case registrationFailed(plugin: String, reason: String)
+    /// The operator's check of the files a load maps (``PluginDiscovery/fileCheck``: a list of
+    /// digests, say) refused the plugin file; `reason` is the check's words.
+    case fileRefused(path: String, reason: String)
     /// The plugin's child-process probe crashed, hung or failed.
     case probeFailed(path: String, reason: String)
     /// The plugin's `start` hook threw or timed out; its slots were removed again.
@@ -86,7 +89,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
              let .badMagic(path, _), let .unsupportedHeader(path, _), let .malformedHeader(path, _),
              let .incompatibleLibraries(path, _), let .foreignDescriptor(path), let .malformedMetadata(path, _),
              let .duplicatePlugin(_, path, _), let .probeFailed(path, _), let .shadowFolderUnusable(path, _),
-             let .processFailed(path, _):
+             let .processFailed(path, _), let .fileRefused(path, _):
             path
         case let .keyConflict(_, plugin, _), let .missingRequirement(plugin, _, _), let .requirementCycle(plugin, _),
              let .requirementTypeMismatch(plugin, _, _, _),
@@ -144,6 +147,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
             "plugin '\(plugin)': requirement cycle \(chain.joined(separator: " -> "))"
         case let .registrationFailed(plugin, reason):
             "plugin '\(plugin)': registration failed, nothing registered: \(reason)"
+        case let .fileRefused(path, reason): "\(path): refused by the host's file check: \(reason)"
         case let .probeFailed(path, reason): "\(path): probe failed: \(reason)"
         case let .processFailed(path, reason): "\(path): not served from a process of its own: \(reason)"
         case let .startFailed(plugin, reason):
