@@ -58,7 +58,9 @@ let package = Package(
                                    .product(name: "NotesPlugin", package: rootIdentity),
                                    // Two versions of one plugin: the reload tests.
                                    .product(name: "FixtureVersionOne", package: "PluginFixtures"),
-                                   .product(name: "FixtureVersionTwo", package: "PluginFixtures")],
+                                   .product(name: "FixtureVersionTwo", package: "PluginFixtures"),
+                                   // Writes to its own log: the plugin logs test.
+                                   .product(name: "FixtureLogger", package: "PluginFixtures")],
                     swiftSettings: swift6),
     ]
 )

@@ -1,4 +1,5 @@
 import HostKit
+import PluginAPI
 
 /// The parsed command line.
 struct Arguments {
@@ -30,6 +31,10 @@ struct Arguments {
     var probeTimeout: Duration = .seconds(10)
     var startTimeout: Duration = .seconds(30)
     var shutdownTimeout: Duration = .seconds(5)
+    /// `--log-level [PLUGIN=]LEVEL`: the level plugins' own logs write at (info unless given), and
+    /// the plugins given one of their own.
+    var logLevel = PluginLog.Level.info
+    var pluginLogLevels: [String: PluginLog.Level] = [:]
     /// `--own-process FILE`... and the options of those processes (no process without `--own-process`).
     var ownProcess = OwnProcessArguments()
     /// `list --start`, `check --start`: run the start and shutdown hooks, which those commands
@@ -141,6 +146,7 @@ struct Arguments {
                 } catch {
                     throw UsageError(description: "--digests: \(error)")
                 }
+            case "--log-level": try parseLogLevel(rest.popFirst())
             case "--json": json = true
             case "--param":
                 guard let value = rest.popFirst() else { throw UsageError(description: "--param needs a VALUE") }
@@ -169,6 +175,18 @@ struct Arguments {
         if !help && !version && command.takesOperand && operand == nil {
             throw UsageError(description: "\(command.rawValue) needs \(command == .resolve ? "a KEY" : "a FILE")")
         }
+    }
+
+    /// `--log-level`'s value: `LEVEL` for every plugin, or `PLUGIN=LEVEL` for one.
+    private mutating func parseLogLevel(_ value: String?) throws(UsageError) {
+        let levels = PluginLog.Level.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let value else { throw UsageError(description: "--log-level needs a LEVEL or PLUGIN=LEVEL (\(levels))") }
+        let parts = value.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let level = parts.last.flatMap({ PluginLog.Level(rawValue: String($0)) }), parts.first?.isEmpty == false else {
+            throw UsageError(description: "--log-level takes a LEVEL or PLUGIN=LEVEL, a level being one of \(levels); "
+                             + "'\(value)' is neither")
+        }
+        if parts.count == 2 { pluginLogLevels[String(parts[0])] = level } else { logLevel = level }
     }
 
     /// The options a `__probe` or `__serve-plugin` child needs to accept the same files.

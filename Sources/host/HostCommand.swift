@@ -25,7 +25,9 @@ struct HostCommand {
         }
         // A crash, restart or withdrawal of a plugin's process is told on stderr (PluginHost's default).
         let processes = arguments.ownProcess.processes(childArguments: arguments.discoveryOptions)
-        let host = PluginHost(discovery: discovery, startTimeout: arguments.startTimeout, processes: processes)
+        // Each plugin's own log, on stderr as the host's other lines, with the plugin's name and version.
+        let logs = PluginLogs.standardError(prefix: "host: ", level: arguments.logLevel, levels: arguments.pluginLogLevels)
+        let host = PluginHost(discovery: discovery, startTimeout: arguments.startTimeout, processes: processes, logs: logs)
         // Caught from before the load: a signal while plugins start stops the starting, and every
         // plugin whose start returned is shut down. `serve` waits for one; other commands end on it.
         let (signals, caught) = AsyncStream.makeStream(of: (Int32, ShutdownReport).self)

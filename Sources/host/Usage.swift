@@ -62,6 +62,9 @@ enum Usage {
                               does not within as long; 0: never asked (default 5)
         --restarts N          is restarted at most N times a minute, then withdrawn with the
                               plugins that require it, as a reload withdraws one (default 5)
+        --log-level LEVEL     the lowest level of the plugins' own log lines printed on stderr
+                              (trace, debug, info, notice, warning, error, critical; default info);
+                              PLUGIN=LEVEL sets one plugin's, by its name; repeat for more
         --start-timeout SECS  how long each plugin's start hook may take (default 30)
         --shutdown-timeout SECS  how long each plugin's shutdown hook may take (default 5)
         A timeout is a number of seconds from 0.01 to 86400.

@@ -1,4 +1,5 @@
 import Foundation
+import PluginAPI
 import TestSupport
 import Testing
 
@@ -76,7 +77,7 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8))
         let plugins = try #require((object as? [String: Any])?["plugins"] as? [[String: Any]], "\(json.output)")
         let plugin = try #require(plugins.first { $0["name"] as? String == "compat-older" }, "\(json.output)")
-        #expect(plugin["builtAgainst"] as? [String] == ["PluginAPI 5.2.0", "SampleContracts 1.0.0"], "\(plugin)")
+        #expect(plugin["builtAgainst"] as? [String] == ["PluginAPI \(LibraryVersion.pluginAPI)", "SampleContracts 1.0.0"], "\(plugin)")
         let uses = plugin["libraries"] as? [[String: String]]
         #expect(uses?.last == ["name": "SampleContracts", "version": "1.2.0", "file": newerCopy], "\(plugin)")
         let unused = try #require(plugins.first { $0["path"] as? String == olderCopy }, "\(json.output)")

@@ -53,6 +53,8 @@ let fixtures = [
     plugin("FixtureNeedsClock"),
     // Requires the clock and tries to get the greeter, undeclared: while it registers, at start, in a factory.
     plugin("FixtureUndeclaredGet"),
+    // Writes to its own log while it registers, in a factory, at every level at start, and at shutdown.
+    plugin("FixtureLogger", contracts: false),
     // The control the lifecycle fixtures require, answering `ok`: for a host without one (`host serve`).
     plugin("FixtureQuietControl", contracts: false, also: ["FixtureLifecycleSupport"]),
     // Lifecycle hooks a test steers through a control in its host's base locator; B requires A, C requires B.

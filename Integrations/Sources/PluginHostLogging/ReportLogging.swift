@@ -3,11 +3,19 @@ import Logging
 
 extension Logger {
     /// Logs a load report line by line: each loaded plugin at `info`, each library the plugins link at
-    /// `debug`, each problem at `error`, every line with `plugin` (or `file`) metadata.
+    /// `debug`, each problem at `error`, every line with `plugin` and `version` metadata where the
+    /// plugin could be read (the keys a plugin's own log lines carry, ``PluginLogs/swiftLog(_:level:levels:)``),
+    /// and `file`.
     public func log(_ report: LoadReport) {
         for entry in report.entries {
             if let error = entry.error {
-                self.error("plugin refused", metadata: ["file": "\(entry.path)", "reason": "\(error)"])
+                var metadata: Logger.Metadata = ["file": "\(entry.path)", "reason": "\(error)"]
+                // What a refused plugin says of itself, when it could be read (a version refused, say).
+                if let plugin = entry.metadata {
+                    metadata["plugin"] = "\(plugin.name)"
+                    metadata["version"] = "\(plugin.version)"
+                }
+                self.error("plugin refused", metadata: metadata)
             } else if entry.isLibrary {
                 debug("library", metadata: ["file": "\(entry.path)", "linkedBy": "\(entry.linkedBy.joined(separator: ","))"])
             } else {

@@ -32,9 +32,11 @@ distributed actor ChildControlService {
     }
 
     /// Registers the plugin's module on a locator that serves its requirements from the host, then
-    /// runs its start hook, bounded by `timeout`. Throws (a ``ChildRefusal``) if either fails.
-    distributed func start(timeout: Duration) async throws {
-        try await steps.start(timeout: timeout)
+    /// runs its start hook, bounded by `timeout`; the plugin's log lines at `logLevel` (a
+    /// ``PluginAPI/PluginLog/Level``'s raw value) or above go to the host's ``HostLogService``, none
+    /// without. Throws (a ``ChildRefusal``) if either fails.
+    distributed func start(timeout: Duration, logLevel: String?) async throws {
+        try await steps.start(timeout: timeout, logLevel: logLevel)
     }
 
     /// Runs the plugin's shutdown hook, bounded by `timeout`; returns what went wrong, if anything.
@@ -50,6 +52,6 @@ distributed actor ChildControlService {
 /// runs the load pipeline, a layer above this one).
 protocol ChildControlSteps: Sendable {
     func load(_ request: ChildLoadRequest) async throws -> ChildPluginDescription
-    func start(timeout: Duration) async throws
+    func start(timeout: Duration, logLevel: String?) async throws
     func stop(timeout: Duration) async -> String?
 }

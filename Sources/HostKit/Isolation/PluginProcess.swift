@@ -23,6 +23,9 @@ final class PluginProcess: Sendable {
         var stopping = false
         /// Why it is not started again, once it is not.
         var withdrawn: String?
+        /// The host's log as this plugin's process writes to it, and the plugin's name, once known
+        /// (nil for a host that keeps no plugin logs).
+        var log: (service: HostLogService, plugin: String)?
     }
 
     /// The plugin file as the host checked it: each child must load exactly this file.
@@ -41,12 +44,16 @@ final class PluginProcess: Sendable {
     /// with ``peer`` and why, once, on a thread of its own that holds no lock of this object (the
     /// host takes its own locks there, which a reload or shutdown that stops this process holds).
     let withdrawn: @Sendable (_ peer: String, _ reason: String) -> Void
+    /// Where the plugin's own log lines go (the host's ``PluginLogs``); nil: nowhere.
+    let logs: (any PluginLogHandler)?
 
     private static let count = Lock(0)
 
     private init(candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration,
-                 report: @escaping @Sendable (String) -> Void, withdrawn: @escaping @Sendable (String, String) -> Void) {
+                 logs: (any PluginLogHandler)?, report: @escaping @Sendable (String) -> Void,
+                 withdrawn: @escaping @Sendable (String, String) -> Void) {
         self.candidate = candidate
+        self.logs = logs
         self.settings = settings
         self.startTimeout = startTimeout
         self.report = report
@@ -60,12 +67,13 @@ final class PluginProcess: Sendable {
 
     /// Starts a process for `candidate` and has it load the plugin; the plugin as the host sees it,
     /// or why it cannot be served so. `withdrawn` is told when the process is withdrawn past its restarts.
-    /// The contract libraries this process maps for it are shown to `fileCheck`.
+    /// The contract libraries this process maps for it are shown to `fileCheck`; its log lines go to `logs`.
     static func launch(_ candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration, fileCheck: FileCheck?,
+                       logs: (any PluginLogHandler)?,
                        report: @escaping @Sendable (String) -> Void,
                        withdrawn: @escaping @Sendable (_ peer: String, _ reason: String) -> Void) -> Result<LoadedPlugin, PluginLoadError> {
-        let process = PluginProcess(candidate: candidate, settings: settings, startTimeout: startTimeout, report: report,
-                                    withdrawn: withdrawn)
+        let process = PluginProcess(candidate: candidate, settings: settings, startTimeout: startTimeout, logs: logs,
+                                    report: report, withdrawn: withdrawn)
         let description: ChildPluginDescription
         var spawned = false
         do {
@@ -81,6 +89,10 @@ final class PluginProcess: Sendable {
             process.stopNow()
             return .failure(error)
         case let .success(metadata):
+            if let logs {
+                let service = HostLogService(actorSystem: .shared, plugin: metadata.name, version: metadata.version, handler: logs)
+                process.state.withLock { $0.log = (service, metadata.name) }
+            }
             let contracts = metadata.requires.compactMap { key in key.stubType.map { (key.storeKey, $0) } }
             process.requires.withLock { $0 = Dictionary(contracts) { first, _ in first } }
             let libraries = description.libraries.compactMap { PluginHeader.decode($0.name, $0.version) }
@@ -162,8 +174,10 @@ final class PluginProcess: Sendable {
         try ChildControlService.resolve(id: PluginActorID(peer: peer, name: ChildControlService.name), using: .shared)
     }
 
-    /// What a child that asks for `name` gets: a service it declared it requires, from what the host serves now.
+    /// What a child that asks for `name` gets: a service it declared it requires, from what the host
+    /// serves now, or the host's log.
     private func serveHost(_ name: String) async throws -> PluginActorSystem.Served {
+        if name == HostLogService.name, let log = state.withLock(\.log) { return (log.service, HostLogService.self) }
         guard let contract = requires.withLock({ $0[name] }) else {
             throw ChildRefusal(description: "'\(name)' is not among the keys the plugin declared it requires")
         }
@@ -206,8 +220,9 @@ final class PluginProcess: Sendable {
     /// Registers and starts the plugin in its child; its requirements are served from `services`.
     func start(services: ServiceResolver) async throws {
         state.withLock { $0.services = services }
+        let logLevel = state.withLock(\.log).flatMap { log in logs?.level(of: log.plugin) }
         try await PluginActorSystem.withCallTimeout(startTimeout + Self.hookCallMargin) {
-            try await controlProxy().start(timeout: startTimeout)
+            try await controlProxy().start(timeout: startTimeout, logLevel: logLevel?.rawValue)
         }
         startHeartbeat()
     }

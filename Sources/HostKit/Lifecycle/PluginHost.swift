@@ -52,6 +52,9 @@ public final class PluginHost: Sendable {
     public let startTimeout: Duration
     /// Which plugins run in a process of their own, and how; nil: every plugin runs in this process.
     public let processes: PluginProcesses?
+    /// Where the lines of each plugin's own log (``PluginLog``) go, and at which level each plugin
+    /// writes (``PluginLogs``); nil: a plugin's log writes nowhere.
+    public let logs: (any PluginLogHandler)?
     /// Where what happens to plugins' processes after their load is told (a crash and its restart,
     /// a withdrawal), one escaped line each.
     let processReport: @Sendable (String) -> Void
@@ -59,12 +62,13 @@ public final class PluginHost: Sendable {
     /// A host whose locator starts empty. With `processes`, the plugin files it names run each in a
     /// process of its own; what happens to those processes later (a crash, a restart, a withdrawal,
     /// and the plugins the host withdraws with it, as a reload report's lines) is told to
-    /// `processReport`, one escaped line each (by default to standard error).
+    /// `processReport`, one escaped line each (by default to standard error). Each plugin's own log
+    /// writes to `logs` (``PluginLogs``), none: nowhere.
     public convenience init(discovery: PluginDiscovery = PluginDiscovery(), startTimeout: Duration = .seconds(30),
-                            processes: PluginProcesses? = nil,
+                            processes: PluginProcesses? = nil, logs: (any PluginLogHandler)? = nil,
                             processReport: @escaping @Sendable (String) -> Void = PluginHost.reportToStandardError) {
         self.init(start: ServiceLocator(), discovery: discovery, startTimeout: startTimeout, processes: processes,
-                  processReport: processReport)
+                  logs: logs, processReport: processReport)
     }
 
     /// A host whose locator starts as a clone of `base`, which holds services of the host itself
@@ -72,14 +76,16 @@ public final class PluginHost: Sendable {
     /// refuses to be cloned.
     public convenience init(base: ServiceLocator, discovery: PluginDiscovery = PluginDiscovery(),
                             startTimeout: Duration = .seconds(30), processes: PluginProcesses? = nil,
+                            logs: (any PluginLogHandler)? = nil,
                             processReport: @escaping @Sendable (String) -> Void = PluginHost.reportToStandardError) throws {
         self.init(start: try base.clone(), discovery: discovery, startTimeout: startTimeout, processes: processes,
-                  processReport: processReport)
+                  logs: logs, processReport: processReport)
     }
 
     private init(start: ServiceLocator, discovery: PluginDiscovery, startTimeout: Duration, processes: PluginProcesses?,
-                 processReport: @escaping @Sendable (String) -> Void) {
+                 logs: (any PluginLogHandler)?, processReport: @escaping @Sendable (String) -> Void) {
         self.processes = processes
+        self.logs = logs
         self.processReport = processReport
         // The host's locators never deny cloning: each load works on a clone of the current one.
         start.setReadOnly(denyClone: false)
@@ -126,7 +132,7 @@ public final class PluginHost: Sendable {
     func makePipeline(probe: PluginProbe?, start: Bool = true) -> LoadPipeline {
         let pending = shutdownsPending
         let hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
-        return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, processes: processes,
+        return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, processes: processes, logs: logs,
                             processReport: processReport) { [weak self] peer, reason in
             self?.withdrawPlugin(servedBy: peer, because: reason)
         }

@@ -11,6 +11,8 @@ actor ChildPluginSteps: ChildControlSteps {
     private var pipeline: LoadPipeline?
     private var published: ServiceLocator?
     private var started: [StartedPlugin] = []
+    /// The plugin's log, sent to the host's.
+    private let log = ChildLogForwarder()
 
     init(discovery: PluginDiscovery, services: ChildServices) {
         self.discovery = discovery
@@ -21,7 +23,7 @@ actor ChildPluginSteps: ChildControlSteps {
     /// ``ChildRefusal``) if the file is not the one the host checked, or is refused.
     func load(_ request: ChildLoadRequest) throws -> ChildPluginDescription {
         guard plugin == nil else { throw ChildRefusal(description: "this process has loaded its plugin already") }
-        let pipeline = LoadPipeline(discovery: discovery, start: PluginStart(timeout: request.startTimeout) { false })
+        let pipeline = LoadPipeline(discovery: discovery, start: PluginStart(timeout: request.startTimeout) { false }, logs: log)
         self.pipeline = pipeline
         defer { pipeline.finish() }
         let path = request.candidate.realPath
@@ -35,11 +37,13 @@ actor ChildPluginSteps: ChildControlSteps {
     }
 
     /// Registers the plugin's module on a locator that serves its requirements from the host, then
-    /// runs its start hook, bounded by `timeout`. Throws (a ``ChildRefusal``) if either fails.
-    func start(timeout: Duration) async throws {
+    /// runs its start hook, bounded by `timeout`; its log lines at `logLevel` or above go to the
+    /// host. Throws (a ``ChildRefusal``) if either fails.
+    func start(timeout: Duration, logLevel: String?) async throws {
         guard let plugin, let pipeline, published == nil else {
             throw ChildRefusal(description: "this process has no plugin loaded to start, or started it already")
         }
+        log.setLevel(logLevel.flatMap(PluginLog.Level.init(rawValue:)))
         let base = ServiceLocator()
         for required in plugin.metadata.requires {
             guard let stub = required.stubType else {

@@ -38,6 +38,8 @@ struct LoadPipeline {
     let start: PluginStart?
     /// Which plugins run in a process of their own, and how; nil: all run in this one.
     let processes: PluginProcesses?
+    /// Where the lines of each plugin's own log go (``PluginLogs``); nil: nowhere.
+    let logs: (any PluginLogHandler)?
     /// Where what happens to those processes later is told (a crash, a restart).
     let processReport: @Sendable (String) -> Void
     /// What withdraws the plugin of a process withdrawn past its restarts (its peer, and why): the host's.
@@ -46,12 +48,14 @@ struct LoadPipeline {
     /// A pipeline for one load, with a new folder for its copies in `discovery`'s
     /// ``PluginDiscovery/shadowFolder``. Call ``finish()`` when the load has opened its plugins.
     init(discovery: PluginDiscovery, probe: PluginProbe? = nil, start: PluginStart? = nil,
-         processes: PluginProcesses? = nil, processReport: @escaping @Sendable (String) -> Void = { _ in },
+         processes: PluginProcesses? = nil, logs: (any PluginLogHandler)? = nil,
+         processReport: @escaping @Sendable (String) -> Void = { _ in },
          processWithdrawn: @escaping @Sendable (_ peer: String, _ reason: String) -> Void = { _, _ in }) {
         self.discovery = discovery
         self.probe = probe
         self.start = start
         self.processes = processes
+        self.logs = logs
         self.processReport = processReport
         self.processWithdrawn = processWithdrawn
         shadow = ShadowFolder.make(in: discovery.shadowFolder).mapError(PluginLoadError.init)
@@ -152,7 +156,7 @@ struct LoadPipeline {
             return .failure(.processFailed(path: candidate.realPath, reason: "the host places no plugin in a process of its own"))
         }
         return PluginProcess.launch(candidate, settings: processes, startTimeout: start?.timeout ?? .seconds(30),
-                                    fileCheck: fileCheck, report: processReport, withdrawn: processWithdrawn)
+                                    fileCheck: fileCheck, logs: logs, report: processReport, withdrawn: processWithdrawn)
     }
 
     /// `plugin` as a restart registers it again: one of this process as it is (its module is made
@@ -348,13 +352,13 @@ struct LoadPipeline {
         if let probe, let probed, let failure = probe.checkRegistration(of: plugin, after: probed, folder: shadowRoot) {
             return .failure(failure)
         }
-        return PluginRegistration.register(plugin, into: locator, source: source)
+        return PluginRegistration.register(plugin, into: locator, source: source, logs: logs)
     }
 
     /// One plugin's module into `locator`, all or nothing; no probe (a probe child's own step).
     func registerUnprobed(_ plugin: LoadedPlugin, into locator: ServiceLocator, source: ServiceSource)
         -> Result<ModuleHandle, PluginLoadError> {
-        PluginRegistration.register(plugin, into: locator, source: source)
+        PluginRegistration.register(plugin, into: locator, source: source, logs: logs)
     }
 
     /// Why `plugin` cannot be registered into `next` as it stands, or nil: a key it provides is

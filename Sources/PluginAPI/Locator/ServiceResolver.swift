@@ -33,12 +33,17 @@ public class ServiceResolver: @unchecked Sendable {
     private let source: ServiceSource?
     /// The keys a resolver lent to one plugin may read; nil: every key.
     let grant: GrantedKeys?
+    /// The plugin's own log, for a resolver lent to a plugin by a host that keeps its plugins' logs:
+    /// each line goes to the host's log with the plugin's name and version (``PluginLog``). Any other
+    /// resolver's writes nowhere.
+    public let log: PluginLog
 
     /// A resolver that reads whatever `source` serves, every key of it: a host's current services.
     @_spi(HostKit)
     public init(source: ServiceSource) {
         self.source = source
         grant = nil
+        log = PluginLog()
     }
 
     /// A resolver lent to the plugin `plugin` that reads whatever `source` serves under `keys` only
@@ -48,12 +53,23 @@ public class ServiceResolver: @unchecked Sendable {
     public init(source: ServiceSource, lentTo plugin: String, granting keys: [String]) {
         self.source = source
         grant = GrantedKeys(plugin: plugin, keys: keys)
+        log = PluginLog()
+    }
+
+    /// A resolver lent to the plugin `plugin`, as ``init(source:lentTo:granting:)``, whose ``log``
+    /// is `log`: the plugin's own, kept by the host.
+    @_spi(HostKit)
+    public init(source: ServiceSource, lentTo plugin: String, granting keys: [String], log: PluginLog) {
+        self.source = source
+        grant = GrantedKeys(plugin: plugin, keys: keys)
+        self.log = log
     }
 
     /// A locator's own: it reads itself.
     init() {
         source = nil
         grant = nil
+        log = PluginLog()
     }
 
     /// The locator gets read now: the source's, or, for a locator, itself. Internal, not SPI: nothing

@@ -17,6 +17,8 @@ extension EchoFixture {
     public static var contractLibraries: [LibraryVersion] { [.pluginActors, .fixtureRemoteContracts] }
 
     public func registerServices(in registrar: ModuleRegistrar) throws {
+        // Where it registers, in process or in a process of its own: the line reaches the host's log either way.
+        registrar.services.log.notice("echo registered", metadata: ["version": Self.version])
         try registrar.addLazyService(key: RemoteKeys.echo) { EchoService() }
     }
 }

@@ -1,0 +1,33 @@
+import Distributed
+import PluginAPI
+@_spi(HostKit) import PluginActors
+
+/// The host's log, as it serves it to the process of one plugin placed in a process of its own
+/// (under ``name``): the lines of that plugin's own log (``PluginLog``) reach the host's
+/// ``PluginLogs`` as an in-process plugin's do, with the name and version the host read, not any
+/// the child claims. A line below the plugin's level now, or of no level, is dropped. Resolved by
+/// the child as this very type, as ``ChildControlService`` is by the host.
+distributed actor HostLogService {
+    typealias ActorSystem = PluginActorSystem
+
+    /// The name the host serves it under, to each of its children.
+    static let name = "__log"
+
+    private let plugin: String
+    private let version: String
+    private let handler: any PluginLogHandler
+
+    init(actorSystem: PluginActorSystem, plugin: String, version: String, handler: any PluginLogHandler) {
+        self.actorSystem = actorSystem
+        self.plugin = plugin
+        self.version = version
+        self.handler = handler
+    }
+
+    /// Writes one line of the plugin's.
+    distributed func write(_ line: ChildLogLine) {
+        guard let level = PluginLog.Level(rawValue: line.level), level >= handler.level(of: plugin) else { return }
+        handler.log(plugin: plugin, version: version, level: level, message: line.message, metadata: line.metadata,
+                    file: line.file, line: line.line)
+    }
+}

@@ -1,0 +1,55 @@
+internal import DynamicLoading
+import Foundation
+import PluginAPI
+
+/// The host's side of its plugins' own logs (``PluginLog``): the level each plugin writes at, which
+/// the operator sets per plugin and may change while it runs, and where each line goes. Give it to
+/// ``PluginHost`` (`logs:`), and every plugin it loads finds its log in what it is lent
+/// (`services.log`), its name and version on each line.
+///
+/// ```swift
+/// let logs = PluginLogs(level: .info, levels: ["greeter": .debug]) { line in print(line) }
+/// let host = PluginHost(logs: logs)
+/// ```
+public final class PluginLogs: PluginLogHandler {
+    private let levels: Lock<(standard: PluginLog.Level, plugins: [String: PluginLog.Level])>
+    private let write: @Sendable (PluginLogLine) -> Void
+
+    /// Lines of each plugin at `levels[plugin]` or above (`level` for a plugin not named), handed to
+    /// `write`, on the thread the plugin wrote them on.
+    public init(level: PluginLog.Level = .info, levels: [String: PluginLog.Level] = [:],
+                write: @escaping @Sendable (PluginLogLine) -> Void) {
+        self.levels = Lock((level, levels))
+        self.write = write
+    }
+
+    /// Lines written to standard error, one `write(2)` each: `prefix` and the line's escaped
+    /// ``PluginLogLine/description``. What `host` prints (`host: [greeter 1.0.0] info: ...`).
+    public static func standardError(prefix: String = "", level: PluginLog.Level = .info,
+                                     levels: [String: PluginLog.Level] = [:]) -> PluginLogs {
+        PluginLogs(level: level, levels: levels) { line in
+            FileHandle.standardError.write(Data((prefix + line.description + "\n").utf8))
+        }
+    }
+
+    /// The level of the plugins that have none of their own.
+    public var level: PluginLog.Level {
+        get { levels.withLock { $0.standard } }
+        set { levels.withLock { $0.standard = newValue } }
+    }
+
+    /// Sets the level `plugin` writes at from its next line on; `nil`: ``level``, as for any plugin.
+    public func setLevel(_ level: PluginLog.Level?, of plugin: String) {
+        levels.withLock { $0.plugins[plugin] = level }
+    }
+
+    public func level(of plugin: String) -> PluginLog.Level {
+        levels.withLock { $0.plugins[plugin] ?? $0.standard }
+    }
+
+    public func log(plugin: String, version: String, level: PluginLog.Level, message: String, metadata: [String: String],
+                    file: String, line: UInt) {
+        write(PluginLogLine(plugin: plugin, version: version, level: level, message: message, metadata: metadata,
+                            file: file, line: line))
+    }
+}
