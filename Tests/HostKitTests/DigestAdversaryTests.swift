@@ -1,0 +1,185 @@
+import Foundation
+@testable import DynamicLoading
+import HostKit
+import TestSupport
+import Testing
+
+/// An adversary's pass over the digest list (`DigestAllowlist`, PH-0032): with a list, no file is
+/// mapped unless the list names it with its SHA-256, and what was hashed is what is mapped. Each test
+/// tries one door: a file the host remembers, a library mapped where it lies, a list as operators
+/// write them (on Windows, with odd names, through a symlinked folder), the digest itself.
+@Suite struct DigestAdversaryTests {
+    /// `sha256sum ARGUMENTS` run in `folder`, as the operator's release tool writes the list.
+    private static func sha256sum(_ arguments: [String], in folder: String) throws -> String {
+        try FileCheckTests.sha256sum(arguments, inFolder: folder)
+    }
+
+    /// A host whose discovery checks with the list at `list`.
+    private static func host(listedIn list: String, allowOtherCompilers: Bool = false) throws -> PluginHost {
+        PluginHost(discovery: PluginDiscovery(allowOtherCompilers: allowOtherCompilers,
+                                              fileCheck: try DigestAllowlist(contentsOf: list)))
+    }
+
+    /// A plugin file this process opened before (here by a host without a list) is not shown to the
+    /// check of a later host that has one: `CheckedFiles` and `PluginLoader` remember it by its
+    /// identity, and the second host registers and starts a plugin its list does not name.
+    @Test func aPluginOpenedBeforeIsStillCheckedByAHostWithAList() throws {
+        let folder = try TemporaryFolder()
+        let clock = try folder.copy("ClockPlugin", as: "libClockPlugin.so")
+        let unchecked = PluginHost()
+        #expect(unchecked.load([.file(clock)]).loaded.count == 1)
+        unchecked.shutdown()
+
+        let list = try folder.write("SHA256SUMS", Array("# this release has no clock\n".utf8))
+        let checked = try Self.host(listedIn: list)
+        defer { checked.shutdown() }
+        let report = checked.load([.file(clock)])
+        #expect(report.loaded.isEmpty, "a plugin the list does not name was loaded: \(report.text)")
+        #expect(report.problems.map(\.description).contains { $0.contains("refused by the host's file check") },
+                "\(report.text)")
+    }
+
+    /// A library found where it lies (an absolute run path) is hashed where it lies and then mapped
+    /// by the loader from its path: bytes written into it between the two (here by the check, as a
+    /// writer racing the load would) are mapped, though the list names the bytes read. Its
+    /// constructor says which build ran.
+    @Test func aLibraryMappedWhereItLiesIsTheFileThatWasHashed() throws {
+        let work = try TemporaryFolder()
+        let lib = work.file("lib")
+        try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: false)
+        // Two builds of one source that differ in one character of a path: the same size.
+        try ("#include <fcntl.h>\n#include <unistd.h>\n"
+             + "__attribute__((constructor)) static void ran(void) { close(open(\"\(work.path)/ran-\" BUILD, O_CREAT | O_WRONLY, 0644)); }\n"
+             + "int marked(void) { return 1; }\n").write(toFile: work.file("mark.c"), atomically: true, encoding: .utf8)
+        try SearchModelTests.cc(["-shared", "-fPIC", "-DBUILD=\"A\"", "-o", "lib/libmark.so", "mark.c"], in: work.path)
+        try SearchModelTests.cc(["-shared", "-fPIC", "-DBUILD=\"B\"", "-o", "libmark-b.so", "mark.c"], in: work.path)
+        let other = Array(try Data(contentsOf: URL(fileURLWithPath: work.file("libmark-b.so"))))
+        let library = work.file("lib/libmark.so")
+        try #require(other.count == (try Data(contentsOf: URL(fileURLWithPath: library))).count)
+        try "int marked(void);\nvoid *swift_plugin_entry(void) { return (void *)(long)(marked() - 1); }\n"
+            .write(toFile: work.file("plugin.c"), atomically: true, encoding: .utf8)
+        try SearchModelTests.cc(["-shared", "-fPIC", "-o", "libMarkPlugin.so", "plugin.c", "-Llib", "-lmark",
+                                 "-Wl,--enable-new-dtags,-rpath,\(lib)"], in: work.path)
+        let list = try work.write("SHA256SUMS", Array(try Self.sha256sum(["libMarkPlugin.so", "lib/libmark.so"], in: work.path).utf8))
+
+        let check = RewritingCheck(list: try DigestAllowlist(contentsOf: list), target: library, bytes: other)
+        let host = PluginHost(discovery: PluginDiscovery(allowOtherCompilers: true, fileCheck: check))
+        defer { host.shutdown() }
+        let report = host.load([.file(work.file("libMarkPlugin.so"))])
+        #expect(check.rewrote, "the library was never shown to the check: \(report.text)")
+        #expect(!FileManager.default.fileExists(atPath: work.file("ran-B")),
+                "the build that ran is not the build the list names, which the check read: \(report.text)")
+    }
+
+    /// A list written on Windows (CRLF line endings), which `sha256sum -c` reads: every line is one
+    /// entry, its name without the carriage return. Swift takes "\r\n" for one character, so the
+    /// list split on "\n" was one line, and every file it names was refused as not in it.
+    @Test func aListWithCRLFLineEndingsNamesItsFiles() throws {
+        let folder = try TemporaryFolder()
+        try folder.copy("ClockPlugin", as: "libClockPlugin.so")
+        try folder.copy("GreeterPlugin", as: "libGreeterPlugin.so")
+        let written = try Self.sha256sum(["libClockPlugin.so", "libGreeterPlugin.so"], in: folder.path)
+        let list = try folder.write("SHA256SUMS", Array(written.replacing("\n", with: "\r\n").utf8))
+        let host = try Self.host(listedIn: list)
+        defer { host.shutdown() }
+        let report = host.load([.directory(folder.path)])
+        #expect(report.problems.isEmpty, "\(report.text)")
+        #expect(report.loaded.count == 2, "\(report.text)")
+    }
+
+    /// `sha256sum` (coreutils 9) writes a carriage return in a name as `\r`, on a line that starts
+    /// with `\`; read as a plain `r`, the entry named another file and the one listed was refused.
+    @Test func aNameWithACarriageReturnIsReadAsSha256sumEscapesIt() throws {
+        let folder = try TemporaryFolder()
+        try folder.copy("ClockPlugin", as: "odd\rname.so")
+        let written = try Self.sha256sum(["odd\rname.so"], in: folder.path)
+        try #require(written.hasPrefix("\\") && written.contains("odd\\rname.so"), "\(written)")
+        let list = try folder.write("SHA256SUMS", Array(written.utf8))
+        let host = try Self.host(listedIn: list)
+        defer { host.shutdown() }
+        let report = host.load([.file(folder.file("odd\rname.so"))])
+        #expect(report.problems.isEmpty, "\(report.text)")
+        #expect(report.loaded.count == 1, "\(report.text)")
+    }
+
+    /// A list in a folder reached through a symlink, naming `../libs/...` as `sha256sum` run there
+    /// read it: the kernel resolves `..` in the symlink's target, not in the path as written. The
+    /// list resolved it as written, so the file hashed was refused as not listed, and the entry
+    /// stood for a file beside the symlink that `sha256sum` never read.
+    @Test func aDotDotEntryNamesTheFileSha256sumRead() throws {
+        let folder = try TemporaryFolder()
+        for name in ["release", "release/plugins", "release/libs"] {
+            try FileManager.default.createDirectory(atPath: folder.file(name), withIntermediateDirectories: false)
+        }
+        let clock = try folder.copy("ClockPlugin", as: "release/libs/libClockPlugin.so")
+        try FileManager.default.createSymbolicLink(atPath: folder.file("plugins"), withDestinationPath: folder.file("release/plugins"))
+        let written = try Self.sha256sum(["../libs/libClockPlugin.so"], in: folder.file("plugins"))
+        let list = try folder.write("plugins/SHA256SUMS", Array(written.utf8))
+        let host = try Self.host(listedIn: list)
+        defer { host.shutdown() }
+        let report = host.load([.file(clock)])
+        #expect(report.problems.isEmpty, "\(report.text)")
+        #expect(report.loaded.count == 1, "\(report.text)")
+    }
+
+    /// A list far larger than any release's (a file of 64 MiB, sparse) is refused for its size before
+    /// it is read: it was read whole into memory, twice over as text, at start and at each reload of
+    /// the serving host (a list of 1 GiB took 2 GiB and most of a minute), then said to have a
+    /// malformed first line.
+    @Test func aHugeListIsRefusedForItsSizeUnread() throws {
+        let folder = try TemporaryFolder()
+        let list = try folder.write("SHA256SUMS", [], mode: 0o600)
+        #expect(truncate(list, 64 << 20) == 0)
+        let error = #expect(throws: DigestAllowlist.Unusable.self) { try DigestAllowlist(contentsOf: list) }
+        #expect(error?.reason.contains("larger than") == true, "\(String(describing: error))")
+    }
+
+    /// HostKit's SHA-256 against `sha256sum` on the sizes around the padding's edges (a length that
+    /// fits the last block or needs one more), and a few megabytes; whole and in pieces.
+    @Test(arguments: [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 121, 127, 128, 3 * 1_048_576 + 17])
+    func theDigestIsSha256sumsAtEverySize(size: Int) throws {
+        let folder = try TemporaryFolder()
+        var random = SystemRandomNumberGenerator()
+        let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
+        try folder.write("file", bytes)
+        let expected = String(try Self.sha256sum(["file"], in: folder.path).prefix(64))
+        #expect(SHA256.hex(SHA256.digest(bytes)) == expected)
+        var pieces = SHA256()
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + [1, 63, 64, 65, 7][start % 5])
+            pieces.update(Array(bytes[start..<end]))
+            start = end
+        }
+        #expect(SHA256.hex(pieces.finalize()) == expected)
+    }
+}
+
+/// The digest list's check, after which the file at `target` is written over in place (the same
+/// inode and size) with `bytes`: a writer that wins the race between the hash and the mapping.
+private final class RewritingCheck: PluginFileCheck, @unchecked Sendable {
+    // @unchecked: `lock` guards `done`; the check runs on the loading thread.
+    private let lock = NSLock()
+    private var done = false
+    private let list: DigestAllowlist
+    private let target: String
+    private let bytes: [UInt8]
+
+    init(list: DigestAllowlist, target: String, bytes: [UInt8]) {
+        self.list = list
+        self.target = target
+        self.bytes = bytes
+    }
+
+    var rewrote: Bool { lock.withLock { done } }
+
+    func loadBegins() throws { try list.loadBegins() }
+
+    func check(_ file: PluginFile) throws {
+        try list.check(file)
+        guard file.path == target, let handle = FileHandle(forWritingAtPath: target) else { return }
+        defer { try? handle.close() }
+        try handle.write(contentsOf: Data(bytes))
+        lock.withLock { done = true }
+    }
+}
