@@ -78,7 +78,10 @@ public final class DigestAllowlist: PluginFileCheck {
         guard let text = String(data: data, encoding: .utf8) else { throw unusable("is not UTF-8 text") }
         let folder = Paths.folder(of: path)
         var digests: [String: [UInt8]] = [:]
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split at each "\n" byte (Swift takes "\r\n" for one character); a line's one "\r" before it
+        // goes, as `sha256sum -c` reads a list written on Windows.
+        for (index, bytes) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            let line = Substring(String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes, as: UTF8.self))
             if line.allSatisfy(\.isWhitespace) || line.hasPrefix("#") { continue }
             guard let (digest, name) = entry(line) else {
                 throw unusable("has a line that is not a SHA-256 digest and a file (line \(index + 1)): "
@@ -96,7 +99,7 @@ public final class DigestAllowlist: PluginFileCheck {
     }
 
     /// The digest and path of one line as `sha256sum` writes it: 64 hexadecimal digits, a space, a
-    /// space or `*` (binary mode), the path; a line that starts with `\` has `\\` and `\n` in its path.
+    /// space or `*` (binary mode), the path; a line that starts with `\` has `\\`, `\n` and `\r` in its path.
     private static func entry(_ line: Substring) -> (digest: [UInt8], name: String)? {
         var line = line
         let escaped = line.hasPrefix("\\")
@@ -115,13 +118,14 @@ public final class DigestAllowlist: PluginFileCheck {
         return name.isEmpty ? nil : (digest, name)
     }
 
-    /// `name` with `sha256sum`'s escapes (`\\`, `\n`) undone.
+    /// `name` with `sha256sum`'s escapes (`\\`, `\n`, and since coreutils 9 `\r`) undone.
     private static func unescaped(_ name: String) -> String {
         var result = "", characters = name.makeIterator()
         while let character = characters.next() {
             guard character == "\\" else { result.append(character); continue }
             switch characters.next() {
             case "n": result.append("\n")
+            case "r": result.append("\r")
             case let other?: result.append(other)
             case nil: result.append("\\")
             }
