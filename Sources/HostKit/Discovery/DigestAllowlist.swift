@@ -8,7 +8,8 @@ import Foundation
 ///
 /// A relative path in the list is read from the list's folder (write it with
 /// `cd plugins && sha256sum *.so > SHA256SUMS`); an absolute one as it is. A file matches an entry
-/// by the path it is known by or by its real path, and the entry by its path or its real path. The
+/// by the path it is known by or by its real path, and the entry by its path or its real path (an
+/// entry with `..` by its real path only: the kernel's `..` follows the symlinks before it). The
 /// list covers every file a load maps: each plugin and each library a plugin brings (libraries the
 /// process has loaded already map nothing new). It is read when made, and again as each load and
 /// reload begins: a new list is in force from the next `SIGHUP`. The list must be a file only the
@@ -87,8 +88,11 @@ public final class DigestAllowlist: PluginFileCheck {
                 throw unusable("has a line that is not a SHA-256 digest and a file (line \(index + 1)): "
                                + "write it with sha256sum")
             }
-            let absolute = Paths.normalized(name.hasPrefix("/") ? name : folder + "/" + name)
-            for key in Set([absolute] + (Paths.realPath(absolute).map { [$0] } ?? [])) {
+            let written = name.hasPrefix("/") ? name : folder + "/" + name
+            // A `..` is the kernel's, after the symlinks before it, as `sha256sum` read the file:
+            // the path as written stands for it only without one.
+            let asWritten = written.split(separator: "/").contains("..") ? [] : [Paths.normalized(written)]
+            for key in Set(asWritten + (Paths.realPath(written).map { [$0] } ?? [])) {
                 if let other = digests[key], other != digest {
                     throw unusable("names \(key) twice, with two digests (line \(index + 1))")
                 }
