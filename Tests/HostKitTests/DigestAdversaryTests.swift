@@ -39,6 +39,44 @@ import Testing
                 "\(report.text)")
     }
 
+    /// The same file (one inode) at another path, a hard link or a rename, after the listed path was
+    /// loaded: `PluginLoader` would take it for the plugin opened, but the list names paths, and the
+    /// other path is refused by it, naming its digest.
+    @Test func theSameFileAtAnUnlistedPathIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let clock = try folder.copy("ClockPlugin", as: "libClockPlugin.so")
+        let list = try folder.write("SHA256SUMS", Array(try Self.sha256sum(["libClockPlugin.so"], in: folder.path).utf8))
+        let host = try Self.host(listedIn: list)
+        defer { host.shutdown() }
+        #expect(host.load([.file(clock)]).loaded.count == 1)
+        try FileManager.default.createDirectory(atPath: folder.file("other"), withIntermediateDirectories: false)
+        try FileManager.default.linkItem(atPath: clock, toPath: folder.file("other/libClockPlugin.so"))
+        try FileManager.default.moveItem(atPath: clock, toPath: folder.file("libMoved.so"))
+        let report = host.load([.file(folder.file("other/libClockPlugin.so")), .file(folder.file("libMoved.so"))])
+        let digest = String(try Self.sha256sum(["libMoved.so"], in: folder.path).prefix(64))
+        #expect(report.problems.map(\.description) == ["other/libClockPlugin.so", "libMoved.so"].map {
+            "\(folder.file($0)): refused by the host's file check: it is not in the digest list \(list); its SHA-256 is \(digest)"
+        }, "\(report.text)")
+    }
+
+    /// Forms a list takes from other tools: uppercase digits are read; a byte-order mark or a
+    /// `sha256sum --tag` (BSD) line is refused naming its line, never read as half a list.
+    @Test func listsInOtherFormsAreReadOrRefusedNamingTheLine() throws {
+        let folder = try TemporaryFolder()
+        let clock = try folder.copy("ClockPlugin", as: "libClockPlugin.so")
+        let written = try Self.sha256sum(["libClockPlugin.so"], in: folder.path)
+        let upper = try folder.write("UPPER", Array((written.prefix(64).uppercased() + written.dropFirst(64)).utf8))
+        let host = try Self.host(listedIn: upper)
+        defer { host.shutdown() }
+        #expect(host.load([.file(clock)]).loaded.count == 1)
+        let tagged = try Self.sha256sum(["--tag", "libClockPlugin.so"], in: folder.path)
+        for (name, text) in [("BOM", "\u{FEFF}" + written), ("TAGGED", "\n" + tagged)] {
+            let list = try folder.write(name, Array(text.utf8))
+            let error = #expect(throws: DigestAllowlist.Unusable.self) { try DigestAllowlist(contentsOf: list) }
+            #expect(error?.reason.contains("(line \(name == "BOM" ? 1 : 2))") == true, "\(String(describing: error))")
+        }
+    }
+
     /// A library found where it lies (an absolute run path) is hashed where it lies and then mapped
     /// by the loader from its path: bytes written into it between the two (here by the check, as a
     /// writer racing the load would) are mapped, though the list names the bytes read. Its
