@@ -39,6 +39,32 @@ import Testing
                 "\(report.text)")
     }
 
+    /// The same bug within one host: a plugin the operator retired (its line gone from the list, its
+    /// file moved away, withdrawn at the reload) and then moved back (the same inode, size and time)
+    /// is added again at the next reload, though the list in force does not name it.
+    @Test func aRetiredPluginMovedBackIsCheckedAgainstTheListInForce() throws {
+        let folder = try TemporaryFolder()
+        let plugins = folder.file("plugins")
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: false)
+        let clock = try folder.copy("ClockPlugin", as: "plugins/libClockPlugin.so")
+        let list = try folder.write("SHA256SUMS", Array(try Self.sha256sum(["plugins/libClockPlugin.so"], in: folder.path).utf8))
+        let host = try Self.host(listedIn: list)
+        defer { host.shutdown() }
+        #expect(host.load([.directory(plugins)]).loaded.count == 1)
+
+        try folder.write("SHA256SUMS", Array("# release 2: no clock\n".utf8))
+        try FileManager.default.moveItem(atPath: clock, toPath: folder.file("retired.so"))
+        #expect(host.reload().entries.map(\.summary).contains { $0.hasPrefix("withdrew clock") || $0.hasPrefix("withdrawn clock") },
+                "\(host.startedPlugins)")
+        #expect(host.startedPlugins.isEmpty)
+
+        try FileManager.default.moveItem(atPath: folder.file("retired.so"), toPath: clock)
+        let back = host.reload()
+        #expect(host.startedPlugins.isEmpty, "added though the list does not name it: \(back.entries.map(\.summary))")
+        #expect(back.entries.contains { $0.error?.description.contains("refused by the host's file check") == true },
+                "\(back.entries.map(\.summary))")
+    }
+
     /// The same file (one inode) at another path, a hard link or a rename, after the listed path was
     /// loaded: `PluginLoader` would take it for the plugin opened, but the list names paths, and the
     /// other path is refused by it, naming its digest.
