@@ -3,7 +3,8 @@ import Foundation
 
 /// The files an operator means to deploy, by their SHA-256 digests, in the format `sha256sum`
 /// writes and release tools publish (`SHA256SUMS`): each line a digest in hexadecimal, two spaces
-/// (or a space and `*`) and a file's path. A ``PluginFileCheck``: a file a load would map that the
+/// (or a space and `*`) and a file's path (lines may end in CRLF, as `sha256sum -c` reads them).
+/// A ``PluginFileCheck``: a file a load would map that the
 /// list does not name, or names with another digest, is refused, naming the file and its digest.
 ///
 /// A relative path in the list is read from the list's folder (write it with
@@ -12,8 +13,9 @@ import Foundation
 /// entry with `..` by its real path only: the kernel's `..` follows the symlinks before it). The
 /// list covers every file a load maps: each plugin and each library a plugin brings (libraries the
 /// process has loaded already map nothing new). It is read when made, and again as each load and
-/// reload begins: a new list is in force from the next `SIGHUP`. The list must be a file only the
-/// host's user or root can change, on such a path, as plugin files must.
+/// reload begins: a new list is in force from the next `SIGHUP`. The list must be a regular file of
+/// at most 16 MiB (a pipe would block each load) that only the host's user or root can change, on
+/// such a path, as plugin files must.
 ///
 /// ```swift
 /// let discovery = PluginDiscovery(fileCheck: try DigestAllowlist(contentsOf: "/srv/plugins/SHA256SUMS"))
