@@ -21,6 +21,22 @@ extension HostCommandTests {
         #expect(child.errors.contains("the digest list \(list) cannot be read"), "\(child.errors)")
     }
 
+    /// A plugin's own process is given the list and checks with it: the plugin listed but not the
+    /// contract library it brings is refused there, by the child (its words come back wrapped), before
+    /// the host maps the library.
+    @Test func aPluginsOwnProcessChecksWithTheSameList() async throws {
+        let folder = try TemporaryFolder()
+        try folder.copy("FixtureEchoPlugin", as: "libFixtureEchoPlugin.so")
+        try folder.copy("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
+        let list = try folder.write("SHA256SUMS", Array(SHA256Sum.of(["libFixtureEchoPlugin.so"], in: folder).utf8))
+        let run = try await host(["check", "--own-process", "libFixtureEchoPlugin.so",
+                                  "--plugins", folder.file("libFixtureEchoPlugin.so"), "--digests", list])
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.errors.contains("not served from a process of its own: \(folder.file("libFixtureEchoPlugin.so")): not loaded, "
+                                    + "the library it links libFixtureRemoteContracts.so (\(folder.file("libFixtureRemoteContracts.so"))) "
+                                    + "is refused: it is not in the digest list \(list)"), "\(run.errors)")
+    }
+
     /// A file refused by the list is named, escaped (its name carries a terminal escape sequence),
     /// with its digest.
     @Test func aRefusedFileIsNamedEscapedWithItsDigest() async throws {
@@ -28,7 +44,7 @@ extension HostCommandTests {
         let name = "evil\u{1B}[2J.so"
         try folder.copy("ClockPlugin", as: name)
         let list = try folder.write("SHA256SUMS", Array("# nothing\n".utf8))
-        let digest = String(decoding: SHA256Sum.of(folder.file(name)).prefix(64), as: UTF8.self)
+        let digest = String(SHA256Sum.of([name], in: folder).prefix(64))
         let run = try await host(["check", "--plugins", folder.path, "--digests", list])
         #expect(run.status == 1, "\(run.output)")
         #expect(!run.errors.contains("\u{1B}"), "\(run.errors)")
@@ -37,17 +53,18 @@ extension HostCommandTests {
     }
 }
 
-/// `sha256sum FILE`'s output.
+/// `sha256sum NAMES...`'s output, run in `folder`.
 private enum SHA256Sum {
-    static func of(_ file: String) -> [UInt8] {
+    static func of(_ names: [String], in folder: TemporaryFolder) -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [file]
+        process.arguments = names
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
         let output = Pipe()
         process.standardOutput = output
-        guard (try? process.run()) != nil else { return [] }
+        guard (try? process.run()) != nil else { return "" }
         let bytes = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Array(bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
