@@ -186,6 +186,23 @@ import Testing
         #expect(report.loaded.count == 1, "\(report.text)")
     }
 
+    /// A file's name is its bytes. Swift's `String` compares (and hashes) by canonical equivalence,
+    /// so an entry for `café.so` (é one code point) stood for `café.so` (e and a combining accent),
+    /// another file on Linux, which the list does not name; and `sha256sum`'s `\n` before a
+    /// combining mark was one character with it, not an escape, so that entry named no file.
+    @Test func aListNamesFilesByTheirBytes() throws {
+        let folder = try TemporaryFolder()
+        let composed = "caf\u{E9}.so", decomposed = "cafe\u{301}.so", newline = "x\n\u{301}.so"
+        for name in [composed, decomposed, newline] { try folder.copy("ClockPlugin", as: name) }
+        let list = try folder.write("SHA256SUMS", Array(try Self.sha256sum([composed, newline], in: folder.path).utf8))
+        let host = try Self.host(listedIn: list)
+        defer { host.shutdown() }
+        let listed = host.load([.file(folder.file(newline))])
+        #expect(listed.problems.isEmpty, "\(listed.text)")
+        let other = host.load([.file(folder.file(decomposed))])
+        #expect(other.problems.map(\.description).contains { $0.contains("it is not in the digest list") }, "\(other.text)")
+    }
+
     /// A list far larger than any release's (a file of 64 MiB, sparse) is refused for its size before
     /// it is read: it was read whole into memory, twice over as text, at start and at each reload of
     /// the serving host (a list of 1 GiB took 2 GiB and most of a minute), then said to have a
