@@ -25,8 +25,9 @@ public final class DigestAllowlist: PluginFileCheck {
     public let path: String
     /// How a file's SHA-256 digest is computed: HostKit's own unless another is given.
     private let sha256: @Sendable (PluginFile) throws -> [UInt8]
-    /// The digest each listed path must have, by absolute path (and by real path).
-    private let digests: Lock<[String: [UInt8]]>
+    /// The digest each listed path must have, by absolute path (and by real path), in bytes: a name
+    /// is its bytes, which `String` would compare by canonical equivalence.
+    private let digests: Lock<[[UInt8]: [UInt8]]>
 
     /// The list at `path`, read now; throws ``Unusable`` if it cannot be read, is not trusted, or
     /// has a line that is not a digest and a path. `sha256` computes a file's digest
@@ -47,7 +48,7 @@ public final class DigestAllowlist: PluginFileCheck {
     /// Throws ``Refusal`` unless the list names `file` with its digest.
     public func check(_ file: PluginFile) throws {
         let digest = try sha256(file)
-        let names = [file.path] + (Paths.realPath(file.path).map { [$0] } ?? [])
+        let names = ([file.path] + (Paths.realPath(file.path).map { [$0] } ?? [])).map { Array($0.utf8) }
         let listed = digests.withLock { digests in names.compactMap { digests[$0] }.first }
         guard let listed else {
             throw Refusal(description: "it is not in the digest list \(path); its SHA-256 is \(SHA256.hex(digest))")
@@ -73,13 +74,13 @@ public final class DigestAllowlist: PluginFileCheck {
     }
 
     /// The entries of the list at `path`, by absolute path and by real path.
-    private static func read(_ path: String) throws(Unusable) -> [String: [UInt8]] {
+    private static func read(_ path: String) throws(Unusable) -> [[UInt8]: [UInt8]] {
         let unusable = { (reason: String) in Unusable(path: path, reason: reason) }
         guard FileStatus(path) != nil else { throw unusable("does not exist") }
         if let problem = PathTrust.problem(path) { throw unusable("is refused, \(problem)") }
         guard let text = String(validating: try contents(path), as: UTF8.self) else { throw unusable("is not UTF-8 text") }
         let folder = Paths.folder(of: path)
-        var digests: [String: [UInt8]] = [:]
+        var digests: [[UInt8]: [UInt8]] = [:]
         // Split at each "\n" byte (Swift takes "\r\n" for one character); a line's one "\r" before it
         // goes, as `sha256sum -c` reads a list written on Windows.
         for (index, bytes) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
@@ -93,9 +94,9 @@ public final class DigestAllowlist: PluginFileCheck {
             // A `..` is the kernel's, after the symlinks before it, as `sha256sum` read the file:
             // the path as written stands for it only without one.
             let asWritten = written.split(separator: "/").contains("..") ? [] : [Paths.normalized(written)]
-            for key in Set(asWritten + (Paths.realPath(written).map { [$0] } ?? [])) {
+            for key in Set((asWritten + (Paths.realPath(written).map { [$0] } ?? [])).map { Array($0.utf8) }) {
                 if let other = digests[key], other != digest {
-                    throw unusable("names \(key) twice, with two digests (line \(index + 1))")
+                    throw unusable("names \(String(decoding: key, as: UTF8.self)) twice, with two digests (line \(index + 1))")
                 }
                 digests[key] = digest
             }
@@ -156,17 +157,18 @@ public final class DigestAllowlist: PluginFileCheck {
     }
 
     /// `name` with `sha256sum`'s escapes (`\\`, `\n`, and since coreutils 9 `\r`) undone.
+    /// Byte by byte: a `\n` before a combining mark is one `Character` with it.
     private static func unescaped(_ name: String) -> String {
-        var result = "", characters = name.makeIterator()
-        while let character = characters.next() {
-            guard character == "\\" else { result.append(character); continue }
-            switch characters.next() {
-            case "n": result.append("\n")
-            case "r": result.append("\r")
+        var result: [UInt8] = [], bytes = name.utf8.makeIterator()
+        while let byte = bytes.next() {
+            guard byte == UInt8(ascii: "\\") else { result.append(byte); continue }
+            switch bytes.next() {
+            case UInt8(ascii: "n"): result.append(UInt8(ascii: "\n"))
+            case UInt8(ascii: "r"): result.append(UInt8(ascii: "\r"))
             case let other?: result.append(other)
-            case nil: result.append("\\")
+            case nil: result.append(UInt8(ascii: "\\"))
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 }
