@@ -85,6 +85,24 @@ import Testing
         }, "\(report.text)")
     }
 
+    /// Every kind of source goes through the list: a search path naming a folder and a file, each
+    /// refused by it, and what it names loaded.
+    @Test func aSearchPathsFilesAndFoldersAreChecked() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("dir"), withIntermediateDirectories: false)
+        try folder.copy("ClockPlugin", as: "dir/libClockPlugin.so")
+        try folder.copy("GreeterPlugin", as: "libGreeterPlugin.so")
+        try folder.copy("NotesPlugin", as: "dir/libNotesPlugin.so")
+        let list = try folder.write("SHA256SUMS", Array(try Self.sha256sum(["dir/libNotesPlugin.so"], in: folder.path).utf8))
+        let host = try Self.host(listedIn: list)
+        defer { host.shutdown() }
+        let report = host.load([.searchPath("\(folder.file("dir")):\(folder.file("libGreeterPlugin.so"))")])
+        #expect(report.loaded.compactMap(\.metadata?.name) == ["notes"], "\(report.text)")
+        #expect(report.problems.map(\.subject).sorted() == [folder.file("dir/libClockPlugin.so"), folder.file("libGreeterPlugin.so")],
+                "\(report.text)")
+        #expect(report.problems.allSatisfy { $0.description.contains("it is not in the digest list") }, "\(report.text)")
+    }
+
     /// Forms a list takes from other tools: uppercase digits are read; a byte-order mark or a
     /// `sha256sum --tag` (BSD) line is refused naming its line, never read as half a list.
     @Test func listsInOtherFormsAreReadOrRefusedNamingTheLine() throws {
