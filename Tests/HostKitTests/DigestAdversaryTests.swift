@@ -1,6 +1,6 @@
 import Foundation
 @testable import DynamicLoading
-import HostKit
+@testable import HostKit
 import TestSupport
 import Testing
 
@@ -63,6 +63,44 @@ import Testing
         #expect(host.startedPlugins.isEmpty, "added though the list does not name it: \(back.entries.map(\.summary))")
         #expect(back.entries.contains { $0.error?.description.contains("refused by the host's file check") == true },
                 "\(back.entries.map(\.summary))")
+    }
+
+    /// A served plugin rewritten in place with other bytes of the same size, its time set back
+    /// (`touch -r`): the same identity, so a reload keeps it and maps nothing new; the rewritten
+    /// bytes, which the list does not name, never reach the process.
+    @Test func aRewriteThatKeepsTheIdentityMapsNothingNew() throws {
+        let folder = try TemporaryFolder()
+        let clock = try folder.copy("ClockPlugin", as: "libClockPlugin.so")
+        let list = try folder.write("SHA256SUMS", Array(try Self.sha256sum(["libClockPlugin.so"], in: folder.path).utf8))
+        let host = try Self.host(listedIn: list)
+        defer { host.shutdown() }
+        #expect(host.load([.file(clock)]).loaded.count == 1)
+        let images = PluginLoader.imageCount
+        let reference = folder.file("reference")
+        try FileManager.default.copyItem(atPath: clock, toPath: reference)
+        #expect(try Self.run("/usr/bin/touch", ["-r", clock, reference]) == 0)
+        let handle = try #require(FileHandle(forUpdatingAtPath: clock))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        let byte = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: size / 2)
+        try handle.write(contentsOf: [byte ^ 0xFF])
+        try handle.close()
+        #expect(try Self.run("/usr/bin/touch", ["-r", reference, clock]) == 0)
+        let reload = host.reload()
+        #expect(reload.entries.allSatisfy { $0.action != .refused && $0.error == nil }, "\(reload.entries.map(\.summary))")
+        #expect(host.startedPlugins == ["clock"])
+        #expect(PluginLoader.imageCount == images, "the rewritten file was mapped")
+    }
+
+    /// `executable ARGUMENTS`' exit status.
+    private static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 
     /// The same file (one inode) at another path, a hard link or a rename, after the listed path was
