@@ -20,6 +20,16 @@ import Testing
                                               fileCheck: try DigestAllowlist(contentsOf: list)))
     }
 
+    /// A folder with the clock plugin, its list, and a host with that list that has loaded it.
+    private static func listedClockLoaded() throws -> (folder: TemporaryFolder, clock: String, list: String, host: PluginHost) {
+        let folder = try TemporaryFolder()
+        let clock = try folder.copy("ClockPlugin", as: "libClockPlugin.so")
+        let list = try folder.write("SHA256SUMS", Array(try sha256sum(["libClockPlugin.so"], in: folder.path).utf8))
+        let host = try host(listedIn: list)
+        #expect(host.load([.file(clock)]).loaded.count == 1)
+        return (folder, clock, list, host)
+    }
+
     /// A plugin file this process opened before (here by a host without a list) is not shown to the
     /// check of a later host that has one: `CheckedFiles` and `PluginLoader` remember it by its
     /// identity, and the second host registers and starts a plugin its list does not name.
@@ -69,12 +79,8 @@ import Testing
     /// (`touch -r`): the same identity, so a reload keeps it and maps nothing new; the rewritten
     /// bytes, which the list does not name, never reach the process.
     @Test func aRewriteThatKeepsTheIdentityMapsNothingNew() throws {
-        let folder = try TemporaryFolder()
-        let clock = try folder.copy("ClockPlugin", as: "libClockPlugin.so")
-        let list = try folder.write("SHA256SUMS", Array(try Self.sha256sum(["libClockPlugin.so"], in: folder.path).utf8))
-        let host = try Self.host(listedIn: list)
+        let (folder, clock, _, host) = try Self.listedClockLoaded()
         defer { host.shutdown() }
-        #expect(host.load([.file(clock)]).loaded.count == 1)
         let images = PluginLoader.imageCount
         let reference = folder.file("reference")
         try FileManager.default.copyItem(atPath: clock, toPath: reference)
@@ -107,12 +113,8 @@ import Testing
     /// loaded: `PluginLoader` would take it for the plugin opened, but the list names paths, and the
     /// other path is refused by it, naming its digest.
     @Test func theSameFileAtAnUnlistedPathIsRefused() throws {
-        let folder = try TemporaryFolder()
-        let clock = try folder.copy("ClockPlugin", as: "libClockPlugin.so")
-        let list = try folder.write("SHA256SUMS", Array(try Self.sha256sum(["libClockPlugin.so"], in: folder.path).utf8))
-        let host = try Self.host(listedIn: list)
+        let (folder, clock, list, host) = try Self.listedClockLoaded()
         defer { host.shutdown() }
-        #expect(host.load([.file(clock)]).loaded.count == 1)
         try FileManager.default.createDirectory(atPath: folder.file("other"), withIntermediateDirectories: false)
         try FileManager.default.linkItem(atPath: clock, toPath: folder.file("other/libClockPlugin.so"))
         try FileManager.default.moveItem(atPath: clock, toPath: folder.file("libMoved.so"))
