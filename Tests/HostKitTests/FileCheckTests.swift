@@ -11,10 +11,16 @@ import Testing
 @Suite struct FileCheckTests {
     /// `sha256sum NAMES...` run in `folder`: the list as the operator's release tool writes it.
     private static func sha256sum(_ names: [String], in folder: TemporaryFolder) throws -> String {
+        try sha256sum(names, inFolder: folder.path)
+    }
+
+    /// `sha256sum ARGUMENTS...` run in the folder at `path` (the shell's folder: a `..` in an
+    /// argument is the kernel's).
+    static func sha256sum(_ arguments: [String], inFolder path: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = names
-        process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: path)
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -17,8 +17,16 @@ package struct FileStatus {
         try self.init(at: path, followingSymlinks: false)
     }
 
+    /// The file open as `descriptor`.
+    package init(descriptor: Int32) throws(SystemCallError) {
+        self.init(try Posix.fstat(descriptor))
+    }
+
     private init(at path: String, followingSymlinks: Bool) throws(SystemCallError) {
-        let info = try Posix.stat(path, followingSymlinks: followingSymlinks)
+        self.init(try Posix.stat(path, followingSymlinks: followingSymlinks))
+    }
+
+    private init(_ info: stat) {
         mode = info.st_mode
         owner = info.st_uid
         identity = FileIdentity(info)

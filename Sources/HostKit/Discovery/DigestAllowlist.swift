@@ -3,16 +3,19 @@ import Foundation
 
 /// The files an operator means to deploy, by their SHA-256 digests, in the format `sha256sum`
 /// writes and release tools publish (`SHA256SUMS`): each line a digest in hexadecimal, two spaces
-/// (or a space and `*`) and a file's path. A ``PluginFileCheck``: a file a load would map that the
+/// (or a space and `*`) and a file's path (lines may end in CRLF, as `sha256sum -c` reads them).
+/// A ``PluginFileCheck``: a file a load would map that the
 /// list does not name, or names with another digest, is refused, naming the file and its digest.
 ///
 /// A relative path in the list is read from the list's folder (write it with
 /// `cd plugins && sha256sum *.so > SHA256SUMS`); an absolute one as it is. A file matches an entry
-/// by the path it is known by or by its real path, and the entry by its path or its real path. The
+/// by the path it is known by or by its real path, and the entry by its path or its real path (an
+/// entry with `..` by its real path only: the kernel's `..` follows the symlinks before it). The
 /// list covers every file a load maps: each plugin and each library a plugin brings (libraries the
 /// process has loaded already map nothing new). It is read when made, and again as each load and
-/// reload begins: a new list is in force from the next `SIGHUP`. The list must be a file only the
-/// host's user or root can change, on such a path, as plugin files must.
+/// reload begins: a new list is in force from the next `SIGHUP`. The list must be a regular file of
+/// at most 16 MiB (a pipe would block each load) that only the host's user or root can change, on
+/// such a path, as plugin files must.
 ///
 /// ```swift
 /// let discovery = PluginDiscovery(fileCheck: try DigestAllowlist(contentsOf: "/srv/plugins/SHA256SUMS"))
@@ -22,8 +25,9 @@ public final class DigestAllowlist: PluginFileCheck {
     public let path: String
     /// How a file's SHA-256 digest is computed: HostKit's own unless another is given.
     private let sha256: @Sendable (PluginFile) throws -> [UInt8]
-    /// The digest each listed path must have, by absolute path (and by real path).
-    private let digests: Lock<[String: [UInt8]]>
+    /// The digest each listed path must have, by absolute path (and by real path), in bytes: a name
+    /// is its bytes, which `String` would compare by canonical equivalence.
+    private let digests: Lock<[[UInt8]: [UInt8]]>
 
     /// The list at `path`, read now; throws ``Unusable`` if it cannot be read, is not trusted, or
     /// has a line that is not a digest and a path. `sha256` computes a file's digest
@@ -44,7 +48,7 @@ public final class DigestAllowlist: PluginFileCheck {
     /// Throws ``Refusal`` unless the list names `file` with its digest.
     public func check(_ file: PluginFile) throws {
         let digest = try sha256(file)
-        let names = [file.path] + (Paths.realPath(file.path).map { [$0] } ?? [])
+        let names = ([file.path] + (Paths.realPath(file.path).map { [$0] } ?? [])).map { Array($0.utf8) }
         let listed = digests.withLock { digests in names.compactMap { digests[$0] }.first }
         guard let listed else {
             throw Refusal(description: "it is not in the digest list \(path); its SHA-256 is \(SHA256.hex(digest))")
@@ -70,24 +74,29 @@ public final class DigestAllowlist: PluginFileCheck {
     }
 
     /// The entries of the list at `path`, by absolute path and by real path.
-    private static func read(_ path: String) throws(Unusable) -> [String: [UInt8]] {
+    private static func read(_ path: String) throws(Unusable) -> [[UInt8]: [UInt8]] {
         let unusable = { (reason: String) in Unusable(path: path, reason: reason) }
         guard FileStatus(path) != nil else { throw unusable("does not exist") }
         if let problem = PathTrust.problem(path) { throw unusable("is refused, \(problem)") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw unusable("cannot be read") }
-        guard let text = String(data: data, encoding: .utf8) else { throw unusable("is not UTF-8 text") }
+        guard let text = String(validating: try contents(path), as: UTF8.self) else { throw unusable("is not UTF-8 text") }
         let folder = Paths.folder(of: path)
-        var digests: [String: [UInt8]] = [:]
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        var digests: [[UInt8]: [UInt8]] = [:]
+        // Split at each "\n" byte (Swift takes "\r\n" for one character); a line's one "\r" before it
+        // goes, as `sha256sum -c` reads a list written on Windows.
+        for (index, bytes) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            let line = Substring(String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes, as: UTF8.self))
             if line.allSatisfy(\.isWhitespace) || line.hasPrefix("#") { continue }
             guard let (digest, name) = entry(line) else {
                 throw unusable("has a line that is not a SHA-256 digest and a file (line \(index + 1)): "
                                + "write it with sha256sum")
             }
-            let absolute = Paths.normalized(name.hasPrefix("/") ? name : folder + "/" + name)
-            for key in Set([absolute] + (Paths.realPath(absolute).map { [$0] } ?? [])) {
+            let written = name.hasPrefix("/") ? name : folder + "/" + name
+            // A `..` is the kernel's, after the symlinks before it, as `sha256sum` read the file:
+            // the path as written stands for it only without one.
+            let asWritten = written.split(separator: "/").contains("..") ? [] : [Paths.normalized(written)]
+            for key in Set((asWritten + (Paths.realPath(written).map { [$0] } ?? [])).map { Array($0.utf8) }) {
                 if let other = digests[key], other != digest {
-                    throw unusable("names \(key) twice, with two digests (line \(index + 1))")
+                    throw unusable("names \(String(decoding: key, as: UTF8.self)) twice, with two digests (line \(index + 1))")
                 }
                 digests[key] = digest
             }
@@ -95,8 +104,40 @@ public final class DigestAllowlist: PluginFileCheck {
         return digests
     }
 
+    /// The most a list may hold: a list of a hundred thousand files is a tenth of it.
+    private static let largest = 16 << 20
+
+    /// The bytes of the list at `path`, from one opening: a regular file (a FIFO would block the host
+    /// at start and at each reload) of at most ``largest`` bytes (a huge one would fill its memory).
+    private static func contents(_ path: String) throws(Unusable) -> [UInt8] {
+        let unusable = { (reason: String) in Unusable(path: path, reason: reason) }
+        let tooLarge = unusable("is larger than \(largest >> 20) MiB, more than any list of digests needs")
+        let descriptor: Int32
+        do {
+            descriptor = try Posix.open(path, O_RDONLY | O_NONBLOCK)
+        } catch {
+            throw unusable("cannot be read: \(error.reason)")
+        }
+        defer { Posix.close(descriptor) }
+        guard let status = try? FileStatus(descriptor: descriptor) else { throw unusable("cannot be read") }
+        guard status.isRegularFile else { throw unusable("cannot be read: not a regular file (\(status.kind))") }
+        guard status.identity.size <= largest else { throw tooLarge }
+        var bytes: [UInt8] = []
+        while bytes.count <= largest {
+            let piece: [UInt8]
+            do {
+                piece = try Posix.pread(descriptor, offset: bytes.count, count: 1 << 16)
+            } catch {
+                throw unusable("cannot be read: \(error.reason)")
+            }
+            if piece.isEmpty { return bytes }
+            bytes += piece
+        }
+        throw tooLarge
+    }
+
     /// The digest and path of one line as `sha256sum` writes it: 64 hexadecimal digits, a space, a
-    /// space or `*` (binary mode), the path; a line that starts with `\` has `\\` and `\n` in its path.
+    /// space or `*` (binary mode), the path; a line that starts with `\` has `\\`, `\n` and `\r` in its path.
     private static func entry(_ line: Substring) -> (digest: [UInt8], name: String)? {
         var line = line
         let escaped = line.hasPrefix("\\")
@@ -115,17 +156,19 @@ public final class DigestAllowlist: PluginFileCheck {
         return name.isEmpty ? nil : (digest, name)
     }
 
-    /// `name` with `sha256sum`'s escapes (`\\`, `\n`) undone.
+    /// `name` with `sha256sum`'s escapes (`\\`, `\n`, and since coreutils 9 `\r`) undone.
+    /// Byte by byte: a `\n` before a combining mark is one `Character` with it.
     private static func unescaped(_ name: String) -> String {
-        var result = "", characters = name.makeIterator()
-        while let character = characters.next() {
-            guard character == "\\" else { result.append(character); continue }
-            switch characters.next() {
-            case "n": result.append("\n")
+        var result: [UInt8] = [], bytes = name.utf8.makeIterator()
+        while let byte = bytes.next() {
+            guard byte == UInt8(ascii: "\\") else { result.append(byte); continue }
+            switch bytes.next() {
+            case UInt8(ascii: "n"): result.append(UInt8(ascii: "\n"))
+            case UInt8(ascii: "r"): result.append(UInt8(ascii: "\r"))
             case let other?: result.append(other)
-            case nil: result.append("\\")
+            case nil: result.append(UInt8(ascii: "\\"))
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 }
