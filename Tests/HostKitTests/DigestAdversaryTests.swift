@@ -161,10 +161,11 @@ import Testing
         }
     }
 
-    /// A library found where it lies (an absolute run path) is hashed where it lies and then mapped
-    /// by the loader from its path: bytes written into it between the two (here by the check, as a
-    /// writer racing the load would) are mapped, though the list names the bytes read. Its
-    /// constructor says which build ran.
+    /// A library found where it lies (an absolute run path) would be hashed where it lies and then
+    /// mapped by the loader from its path: bytes written into it between the two (here by the check,
+    /// as a writer racing the load would) were mapped, though the list names the bytes read. Under a
+    /// check, such a library not owned by root is refused unread. Its constructor says whether a
+    /// build ran.
     @Test func aLibraryMappedWhereItLiesIsTheFileThatWasHashed() throws {
         let work = try TemporaryFolder()
         let lib = work.file("lib")
@@ -188,9 +189,14 @@ import Testing
         let host = PluginHost(discovery: PluginDiscovery(allowOtherCompilers: true, fileCheck: check))
         defer { host.shutdown() }
         let report = host.load([.file(work.file("libMarkPlugin.so"))])
-        #expect(check.rewrote, "the library was never shown to the check: \(report.text)")
-        #expect(!FileManager.default.fileExists(atPath: work.file("ran-B")),
-                "the build that ran is not the build the list names, which the check read: \(report.text)")
+        // Refused before it is read: a file mapped where it lies, which its owner (not root) could
+        // rewrite after the check, is not mapped under a check at all; neither build runs.
+        #expect(!check.rewrote, "the library was read and rewritten: \(report.text)")
+        #expect(!FileManager.default.fileExists(atPath: work.file("ran-B")) && !FileManager.default.fileExists(atPath: work.file("ran-A")),
+                "a build of the library ran: \(report.text)")
+        let problem = try #require(report.problems.first, "\(report.text)")
+        #expect(problem.description.contains("ship it beside the plugin, where the host maps a copy of what it checked"),
+                "\(problem)")
     }
 
     /// A list written on Windows (CRLF line endings), which `sha256sum -c` reads: every line is one

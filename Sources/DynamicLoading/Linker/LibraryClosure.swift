@@ -197,6 +197,14 @@ package struct LibraryClosure {
         } catch {
             throw Refusal(reason: error.reason)
         }
+        // A file mapped where it lies could be written into between its check and `dlopen` (or later,
+        // into pages not yet read) by the host's own user, if that user owns it or is root: under a
+        // check of the operator's, such a file is not mapped at all (trust keeps every other writer out).
+        if fileCheck != nil, !location.isCopy, info.st_uid == Posix.effectiveUser || Posix.effectiveUser == 0 {
+            throw Refusal(reason: "it would be mapped from where it lies, not copied (it is not beside the plugin), and "
+                          + "this host's user could write into it after the file check read it: "
+                          + "ship it beside the plugin, where the host maps a copy of what it checked")
+        }
         if let fileCheck, let reason = fileCheck.check.refusal(location.original, fileCheck.plugin, descriptor) {
             throw Refusal(reason: reason)
         }

@@ -1,5 +1,6 @@
 internal import DynamicLoading
 @_spi(HostKit) import PluginAPI
+import Glibc
 
 /// Opens plugin files and reads their descriptors, checking the fixed header before anything else.
 /// Each file (by the identity discovery read: device, inode, size and modification time) is opened
@@ -14,6 +15,10 @@ enum PluginLoader {
         var opened: [FileIdentity: PluginInspection] = [:]
         /// Every image mapped, by the loader's handle.
         var images: Set<UInt> = []
+        /// The copy each file was mapped from, held open (its name goes with its load's folder): the
+        /// bytes a later load's file check reads when it meets the file again (PH-0032). Plugins are
+        /// never unloaded, so neither is closed.
+        var mappedCopies: [FileIdentity: Int32] = [:]
     }
 
     private static let state = Lock(State())
@@ -36,12 +41,16 @@ enum PluginLoader {
     /// or linked there), it is the same plugin under its new path.
     static func inspect(_ candidate: PluginCandidate, fileCheck: FileCheck? = nil) -> PluginInspection {
         let known = candidate.identity.flatMap { identity in state.withLock { $0.opened[identity] } }
-        if let known { return known.found(at: candidate) }
+        if let known { return recheck(known, candidate, fileCheck) }
         // dlopen runs the library's initializers: done outside the lock, then the first result wins.
         let (opening, handle) = open(candidate, fileCheck: fileCheck)
-        return state.withLock { state in
-            if let identity = candidate.identity, let known = state.opened[identity] { return known.found(at: candidate) }
+        // The copy mapped, held open for the checks of later loads that meet this file again.
+        let copy = handle != nil && candidate.image != candidate.realPath
+            ? try? Posix.open(candidate.image, O_RDONLY | O_NOFOLLOW) : nil
+        let inspection = state.withLock { state -> PluginInspection? in
+            if let identity = candidate.identity, state.opened[identity] != nil { return nil }
             if let handle { state.images.insert(handle) }
+            if let identity = candidate.identity, let copy { state.mappedCopies[identity] = copy }
             if let identity = candidate.identity {
                 state.opened[identity] = opening
                 // Told under this lock, so that no one sees the file opened here and not there.
@@ -49,6 +58,29 @@ enum PluginLoader {
             }
             return opening
         }
+        if let inspection { return inspection }
+        // Another load opened the same file meanwhile: its opening is the file's.
+        if let copy { Posix.close(copy) }
+        let first = candidate.identity.flatMap { identity in state.withLock { $0.opened[identity] } }
+        return first.map { recheck($0, candidate, fileCheck) } ?? opening
+    }
+
+    /// What was found of `candidate`'s file when it was opened before, found again now: shown first to
+    /// this load's `fileCheck`, if there is one, from the copy that was mapped (a file the process
+    /// opened before its host had a check, or a plugin withdrawn and brought back, is checked as
+    /// any new file is). Refused if the check refuses it or the copy cannot be shown.
+    private static func recheck(_ known: PluginInspection, _ candidate: PluginCandidate,
+                                _ fileCheck: FileCheck?) -> PluginInspection {
+        guard let fileCheck, candidate.image != candidate.realPath, let identity = candidate.identity else {
+            return known.found(at: candidate)
+        }
+        let copy = state.withLock { $0.mappedCopies[identity] }
+        let refusal = copy.map { fileCheck.refusal(candidate.realPath, nil, $0) }
+            ?? "the copy this process mapped of it cannot be shown to the check (it was not kept open)"
+        if let refusal {
+            return PluginInspection(path: candidate.realPath, plugin: nil, refusal: .fileRefused(path: candidate.realPath, reason: refusal))
+        }
+        return known.found(at: candidate)
     }
 
     /// Opens the file and reads the header its entry returns.
