@@ -3,7 +3,7 @@ import PluginAPI
 @_spi(HostKit) import PluginActors
 
 /// The host's log, as it serves it to the process of one plugin placed in a process of its own
-/// (under ``name``): the lines of that plugin's own log (``PluginLog``) reach the host's
+/// (under ``name``): the lines of that plugin's own log (`PluginLog`) reach the host's
 /// ``PluginLogs`` as an in-process plugin's do, with the name and version the host read, not any
 /// the child claims. A line below the plugin's level now, or of no level, is dropped. Resolved by
 /// the child as this very type, as ``ChildControlService`` is by the host.

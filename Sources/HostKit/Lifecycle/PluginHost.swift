@@ -52,7 +52,7 @@ public final class PluginHost: Sendable {
     public let startTimeout: Duration
     /// Which plugins run in a process of their own, and how; nil: every plugin runs in this process.
     public let processes: PluginProcesses?
-    /// Where the lines of each plugin's own log (``PluginLog``) go, and at which level each plugin
+    /// Where the lines of each plugin's own log (`PluginLog`) go, and at which level each plugin
     /// writes (``PluginLogs``); nil: a plugin's log writes nowhere.
     public let logs: (any PluginLogHandler)?
     /// Where what happens to plugins' processes after their load is told (a crash and its restart,

@@ -2,7 +2,7 @@ internal import DynamicLoading
 import Foundation
 import PluginAPI
 
-/// The host's side of its plugins' own logs (``PluginLog``): the level each plugin writes at, which
+/// The host's side of its plugins' own logs (`PluginLog`): the level each plugin writes at, which
 /// the operator sets per plugin and may change while it runs, and where each line goes. Give it to
 /// ``PluginHost`` (`logs:`), and every plugin it loads finds its log in what it is lent
 /// (`services.log`), its name and version on each line.

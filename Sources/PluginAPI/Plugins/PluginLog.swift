@@ -14,7 +14,20 @@
 public struct PluginLog: Sendable {
     /// How much a line matters, lowest first, as swift-log's `Logger.Level` ranks them.
     public enum Level: String, Sendable, Comparable, CaseIterable {
-        case trace, debug, info, notice, warning, error, critical
+        /// Every step, for following one request through.
+        case trace
+        /// What a developer looks for when something went wrong.
+        case debug
+        /// What happened, in the normal course: `info` unless the operator set another level.
+        case info
+        /// Something worth an operator's eye that needs no action.
+        case notice
+        /// Something went wrong, and the plugin carried on.
+        case warning
+        /// Something failed.
+        case error
+        /// The plugin cannot go on.
+        case critical
 
         public static func < (lhs: Level, rhs: Level) -> Bool {
             allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
