@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The plugin host in a Swift server: swift-log, swift-service-lifecycle and swift-crypto, in a package of their own
+// The plugin host in a Swift server: swift-log, swift-service-lifecycle, swift-crypto and swift-metrics, in a package of their own
 // so that the root Package.swift stays free of third-party packages. It depends on the root package
 // by path, as Benchmarks/ does. Test: swift test (in this folder).
 import PackageDescription
@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "PluginHostLogging", targets: ["PluginHostLogging"]),
         .library(name: "PluginHostLifecycle", targets: ["PluginHostLifecycle"]),
         .library(name: "PluginHostDigests", targets: ["PluginHostDigests"]),
+        .library(name: "PluginHostMetrics", targets: ["PluginHostMetrics"]),
     ],
     dependencies: [
         .package(path: ".."),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // A ServiceLogger that writes to a swift-log Logger, and load and shutdown reports as log lines.
@@ -46,8 +48,15 @@ let package = Package(
         .target(name: "PluginHostDigests",
                 dependencies: [hostKit, .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: swift6),
+        // A host's PluginMetrics recorded into swift-metrics (a Prometheus registry, say).
+        .target(name: "PluginHostMetrics",
+                dependencies: [hostKit, pluginAPI, .product(name: "CoreMetrics", package: "swift-metrics")],
+                swiftSettings: swift6),
         .testTarget(name: "PluginHostIntegrationsTests",
-                    dependencies: ["PluginHostLogging", "PluginHostLifecycle", "PluginHostDigests", hostKit, pluginAPI,
+                    dependencies: ["PluginHostLogging", "PluginHostLifecycle", "PluginHostDigests", "PluginHostMetrics",
+                                   hostKit, pluginAPI,
+                                   .product(name: "MetricsTestKit", package: "swift-metrics"),
+                                   .product(name: "SampleContracts", package: rootIdentity),
                                    .product(name: "Crypto", package: "swift-crypto"),
                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                    .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

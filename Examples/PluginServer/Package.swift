@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // GET /metrics: the host's counts of its plugins in Prometheus text.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The hello route's code, compiled into its plugin and into the server (for the comparison).
@@ -46,6 +48,8 @@ let package = Package(
             .product(name: "PluginActors", package: rootIdentity),
             .product(name: "DistributedRouteContracts", package: "DistributedRouteContracts"),
             .product(name: "PluginHostLifecycle", package: "Integrations"),
+            .product(name: "PluginHostMetrics", package: "Integrations"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),

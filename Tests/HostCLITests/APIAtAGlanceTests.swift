@@ -56,14 +56,16 @@ import Testing
         #expect(stale.isEmpty, "in the README's API at a glance, but not a public declaration: \(stale)")
     }
 
-    /// The promise of PluginAPI's surface: at most 194 lines that declare something public, SPI
+    /// The promise of PluginAPI's surface: at most 198 lines that declare something public, SPI
     /// included, counted as the project's issue counted them: 160 for PluginAPI 5.0, 13 more for
     /// 5.1's keys of distributed contracts and what HostKit reads of them, 4 SPI lines with which
     /// a host remakes the keys of a plugin in another process and serves its calls (issue 33),
     /// 5.2's one with which a host lends a plugin a resolver of its grants (issue 34), and 5.3's
     /// 16 of a plugin's own log (issue 34 item 2: `PluginLog`, its levels and swift-log's seven
-    /// calls by level, the host's `PluginLogHandler`, `ServiceResolver.log`, two SPI initializers).
-    @Test func pluginAPIHasAtMost194PublicDeclarationLines() throws {
+    /// calls by level, the host's `PluginLogHandler`, `ServiceResolver.log`, two SPI initializers),
+    /// and 4 of its counts of each slot (issue 34 item 3: `ServiceMetrics`, `ServiceSlotCounters`,
+    /// `ServiceLocator.init(logger:metrics:)`, the SPI clone that counts with a host's metrics).
+    @Test func pluginAPIHasAtMost198PublicDeclarationLines() throws {
         let base = repositoryRoot.appendingPathComponent("Sources/PluginAPI")
         let files = FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []
         let line = try NSRegularExpression(pattern: "^\\s*(@\\w+(\\([^)]*\\))?\\s+)*public\\s")
@@ -75,6 +77,6 @@ import Testing
                 count += 1
             }
         }
-        #expect(count > 100 && count <= 194, "\(count) public declaration lines in PluginAPI")
+        #expect(count > 100 && count <= 198, "\(count) public declaration lines in PluginAPI")
     }
 }

@@ -1,9 +1,10 @@
 @_spi(HostKit) import PluginAPI
+import Synchronization
 
 /// The locator under test, filled like the floor: the same keys, the same service class.
 enum LocatorCases {
-    static func makeLocator(readOnly: Bool) -> ServiceLocator {
-        let locator = ServiceLocator()
+    static func makeLocator(readOnly: Bool, metrics: (any ServiceMetrics)? = nil) -> ServiceLocator {
+        let locator = ServiceLocator(metrics: metrics)
         do {
             try locator.addService(key: Keys.atOne, service: spacedService(token: 1))
             try locator.addLazyService(key: Keys.lazy) { Service(token: 2) }
@@ -32,6 +33,20 @@ enum LocatorCases {
             + modeCases(readOnly, state: "readOnly")
             + providerCases(readOnly)
             + lentCases(readOnly)
+            + [getCase("metrics/counted/atOne", makeLocator(readOnly: true, metrics: AtomicCounts()), Keys.atOne)]
+    }
+
+    /// A metrics backend as small as one can be: an atomic add per get, per slot (what a
+    /// swift-metrics counter does, without its lookup).
+    final class AtomicCounts: ServiceMetrics {
+        func counters(forKey key: String, origin: String?) -> any ServiceSlotCounters { Counts() }
+
+        final class Counts: ServiceSlotCounters {
+            let gets = Atomic<Int>(0), failures = Atomic<Int>(0), made = Atomic<Int>(0)
+            func got() { gets.add(1, ordering: .relaxed) }
+            func failed() { failures.add(1, ordering: .relaxed) }
+            func made(in duration: Duration) { made.add(1, ordering: .relaxed) }
+        }
     }
 
     /// A read-only atOne get through what a host lends a plugin: `ungranted` reads every key (as

@@ -46,14 +46,19 @@ final class PluginProcess: Sendable {
     let withdrawn: @Sendable (_ peer: String, _ reason: String) -> Void
     /// Where the plugin's own log lines go (the host's ``PluginLogs``); nil: nowhere.
     let logs: (any PluginLogHandler)?
+    /// What counts its restarts; nil: nothing.
+    let metrics: (any PluginMetrics)?
+    /// The plugin's name, once its first process said it (what its restarts are counted under).
+    private let pluginName = Lock<String?>(nil)
 
     private static let count = Lock(0)
 
     private init(candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration,
-                 logs: (any PluginLogHandler)?, report: @escaping @Sendable (String) -> Void,
+                 logs: (any PluginLogHandler)?, metrics: (any PluginMetrics)?, report: @escaping @Sendable (String) -> Void,
                  withdrawn: @escaping @Sendable (String, String) -> Void) {
         self.candidate = candidate
         self.logs = logs
+        self.metrics = metrics
         self.settings = settings
         self.startTimeout = startTimeout
         self.report = report
@@ -69,11 +74,11 @@ final class PluginProcess: Sendable {
     /// or why it cannot be served so. `withdrawn` is told when the process is withdrawn past its restarts.
     /// The contract libraries this process maps for it are shown to `fileCheck`; its log lines go to `logs`.
     static func launch(_ candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration, fileCheck: FileCheck?,
-                       logs: (any PluginLogHandler)?,
+                       logs: (any PluginLogHandler)?, metrics: (any PluginMetrics)?,
                        report: @escaping @Sendable (String) -> Void,
                        withdrawn: @escaping @Sendable (_ peer: String, _ reason: String) -> Void) -> Result<LoadedPlugin, PluginLoadError> {
         let process = PluginProcess(candidate: candidate, settings: settings, startTimeout: startTimeout, logs: logs,
-                                    report: report, withdrawn: withdrawn)
+                                    metrics: metrics, report: report, withdrawn: withdrawn)
         let description: ChildPluginDescription
         var spawned = false
         do {
@@ -89,6 +94,7 @@ final class PluginProcess: Sendable {
             process.stopNow()
             return .failure(error)
         case let .success(metadata):
+            process.pluginName.withLock { $0 = metadata.name }
             if let logs {
                 let service = HostLogService(actorSystem: .shared, plugin: metadata.name, version: metadata.version, handler: logs)
                 process.state.withLock { $0.log = (service, metadata.name) }
@@ -373,7 +379,9 @@ final class PluginProcess: Sendable {
             }
         case .success:
             switch BlockingCall.run({ try await self.start(services: services) }) {
-            case .success: report("plugin process \(TerminalText.escaped(peer)) restarted")
+            case .success:
+                report("plugin process \(TerminalText.escaped(peer)) restarted")
+                if let metrics, let name = pluginName.withLock({ $0 }) { metrics.processRestarted(plugin: name) }
             case let .failure(error):
                 report("plugin process \(TerminalText.escaped(peer)) restarted but did not start: "
                        + TerminalText.escaped(Self.text(of: error)))

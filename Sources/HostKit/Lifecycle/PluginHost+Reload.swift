@@ -50,9 +50,11 @@ extension PluginHost {
     @discardableResult
     public func reload(probe: PluginProbe? = nil, drainTimeout: Duration = .seconds(10),
                        hookTimeout: Duration = .seconds(5)) -> ReloadReport {
-        loading.withLock {
+        let report = loading.withLock {
             reloadSerially(probe: probe, limits: Limits(drain: drainTimeout, hook: hookTimeout))
         }
+        metrics?.record(report)
+        return report
     }
 
     /// How long a reload waits for readers of an old version, and for each hook.

@@ -55,6 +55,8 @@ public final class PluginHost: Sendable {
     /// Where the lines of each plugin's own log (`PluginLog`) go, and at which level each plugin
     /// writes (``PluginLogs``); nil: a plugin's log writes nowhere.
     public let logs: (any PluginLogHandler)?
+    /// What counts each plugin's slots, hooks, reloads and restarts (``PluginMetrics``); nil: nothing.
+    public let metrics: (any PluginMetrics)?
     /// Where what happens to plugins' processes after their load is told (a crash and its restart,
     /// a withdrawal), one escaped line each.
     let processReport: @Sendable (String) -> Void
@@ -63,12 +65,14 @@ public final class PluginHost: Sendable {
     /// process of its own; what happens to those processes later (a crash, a restart, a withdrawal,
     /// and the plugins the host withdraws with it, as a reload report's lines) is told to
     /// `processReport`, one escaped line each (by default to standard error). Each plugin's own log
-    /// writes to `logs` (``PluginLogs``), none: nowhere.
+    /// writes to `logs` (``PluginLogs``), none: nowhere. `metrics` counts each plugin's slots,
+    /// hooks, reloads and restarts (``PluginMetrics``); none: nothing is counted.
     public convenience init(discovery: PluginDiscovery = PluginDiscovery(), startTimeout: Duration = .seconds(30),
                             processes: PluginProcesses? = nil, logs: (any PluginLogHandler)? = nil,
+                            metrics: (any PluginMetrics)? = nil,
                             processReport: @escaping @Sendable (String) -> Void = PluginHost.reportToStandardError) {
-        self.init(start: ServiceLocator(), discovery: discovery, startTimeout: startTimeout, processes: processes,
-                  logs: logs, processReport: processReport)
+        self.init(start: ServiceLocator(metrics: metrics), discovery: discovery, startTimeout: startTimeout,
+                  processes: processes, logs: logs, metrics: metrics, processReport: processReport)
     }
 
     /// A host whose locator starts as a clone of `base`, which holds services of the host itself
@@ -76,16 +80,19 @@ public final class PluginHost: Sendable {
     /// refuses to be cloned.
     public convenience init(base: ServiceLocator, discovery: PluginDiscovery = PluginDiscovery(),
                             startTimeout: Duration = .seconds(30), processes: PluginProcesses? = nil,
-                            logs: (any PluginLogHandler)? = nil,
+                            logs: (any PluginLogHandler)? = nil, metrics: (any PluginMetrics)? = nil,
                             processReport: @escaping @Sendable (String) -> Void = PluginHost.reportToStandardError) throws {
-        self.init(start: try base.clone(), discovery: discovery, startTimeout: startTimeout, processes: processes,
-                  logs: logs, processReport: processReport)
+        let start = metrics == nil ? try base.clone() : try base.clone(countingWith: metrics)
+        self.init(start: start, discovery: discovery, startTimeout: startTimeout, processes: processes,
+                  logs: logs, metrics: metrics, processReport: processReport)
     }
 
     private init(start: ServiceLocator, discovery: PluginDiscovery, startTimeout: Duration, processes: PluginProcesses?,
-                 logs: (any PluginLogHandler)?, processReport: @escaping @Sendable (String) -> Void) {
+                 logs: (any PluginLogHandler)?, metrics: (any PluginMetrics)?,
+                 processReport: @escaping @Sendable (String) -> Void) {
         self.processes = processes
         self.logs = logs
+        self.metrics = metrics
         self.processReport = processReport
         // The host's locators never deny cloning: each load works on a clone of the current one.
         start.setReadOnly(denyClone: false)
@@ -131,8 +138,10 @@ public final class PluginHost: Sendable {
     /// hooks bounded by ``startTimeout`` (none with `start` false) and given up when a shutdown is asked for.
     func makePipeline(probe: PluginProbe?, start: Bool = true) -> LoadPipeline {
         let pending = shutdownsPending
-        let hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
+        var hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
+        hooks.metrics = metrics
         return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, processes: processes, logs: logs,
+                            metrics: metrics,
                             processReport: processReport) { [weak self] peer, reason in
             self?.withdrawPlugin(servedBy: peer, because: reason)
         }
@@ -206,7 +215,9 @@ public final class PluginHost: Sendable {
                 state.isShutDown = true
                 return (state.started, state.current)
             }
-            return PluginStop.run(stopping, in: locator, timeout: timeout)
+            let report = PluginStop.run(stopping, in: locator, timeout: timeout)
+            metrics?.record(report)
+            return report
         }
     }
 

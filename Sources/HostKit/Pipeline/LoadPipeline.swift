@@ -40,6 +40,8 @@ struct LoadPipeline {
     let processes: PluginProcesses?
     /// Where the lines of each plugin's own log go (``PluginLogs``); nil: nowhere.
     let logs: (any PluginLogHandler)?
+    /// What counts the restarts of plugins' processes (``PluginMetrics``); nil: nothing.
+    let metrics: (any PluginMetrics)?
     /// Where what happens to those processes later is told (a crash, a restart).
     let processReport: @Sendable (String) -> Void
     /// What withdraws the plugin of a process withdrawn past its restarts (its peer, and why): the host's.
@@ -48,7 +50,7 @@ struct LoadPipeline {
     /// A pipeline for one load, with a new folder for its copies in `discovery`'s
     /// ``PluginDiscovery/shadowFolder``. Call ``finish()`` when the load has opened its plugins.
     init(discovery: PluginDiscovery, probe: PluginProbe? = nil, start: PluginStart? = nil,
-         processes: PluginProcesses? = nil, logs: (any PluginLogHandler)? = nil,
+         processes: PluginProcesses? = nil, logs: (any PluginLogHandler)? = nil, metrics: (any PluginMetrics)? = nil,
          processReport: @escaping @Sendable (String) -> Void = { _ in },
          processWithdrawn: @escaping @Sendable (_ peer: String, _ reason: String) -> Void = { _, _ in }) {
         self.discovery = discovery
@@ -56,6 +58,7 @@ struct LoadPipeline {
         self.start = start
         self.processes = processes
         self.logs = logs
+        self.metrics = metrics
         self.processReport = processReport
         self.processWithdrawn = processWithdrawn
         shadow = ShadowFolder.make(in: discovery.shadowFolder).mapError(PluginLoadError.init)
@@ -156,7 +159,8 @@ struct LoadPipeline {
             return .failure(.processFailed(path: candidate.realPath, reason: "the host places no plugin in a process of its own"))
         }
         return PluginProcess.launch(candidate, settings: processes, startTimeout: start?.timeout ?? .seconds(30),
-                                    fileCheck: fileCheck, logs: logs, report: processReport, withdrawn: processWithdrawn)
+                                    fileCheck: fileCheck, logs: logs, metrics: metrics, report: processReport,
+                                    withdrawn: processWithdrawn)
     }
 
     /// `plugin` as a restart registers it again: one of this process as it is (its module is made

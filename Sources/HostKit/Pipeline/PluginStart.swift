@@ -7,6 +7,8 @@ struct PluginStart: Sendable {
     let timeout: Duration
     /// True once a shutdown is asked for: no more hooks run, and the one running is cancelled.
     let isStopping: @Sendable () -> Bool
+    /// Told how each start hook ended, and how long it took; nil: nothing is told.
+    var metrics: (any PluginMetrics)?
 
     /// Runs the start hooks of `plugins` (in dependency order), each with the resolver its registrar
     /// lent it, which reads `locator` while the load runs;
@@ -27,9 +29,11 @@ struct PluginStart: Sendable {
             } else if isStopping() {
                 error = .startFailed(plugin: meta.name, reason: "was not run: the host is shutting down")
             } else {
+                let begin = ContinuousClock.now
                 let outcome = HookRunner.run(name: "start \(meta.name)", timeout: timeout, stop: isStopping) {
                     try await handle.module.start(services: handle.services)
                 }
+                metrics?.hookEnded(plugin: meta.name, hook: "start", outcome: outcome, duration: begin.duration(to: .now))
                 error = outcome.isFinished ? nil : .startFailed(plugin: meta.name, reason: outcome.description)
             }
             guard let error else {

@@ -102,9 +102,15 @@ final class AsyncCore<Service: Sendable>: Sendable {
     private func run(parent: ResolutionFrame?, owned: Bool = false) async throws -> Service {
         let cell = ObjectIdentifier(self)
         do {
+            let counting = logger as? CountingLogger
+            let start = counting.map { _ in ContinuousClock.now }
             let made = try await ResolutionTracker.makeAsync(cell: cell, service: identity, parent: parent,
                                                              owned: owned, make)
-            logger?.log(.made(identity, mode: mode))
+            if let counting, let start {
+                counting.made(identity, mode: mode, in: start.duration(to: .now))
+            } else {
+                logger?.log(.made(identity, mode: mode))
+            }
             return made
         } catch {
             throw factoryFailed(error, making: identity, logger: logger)

@@ -11,6 +11,13 @@ func runFactory<Service>(_ cell: AnyObject, call: ParamsOnPath = .none, _ servic
     // factory, is nested below like any other failure, so the path starts at the requested service.
     try ResolutionTracker.checkPath(parent, cell: id, call: call, service: service)
     do {
+        // A counting locator's slots time their factories; no other pays for a clock.
+        if let counting = logger as? CountingLogger {
+            let start = ContinuousClock.now
+            let made = try ResolutionTracker.make(cell: id, call: call, service: service, parent: parent, owned: owned, factory)
+            counting.made(service, mode: mode, in: start.duration(to: .now))
+            return made
+        }
         let made = try ResolutionTracker.make(cell: id, call: call, service: service, parent: parent, owned: owned, factory)
         logger?.log(.made(service, mode: mode))
         return made

@@ -28,18 +28,42 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
     private let frozen = PublishedOnce<FrozenSlots>()
     /// Where this locator reports what it does; `nil` keeps it silent.
     let logger: (any ServiceLogger)?
+    /// What counts the gets and services made of each slot it adds; `nil` counts nothing.
+    let metrics: (any ServiceMetrics)?
 
     /// An empty, mutable locator that reports what it does to `logger`, if any.
     public init(logger: (any ServiceLogger)? = nil) {
         self.logger = logger
+        metrics = nil
         state = Lock(State(slots: [:]))
         super.init()
     }
 
-    private init(slots: [SlotKey: AnySlot], logger: (any ServiceLogger)?) {
+    /// An empty, mutable locator that reports what it does to `logger`, if any, and counts each slot
+    /// it adds, and each of its clones adds, with `metrics`: the gets, the failed gets, the services
+    /// made and how long their factories took.
+    public init(logger: (any ServiceLogger)? = nil, metrics: (any ServiceMetrics)?) {
         self.logger = logger
+        self.metrics = metrics
+        state = Lock(State(slots: [:]))
+        super.init()
+    }
+
+    private init(slots: [SlotKey: AnySlot], logger: (any ServiceLogger)?, metrics: (any ServiceMetrics)?) {
+        self.logger = logger
+        self.metrics = metrics
         state = Lock(State(slots: slots))
         super.init()
+    }
+
+    /// The slot `registration` describes, added by `origin`. With ``metrics``, it is wrapped in a
+    /// ``CountingSlot`` and its factories report through a ``CountingLogger``, which times them;
+    /// without, it is the slot itself, and a get of it runs no code of the metrics at all.
+    func makeSlot(_ registration: ServiceRegistration, origin: String?) -> AnySlot {
+        guard let metrics else { return registration.makeSlot(origin: origin, logger: logger) }
+        let counters = metrics.counters(forKey: registration.key, origin: origin)
+        let slot = registration.makeSlot(origin: origin, logger: CountingLogger(base: logger, counters: counters))
+        return CountingSlot(slot, counters: counters)
     }
 
     // MARK: Getting services (the public gets are ServiceResolver's)
@@ -172,7 +196,7 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
             if registration.runsFactory {
                 try state.withLock { try Self.checkFree(slotKey, in: $0, replace: replace, by: origin, operation: "addService") }
             }
-            let slot = registration.makeSlot(origin: origin, logger: logger)
+            let slot = makeSlot(registration, origin: origin)
             try state.withLock { state in
                 try Self.checkFree(slotKey, in: state, replace: replace, by: origin, operation: "addService")
                 state.slots[slotKey] = slot
@@ -234,7 +258,7 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
             if registrar.unbuiltCount > 0 {
                 for index in staged.indices {
                     if let unbuilt = staged[index].slot as? UnbuiltSlot {
-                        staged[index].slot = unbuilt.registration.makeSlot(origin: name, logger: logger)
+                        staged[index].slot = makeSlot(unbuilt.registration, origin: name)
                     }
                 }
             }
@@ -337,7 +361,15 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
         }
         // Read-only: the slots moved to `frozen` (published before `isReadOnly` was set).
         let slots = mutable ?? frozen.withValue { $0.dictionary } ?? [:]
-        return ServiceLocator(slots: slots, logger: logger)
+        return ServiceLocator(slots: slots, logger: logger, metrics: metrics)
+    }
+
+    /// ``clone()``, whose slots added from now on are counted by `metrics` instead (a host that counts
+    /// its plugins' slots, on a base locator of its own that counts nothing).
+    @_spi(HostKit)
+    public func clone(countingWith metrics: (any ServiceMetrics)?) throws -> ServiceLocator {
+        let clone = try self.clone()
+        return ServiceLocator(slots: clone.state.withLock(\.slots), logger: logger, metrics: metrics)
     }
 
     // MARK: Introspection

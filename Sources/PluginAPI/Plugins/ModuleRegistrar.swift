@@ -49,7 +49,7 @@ public final class ModuleRegistrar: ServiceRegistry {
             slot = UnbuiltSlot(registration, service: service, isAsync: isAsync, origin: module)
             unbuiltCount += 1
         } else {
-            slot = registration.makeSlot(origin: module, logger: locator.logger)
+            slot = locator.makeSlot(registration, origin: module)
         }
         staged.append((slotKey, slot, replace))
         stagedKeys.insert(slotKey)

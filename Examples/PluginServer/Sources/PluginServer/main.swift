@@ -4,6 +4,8 @@ import HostKit
 import Hummingbird
 import Logging
 import PluginHostLifecycle
+import PluginHostMetrics
+import Prometheus
 import RouteContracts
 import ServiceLifecycle
 
@@ -42,9 +44,14 @@ let paths = options.paths
 let logger = Logger(label: "plugin-server")
 // The plugins named by --own-process each run in a child of their own, this executable: a crash of
 // one fails its routes (500) while the child is restarted, never the server.
-let host = options.ownProcess.isEmpty ? PluginHost() : PluginHost(processes: options.pluginProcesses()) { line in
-    logger.warning("plugin process", metadata: ["event": "\(line)"])
-}
+// What the host counts of its plugins (each slot's gets and services made, hooks, reloads, restarts),
+// kept in a Prometheus registry and served at GET /metrics.
+let registry = PrometheusCollectorRegistry()
+let metrics = SwiftMetricsPluginMetrics(factory: PrometheusMetricsFactory(registry: registry))
+let host = options.ownProcess.isEmpty ? PluginHost(metrics: metrics)
+    : PluginHost(processes: options.pluginProcesses(), metrics: metrics) { line in
+        logger.warning("plugin process", metadata: ["event": "\(line)"])
+    }
 let routes = PluginRoutes(host: host, handlerTimeout: .seconds(options.handlerTimeout))
 
 // HEAD is served wherever GET is, without the body (plugin routes too: PluginRouteMiddleware).
@@ -65,6 +72,12 @@ router.get("/plugins") { _, _ in
     let started = host.startedPlugins
     let json = try encoder.encode(Introspection(plugins: started, pluginFiles: pluginFiles.describe(started), slots: slots))
     return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
+}
+
+// The host's counts of its plugins, in Prometheus' text format.
+router.get("/metrics") { _, _ in
+    Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+             body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
 }
 
 // The server's own routes, `METHOD path` (read after the last one is added): a plugin that claims one
