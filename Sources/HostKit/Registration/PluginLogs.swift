@@ -24,11 +24,13 @@ public final class PluginLogs: PluginLogHandler {
     }
 
     /// Lines written to standard error, one `write(2)` each: `prefix` and the line's escaped
-    /// ``PluginLogLine/description``. What `host` prints (`host: [greeter 1.0.0] info: ...`).
+    /// ``PluginLogLine/description``. What `host` prints (`host: [greeter 1.0.0] info: ...`). A
+    /// standard error that fails (a closed pipe, a full disk) loses the lines, never the host.
     public static func standardError(prefix: String = "", level: PluginLog.Level = .info,
                                      levels: [String: PluginLog.Level] = [:]) -> PluginLogs {
         PluginLogs(level: level, levels: levels) { line in
-            FileHandle.standardError.write(Data((prefix + line.description + "\n").utf8))
+            // `write(_:)` traps when the write fails; a plugin's line must not end the host.
+            try? FileHandle.standardError.write(contentsOf: Data((prefix + line.description + "\n").utf8))
         }
     }
 
