@@ -1,3 +1,4 @@
+import Dispatch
 import Distributed
 import Glibc
 @testable import HostKit
@@ -17,7 +18,8 @@ import Testing
         let sockets: (host: Int32, child: Int32)
         let connections: (host: PluginActorConnection, child: PluginActorConnection)
 
-        init(_ logs: PluginLogs) throws {
+        /// The child's calls give up after `callTimeout`.
+        init(_ logs: PluginLogs, callTimeout: Duration = .seconds(300)) throws {
             var pair: [Int32] = [0, 0]
             try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
             sockets = (pair[0], pair[1])
@@ -26,7 +28,7 @@ import Testing
             connections = try (host.connect(peer: "child", socket: pair[0], serve: { name in
                 guard name == HostLogService.name else { throw ChildRefusal(description: "no \(name)") }
                 return (service, HostLogService.self)
-            }), child.connect(peer: "host", socket: pair[1], serve: { name in throw ChildRefusal(description: "no \(name)") }))
+            }), child.connect(peer: "host", socket: pair[1], callTimeout: callTimeout, serve: { name in throw ChildRefusal(description: "no \(name)") }))
         }
 
         /// The child's proxy of the host's log.
@@ -84,5 +86,31 @@ import Testing
         let written = lines.withLock { $0 }
         #expect(written.map(\.message).sorted() == (0..<64).map(String.init).sorted())
         #expect(written.allSatisfy { $0.metadata == ["writer": $0.message] && $0.plugin == "real" })
+    }
+
+    /// The host's handler blocks (a stderr nobody reads) while the child writes on, each line given
+    /// up at its call's timeout, as the child's forwarder does (here 64 at a time, to be quick): the
+    /// lines are lost, but the child is not cut off as a flood of calls once the handler moves again.
+    @Test(.timeLimit(.minutes(2))) func linesWrittenWhileTheHostsHandlerBlocksDoNotCutTheChildOff() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let lines = Collected<[PluginLogLine]>([])
+        let logs = PluginLogs(level: .trace) { line in
+            // Each waiter passes the opened gate on.
+            gate.wait()
+            gate.signal()
+            lines.withLock { $0.append(line) }
+        }
+        let pair = try HostAndChild(logs, callTimeout: .milliseconds(50))
+        let log = try pair.log()
+        for batch in 0..<5 {
+            await withTaskGroup(of: Void.self) { group in
+                for line in 0..<64 {
+                    group.addTask { try? await log.write(Self.line("info", "given up \(batch).\(line)")) }
+                }
+            }
+        }
+        gate.signal()
+        try await log.write(Self.line("info", "after the handler moved again"))
+        #expect(lines.withLock { $0.last?.message } == "after the handler moved again")
     }
 }
