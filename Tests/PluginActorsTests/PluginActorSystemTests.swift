@@ -11,6 +11,17 @@ import Testing
         try await systems.proxy().nothing()
     }
 
+    /// A call whose frames are larger than a connection's read buffer (64 KiB): the buffer grows for
+    /// the frame, and must keep that size until the frame is whole. (A plugin's log line of 256 KiB,
+    /// sent to the host's log, is such a call.)
+    @Test func aCallLargerThanTheReadBufferCarriesItsValueThereAndBack() async throws {
+        // Not the point of the test: a call the reader drops fails in a minute, not the default five.
+        let systems = try TwoSystems(callTimeout: .seconds(60))
+        let label = String(repeating: "x", count: 256 * 1024)
+        let result = try await systems.proxy().add(Pair(left: 2, right: 40, label: label))
+        #expect(result == Pair(left: 42, right: 0, label: label + "!"))
+    }
+
     @Test func manyCallsInFlightEachGetTheirOwnAnswer() async throws {
         let systems = try TwoSystems()
         let proxy = try systems.proxy()

@@ -23,14 +23,21 @@ public final class PluginLogs: PluginLogHandler {
         self.write = write
     }
 
-    /// Lines written to standard error, one `write(2)` each: `prefix` and the line's escaped
-    /// ``PluginLogLine/description``. What `host` prints (`host: [greeter 1.0.0] info: ...`).
+    /// Lines written to standard error, each whole, one at a time: `prefix` and the line's escaped
+    /// ``PluginLogLine/description``. What `host` prints (`host: [greeter 1.0.0] info: ...`). A
+    /// standard error that fails (a closed pipe, a full disk) loses the lines, never the host.
     public static func standardError(prefix: String = "", level: PluginLog.Level = .info,
                                      levels: [String: PluginLog.Level] = [:]) -> PluginLogs {
         PluginLogs(level: level, levels: levels) { line in
-            FileHandle.standardError.write(Data((prefix + line.description + "\n").utf8))
+            let bytes = Data((prefix + line.description + "\n").utf8)
+            // A pipe takes a long line in several writes, between which another thread's would land.
+            // `write(_:)` traps when the write fails; a plugin's line must not end the host.
+            writingStandardError.withLock { try? FileHandle.standardError.write(contentsOf: bytes) }
         }
     }
+
+    /// Held while a line is written to standard error, by every ``standardError(prefix:level:levels:)``.
+    private static let writingStandardError = Lock(())
 
     /// The level of the plugins that have none of their own.
     public var level: PluginLog.Level {

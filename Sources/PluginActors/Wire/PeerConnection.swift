@@ -183,7 +183,8 @@ final class PeerConnection: Sendable {
                 end(error)
                 break
             }
-            if buffer.count > Self.readBufferSize, filled <= Self.readBufferSize {
+            // Not while a large frame is still coming in: it needs the room it was given.
+            if buffer.count > Self.readBufferSize, filled <= Self.readBufferSize, Self.nextFrameFits(buffer, filled: filled) {
                 buffer = Array(buffer[..<Self.readBufferSize])
             }
             if ContinuousClock.now >= nextExpiry {
@@ -192,6 +193,14 @@ final class PeerConnection: Sendable {
             }
         }
         outbox.close()
+    }
+
+    /// False if `buffer[..<filled]` begins a frame larger than the read buffer, which was grown for it.
+    private static func nextFrameFits(_ buffer: [UInt8], filled: Int) -> Bool {
+        guard filled >= 4 else { return true }
+        var header = FrameReader(buffer[..<4])
+        guard let length = try? Int(header.integer(UInt32.self)) else { return true }
+        return 4 + length <= readBufferSize
     }
 
     /// Handles every whole frame in `buffer[..<filled]` and moves what is left to the front; grows

@@ -1,0 +1,116 @@
+import Dispatch
+import Distributed
+import Glibc
+@testable import HostKit
+import PluginAPI
+@_spi(HostKit) import PluginActors
+import TestSupport
+import Testing
+
+/// A hostile process of a plugin writing to the host's log (``HostLogService``) with frames of its
+/// own choosing, over a socket pair: two actor systems stand for the host and the child.
+@Suite struct HostLogServiceAdversaryTests {
+    /// The host serves `plugin` 1.0.0's log under `__log`; the child writes to it what it likes.
+    final class HostAndChild: Sendable {
+        let host = PluginActorSystem()
+        let child = PluginActorSystem()
+        let service: HostLogService
+        let sockets: (host: Int32, child: Int32)
+        let connections: (host: PluginActorConnection, child: PluginActorConnection)
+
+        /// The child's calls give up after `callTimeout`.
+        init(_ logs: PluginLogs, callTimeout: Duration = .seconds(300)) throws {
+            var pair: [Int32] = [0, 0]
+            try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+            sockets = (pair[0], pair[1])
+            let service = HostLogService(actorSystem: host, plugin: "real", version: "1.0.0", handler: logs)
+            self.service = service
+            connections = try (host.connect(peer: "child", socket: pair[0], serve: { name in
+                guard name == HostLogService.name else { throw ChildRefusal(description: "no \(name)") }
+                return (service, HostLogService.self)
+            }), child.connect(peer: "host", socket: pair[1], callTimeout: callTimeout, serve: { name in throw ChildRefusal(description: "no \(name)") }))
+        }
+
+        /// The child's proxy of the host's log.
+        func log() throws -> HostLogService {
+            try HostLogService.resolve(id: PluginActorID(peer: "host", name: HostLogService.name), using: child)
+        }
+
+        deinit {
+            connections.host.close(.unavailable(peer: "child", reason: "test over"))
+            connections.child.close(.unavailable(peer: "host", reason: "test over"))
+            close(sockets.host)
+            close(sockets.child)
+        }
+    }
+
+    static func line(_ level: String, _ message: String, metadata: [String: String] = [:]) -> ChildLogLine {
+        ChildLogLine(level: level, message: message, metadata: metadata, file: "Forged/File.swift", line: 7)
+    }
+
+    /// Whatever level, name or text the child sends, a line reaches the host's log only at a level
+    /// of `PluginLog.Level`'s at or above the plugin's, under the name and version the host read.
+    @Test func aChildsForgedLinesCarryTheHostsNameAtTheHostsLevel() async throws {
+        let lines = Collected<[PluginLogLine]>([])
+        let logs = PluginLogs(level: .warning) { line in lines.withLock { $0.append(line) } }
+        let pair = try HostAndChild(logs)
+        let log = try pair.log()
+        for level in ["info", "trace", "INFO", "Warning", "", "warning\u{0}", "fatal", "9"] {
+            try await log.write(Self.line(level, "dropped at \(level)"))
+        }
+        try await log.write(Self.line("error", "[other 9.9.9] critical: forged\nhost: [other 9.9.9] critical: again",
+                                      metadata: ["plugin": "other", "version": "9.9.9"]))
+        let written = lines.withLock { $0 }
+        #expect(written.count == 1, "\(written)")
+        let line = try #require(written.first)
+        #expect(line.plugin == "real" && line.version == "1.0.0" && line.level == .error)
+        #expect(line.description.hasPrefix("[real 1.0.0] error: ") && !line.description.contains("\n"), "\(line)")
+
+        // The operator raises the level: the child's next line below it is dropped by the host.
+        logs.setLevel(.critical, of: "real")
+        try await log.write(Self.line("error", "after the level was raised"))
+        #expect(lines.withLock { $0.count } == 1)
+    }
+
+    /// Many threads of the child writing at once: every line arrives once, whole, none mixed with another.
+    @Test func linesFromManyTasksAtOnceEachArriveOnce() async throws {
+        let lines = Collected<[PluginLogLine]>([])
+        let pair = try HostAndChild(PluginLogs(level: .trace) { line in lines.withLock { $0.append(line) } })
+        let log = try pair.log()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<64 {
+                group.addTask { try await log.write(Self.line("info", "\(writer)", metadata: ["writer": "\(writer)"])) }
+            }
+            try await group.waitForAll()
+        }
+        let written = lines.withLock { $0 }
+        #expect(written.map(\.message).sorted() == (0..<64).map(String.init).sorted())
+        #expect(written.allSatisfy { $0.metadata == ["writer": $0.message] && $0.plugin == "real" })
+    }
+
+    /// The host's handler blocks (a stderr nobody reads) while the child writes on, each line given
+    /// up at its call's timeout, as the child's forwarder does (here 64 at a time, to be quick): the
+    /// lines are lost, but the child is not cut off as a flood of calls once the handler moves again.
+    @Test(.timeLimit(.minutes(2))) func linesWrittenWhileTheHostsHandlerBlocksDoNotCutTheChildOff() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let lines = Collected<[PluginLogLine]>([])
+        let logs = PluginLogs(level: .trace) { line in
+            // Each waiter passes the opened gate on.
+            gate.wait()
+            gate.signal()
+            lines.withLock { $0.append(line) }
+        }
+        let pair = try HostAndChild(logs, callTimeout: .milliseconds(50))
+        let log = try pair.log()
+        for batch in 0..<5 {
+            await withTaskGroup(of: Void.self) { group in
+                for line in 0..<64 {
+                    group.addTask { try? await log.write(Self.line("info", "given up \(batch).\(line)")) }
+                }
+            }
+        }
+        gate.signal()
+        try await log.write(Self.line("info", "after the handler moved again"))
+        #expect(lines.withLock { $0.last?.message } == "after the handler moved again")
+    }
+}
