@@ -1,4 +1,6 @@
+import Dispatch
 import Distributed
+internal import DynamicLoading
 import PluginAPI
 @_spi(HostKit) import PluginActors
 
@@ -16,6 +18,13 @@ distributed actor HostLogService {
     private let plugin: String
     private let version: String
     private let handler: any PluginLogHandler
+    /// Where the lines are handed to the handler, in order, on a thread of the queue's: a call from
+    /// the child returns at once, so a handler that blocks (a standard error nobody reads) holds no
+    /// call of the child's, which would count against the calls a peer may have in flight.
+    private let writer = DispatchQueue(label: "plugin log")
+    /// The lines handed to ``writer`` and not yet written: past ``backlog``, later lines are dropped.
+    private let waiting = Lock(0)
+    static let backlog = 4096
 
     init(actorSystem: PluginActorSystem, plugin: String, version: String, handler: any PluginLogHandler) {
         self.actorSystem = actorSystem
@@ -24,10 +33,20 @@ distributed actor HostLogService {
         self.handler = handler
     }
 
-    /// Writes one line of the plugin's.
+    /// Writes one line of the plugin's, soon: handed to ``writer``, or dropped past ``backlog``.
     distributed func write(_ line: ChildLogLine) {
         guard let level = PluginLog.Level(rawValue: line.level), level >= handler.level(of: plugin) else { return }
-        handler.log(plugin: plugin, version: version, level: level, message: line.message, metadata: line.metadata,
-                    file: line.file, line: line.line)
+        let taken = waiting.withLock { count in
+            guard count < Self.backlog else { return false }
+            count += 1
+            return true
+        }
+        guard taken else { return }
+        let (plugin, version, handler, waiting) = (plugin, version, handler, waiting)
+        writer.async {
+            handler.log(plugin: plugin, version: version, level: level, message: line.message, metadata: line.metadata,
+                        file: line.file, line: line.line)
+            waiting.withLock { $0 -= 1 }
+        }
     }
 }

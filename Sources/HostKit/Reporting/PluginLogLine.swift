@@ -19,9 +19,21 @@ public struct PluginLogLine: Sendable, CustomStringConvertible {
     public let line: UInt
 
     /// `[plugin version] level: message key=value...` (the metadata sorted by key), one line, every
-    /// text of the plugin's escaped: safe to print.
+    /// text of the plugin's escaped: safe to print. A name or version of other characters than
+    /// letters, digits and `.-_+` is quoted (`"..."`, its `"` and `\` escaped), so that no plugin's
+    /// name can make its line read as another plugin's.
     public var description: String {
         let fields = metadata.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-        return TerminalText.escaped("[\(plugin) \(version)] \(level.rawValue): \(message)\(fields)")
+        let label = "\(Self.quotedIfNeeded(plugin)) \(Self.quotedIfNeeded(version))"
+        return TerminalText.escaped("[\(label)] \(level.rawValue): \(message)\(fields)")
+    }
+
+    /// `text` as it is if it is plain (ASCII letters, digits, `.-_+`, not empty), else quoted.
+    private static func quotedIfNeeded(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || ".-_+".unicodeScalars.contains(scalar))
+        }
+        if plain { return text }
+        return "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
     }
 }
