@@ -48,6 +48,15 @@ import Testing
         ChildLogLine(level: level, message: message, metadata: metadata, file: "Forged/File.swift", line: 7)
     }
 
+    /// Writes a critical line `mark` and waits until it reached `lines`: the host hands a child's
+    /// lines to its handler on a queue of its own, in order, so every line written before it has
+    /// been handled (or dropped) by then. Returns the lines before it.
+    static func drained(_ log: HostLogService, _ lines: Collected<[PluginLogLine]>, mark: String) async throws -> [PluginLogLine] {
+        try await log.write(line("critical", mark))
+        #expect(try await poll(atMost: .seconds(60)) { lines.withLock { $0.contains { $0.message == mark } } }, "\(mark)")
+        return lines.withLock { $0 }.filter { !$0.message.hasPrefix("mark ") }
+    }
+
     /// Whatever level, name or text the child sends, a line reaches the host's log only at a level
     /// of `PluginLog.Level`'s at or above the plugin's, under the name and version the host read.
     @Test func aChildsForgedLinesCarryTheHostsNameAtTheHostsLevel() async throws {
@@ -60,7 +69,7 @@ import Testing
         }
         try await log.write(Self.line("error", "[other 9.9.9] critical: forged\nhost: [other 9.9.9] critical: again",
                                       metadata: ["plugin": "other", "version": "9.9.9"]))
-        let written = lines.withLock { $0 }
+        let written = try await Self.drained(log, lines, mark: "mark 1")
         #expect(written.count == 1, "\(written)")
         let line = try #require(written.first)
         #expect(line.plugin == "real" && line.version == "1.0.0" && line.level == .error)
@@ -69,7 +78,7 @@ import Testing
         // The operator raises the level: the child's next line below it is dropped by the host.
         logs.setLevel(.critical, of: "real")
         try await log.write(Self.line("error", "after the level was raised"))
-        #expect(lines.withLock { $0.count } == 1)
+        #expect(try await Self.drained(log, lines, mark: "mark 2").count == 1)
     }
 
     /// Many threads of the child writing at once: every line arrives once, whole, none mixed with another.
@@ -83,7 +92,7 @@ import Testing
             }
             try await group.waitForAll()
         }
-        let written = lines.withLock { $0 }
+        let written = try await Self.drained(log, lines, mark: "mark 1")
         #expect(written.map(\.message).sorted() == (0..<64).map(String.init).sorted())
         #expect(written.allSatisfy { $0.metadata == ["writer": $0.message] && $0.plugin == "real" })
     }
@@ -111,6 +120,6 @@ import Testing
         }
         gate.signal()
         try await log.write(Self.line("info", "after the handler moved again"))
-        #expect(lines.withLock { $0.last?.message } == "after the handler moved again")
+        #expect(try await Self.drained(log, lines, mark: "mark 1").last?.message == "after the handler moved again")
     }
 }
