@@ -81,6 +81,23 @@ import Testing
         #expect(try await Self.drained(log, lines, mark: "mark 2").count == 1)
     }
 
+    /// A line of megabytes (a frame may hold 64 MiB) reaches the handler cut: its message to 16 KiB,
+    /// never inside a character, saying how much went; its metadata to 64 fields of at most 1 KiB.
+    @Test func aHugeLineIsCutBeforeItReachesTheHandler() async throws {
+        let lines = Collected<[PluginLogLine]>([])
+        let pair = try HostAndChild(PluginLogs(level: .trace) { line in lines.withLock { $0.append(line) } })
+        let log = try pair.log()
+        let message = String(repeating: "é", count: 512 * 1024)  // 1 MiB of two-byte characters
+        let metadata = Dictionary(uniqueKeysWithValues: (0..<200).map { ("key \($0)", String(repeating: "v", count: 5000)) })
+        try await log.write(Self.line("info", message, metadata: metadata))
+        let line = try #require(try await Self.drained(log, lines, mark: "mark 1").first)
+        let cut = 1024 * 1024 - HostLogService.messageLimit
+        #expect(line.message.hasPrefix(String(repeating: "é", count: HostLogService.messageLimit / 2 - 1)))
+        #expect(line.message.hasSuffix("é… (\(cut + 2) bytes cut)"), "\(line.message.suffix(40))")
+        #expect(line.metadata.count == HostLogService.fieldCount)
+        #expect(line.metadata.values.allSatisfy { $0.utf8.count < HostLogService.fieldLimit + 40 })
+    }
+
     /// Many threads of the child writing at once: every line arrives once, whole, none mixed with another.
     @Test func linesFromManyTasksAtOnceEachArriveOnce() async throws {
         let lines = Collected<[PluginLogLine]>([])

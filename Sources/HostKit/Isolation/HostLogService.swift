@@ -25,6 +25,10 @@ distributed actor HostLogService {
     /// The lines handed to ``writer`` and not yet written: past ``backlog``, later lines are dropped.
     private let waiting = Lock(0)
     static let backlog = 4096
+    /// The most of a line's message, and of each metadata key and value, that reaches the handler, in
+    /// UTF-8 bytes; and the most metadata entries. A frame may be 64 MiB: without a cut, one line of
+    /// a child's would cost the host that much memory, and seconds, to escape and print.
+    static let messageLimit = 16 * 1024, fieldLimit = 1024, fieldCount = 64
 
     init(actorSystem: PluginActorSystem, plugin: String, version: String, handler: any PluginLogHandler) {
         self.actorSystem = actorSystem
@@ -43,10 +47,27 @@ distributed actor HostLogService {
         }
         guard taken else { return }
         let (plugin, version, handler, waiting) = (plugin, version, handler, waiting)
+        let message = Self.cut(line.message, to: Self.messageLimit)
+        let metadata = Dictionary(line.metadata.sorted { $0.key < $1.key }.prefix(Self.fieldCount).map {
+            (Self.cut($0.key, to: Self.fieldLimit), Self.cut($0.value, to: Self.fieldLimit))
+        }) { first, _ in first }
+        let file = Self.cut(line.file, to: Self.fieldLimit)
         writer.async {
-            handler.log(plugin: plugin, version: version, level: level, message: line.message, metadata: line.metadata,
-                        file: line.file, line: line.line)
+            handler.log(plugin: plugin, version: version, level: level, message: message, metadata: metadata,
+                        file: file, line: line.line)
             waiting.withLock { $0 -= 1 }
         }
+    }
+
+    /// `text`, if it is at most `limit` UTF-8 bytes; else its first characters within `limit` and
+    /// how many bytes were cut.
+    static func cut(_ text: String, to limit: Int) -> String {
+        let count = text.utf8.count
+        guard count > limit else { return text }
+        var kept = text.utf8.prefix(limit)
+        // Never into the middle of a character (the character at the edge goes, whole or not).
+        while let last = kept.last, last & 0xC0 == 0x80 { kept = kept.dropLast() }
+        if let last = kept.last, last >= 0xC0 { kept = kept.dropLast() }
+        return String(decoding: kept, as: UTF8.self) + "… (\(count - kept.count) bytes cut)"
     }
 }
