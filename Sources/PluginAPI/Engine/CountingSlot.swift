@@ -27,14 +27,7 @@ final class CountingSlot: AnySlot, @unchecked Sendable {
     }
 
     override func asyncService<S>(as type: S.Type) async throws -> S {
-        do {
-            let service = try await inner.servedSlot.asyncService(as: S.self)
-            counters.got()
-            return service
-        } catch {
-            counters.failed()
-            throw error
-        }
+        try await counting { try await inner.servedSlot.asyncService(as: S.self) }
     }
 
     override func service<S, P>(as type: S.Type, params: P) throws -> S {
@@ -50,14 +43,7 @@ final class CountingSlot: AnySlot, @unchecked Sendable {
     }
 
     override func anyServiceAsync() async throws -> Any {
-        do {
-            let service = try await inner.servedSlot.anyServiceAsync()
-            counters.got()
-            return service
-        } catch {
-            counters.failed()
-            throw error
-        }
+        try await counting { try await inner.servedSlot.anyServiceAsync() }
     }
 
     override func provider<S>(as type: S.Type) throws -> ServiceProvider<S> {
@@ -76,6 +62,18 @@ final class CountingSlot: AnySlot, @unchecked Sendable {
     private func counting<R>(_ body: () throws -> R) throws -> R {
         do {
             let result = try body()
+            counters.got()
+            return result
+        } catch {
+            counters.failed()
+            throw error
+        }
+    }
+
+    /// ``counting(_:)`` for a get that awaits.
+    private func counting<R>(_ body: () async throws -> R) async throws -> R {
+        do {
+            let result = try await body()
             counters.got()
             return result
         } catch {

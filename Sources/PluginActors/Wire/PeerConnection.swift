@@ -183,10 +183,6 @@ final class PeerConnection: Sendable {
                 end(error)
                 break
             }
-            // Not while a large frame is still coming in: it needs the room it was given.
-            if buffer.count > Self.readBufferSize, filled <= Self.readBufferSize, Self.nextFrameFits(buffer, filled: filled) {
-                buffer = Array(buffer[..<Self.readBufferSize])
-            }
             if ContinuousClock.now >= nextExpiry {
                 expireCalls()
                 nextExpiry = .now + Self.timeoutTick
@@ -195,19 +191,14 @@ final class PeerConnection: Sendable {
         outbox.close()
     }
 
-    /// False if `buffer[..<filled]` begins a frame larger than the read buffer, which was grown for it.
-    private static func nextFrameFits(_ buffer: [UInt8], filled: Int) -> Bool {
-        guard filled >= 4 else { return true }
-        var header = FrameReader(buffer[..<4])
-        guard let length = try? Int(header.integer(UInt32.self)) else { return true }
-        return 4 + length <= readBufferSize
-    }
-
-    /// Handles every whole frame in `buffer[..<filled]` and moves what is left to the front; grows
-    /// `buffer` if the frame that comes next is larger. Returns how the other side broke the
+    /// Handles every whole frame in `buffer[..<filled]` and moves what is left to the front; sizes
+    /// `buffer` for the frame that comes next: grown if that one is larger, back to
+    /// ``readBufferSize`` once no larger one is coming in. Returns how the other side broke the
     /// protocol, if it did.
     private func dispatchFrames(in buffer: inout [UInt8], filled: inout Int) -> String? {
         var offset = 0
+        // The room the frame that comes next needs (what is left of it is never more).
+        var needed = Self.readBufferSize
         defer {
             if offset > 0 {
                 buffer.withUnsafeMutableBytes { raw in
@@ -215,6 +206,11 @@ final class PeerConnection: Sendable {
                     memmove(base, base + offset, filled - offset)
                 }
                 filled -= offset
+            }
+            if needed > buffer.count {
+                buffer += repeatElement(0, count: needed - buffer.count)
+            } else if buffer.count > needed {
+                buffer = Array(buffer[..<needed])
             }
         }
         while filled - offset >= Frame.headerSize {
@@ -224,7 +220,7 @@ final class PeerConnection: Sendable {
             guard length >= 9, length - 9 <= Frame.maximumBody else { return "a frame announces \(length) bytes" }
             guard let kind = Frame.Kind(rawValue: rawKind) else { return "a frame of unknown kind \(rawKind)" }
             guard filled - offset >= 4 + length else {
-                if 4 + length > buffer.count { buffer += repeatElement(0, count: 4 + length - buffer.count) }
+                needed = max(needed, 4 + length)
                 break
             }
             let body = buffer[(offset + Frame.headerSize)..<(offset + 4 + length)]
