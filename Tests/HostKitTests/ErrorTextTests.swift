@@ -42,6 +42,7 @@ import Testing
         .stillRequired(plugin: "p", requiredBy: ["q", "r"]),
         .processFailed(path: "/p.so", reason: "the key 'k' is not distributed"),
         .fileRefused(path: "/p.so", reason: "it is not in the digest list /l/SHA256SUMS; its SHA-256 is 00"),
+        .settingsUnreadable(reason: "the settings file /etc/p.json is not JSON"),
     ]
 
     private static func caseNumber(_ error: PluginLoadError) -> Int {
@@ -75,11 +76,12 @@ import Testing
         case .stillRequired: 26
         case .processFailed: 27
         case .fileRefused: 28
+        case .settingsUnreadable: 29
         }
     }
 
     @Test func noErrorDescriptionNamesACommandLineFlag() {
-        #expect(Set(Self.everyError.map(Self.caseNumber)) == Set(0...28))
+        #expect(Set(Self.everyError.map(Self.caseNumber)) == Set(0...29))
         for error in Self.everyError {
             #expect(!error.description.contains("--"), "\(error.description)")
         }

@@ -23,7 +23,7 @@ import Testing
     func register(_ meta: PluginMetadata, adding added: [String], into locator: ServiceLocator = ServiceLocator())
         -> (ServiceLocator, Result<ModuleHandle, PluginLoadError>) {
         let plugin = LoadedPlugin(path: "/plugins/keys.so", metadata: meta, libraries: [.pluginAPI]) { KeysModule(keys: added) }
-        return (locator, PluginRegistration.register(plugin, into: locator, source: ServiceSource(locator), logs: nil))
+        return (locator, PluginRegistration.register(plugin, into: locator, source: ServiceSource(locator), logs: nil, settings: nil))
     }
 
     /// The reason of a refused registration, or nil if it succeeded.
@@ -112,7 +112,7 @@ import Testing
         let meta = PluginMetadata(name: "honest", version: "1", provides: [ServiceLocatorEasyKey<Int>(name: "a")])
         let plugin = LoadedPlugin(path: "/plugins/honest.so", metadata: meta, libraries: [.pluginAPI]) { Impostor() }
         let locator = ServiceLocator()
-        _ = try PluginRegistration.register(plugin, into: locator, source: ServiceSource(locator), logs: nil).get()
+        _ = try PluginRegistration.register(plugin, into: locator, source: ServiceSource(locator), logs: nil, settings: nil).get()
         #expect(locator.slots.map(\.origin) == ["honest"])
     }
 

@@ -76,8 +76,6 @@ public final class DigestAllowlist: PluginFileCheck {
     /// The entries of the list at `path`, by absolute path and by real path.
     private static func read(_ path: String) throws(Unusable) -> [[UInt8]: [UInt8]] {
         let unusable = { (reason: String) in Unusable(path: path, reason: reason) }
-        guard FileStatus(path) != nil else { throw unusable("does not exist") }
-        if let problem = PathTrust.problem(path) { throw unusable("is refused, \(problem)") }
         guard let text = String(validating: try contents(path), as: UTF8.self) else { throw unusable("is not UTF-8 text") }
         let folder = Paths.folder(of: path)
         var digests: [[UInt8]: [UInt8]] = [:]
@@ -107,33 +105,14 @@ public final class DigestAllowlist: PluginFileCheck {
     /// The most a list may hold: a list of a hundred thousand files is a tenth of it.
     private static let largest = 16 << 20
 
-    /// The bytes of the list at `path`, from one opening: a regular file (a FIFO would block the host
-    /// at start and at each reload) of at most ``largest`` bytes (a huge one would fill its memory).
+    /// The bytes of the list at `path`: a trusted regular file of at most ``largest`` bytes (``OperatorFile``).
     private static func contents(_ path: String) throws(Unusable) -> [UInt8] {
-        let unusable = { (reason: String) in Unusable(path: path, reason: reason) }
-        let tooLarge = unusable("is larger than \(largest >> 20) MiB, more than any list of digests needs")
-        let descriptor: Int32
         do {
-            descriptor = try Posix.open(path, O_RDONLY | O_NONBLOCK)
+            return try OperatorFile.bytes(at: path, largest: largest,
+                                          tooLarge: "is larger than \(largest >> 20) MiB, more than any list of digests needs")
         } catch {
-            throw unusable("cannot be read: \(error.reason)")
+            throw Unusable(path: path, reason: error.reason)
         }
-        defer { Posix.close(descriptor) }
-        guard let status = try? FileStatus(descriptor: descriptor) else { throw unusable("cannot be read") }
-        guard status.isRegularFile else { throw unusable("cannot be read: not a regular file (\(status.kind))") }
-        guard status.identity.size <= largest else { throw tooLarge }
-        var bytes: [UInt8] = []
-        while bytes.count <= largest {
-            let piece: [UInt8]
-            do {
-                piece = try Posix.pread(descriptor, offset: bytes.count, count: 1 << 16)
-            } catch {
-                throw unusable("cannot be read: \(error.reason)")
-            }
-            if piece.isEmpty { return bytes }
-            bytes += piece
-        }
-        throw tooLarge
     }
 
     /// The digest and path of one line as `sha256sum` writes it: 64 hexadecimal digits, a space, a

@@ -19,6 +19,8 @@ final class PluginProcess: Sendable {
         var generation = 0
         /// What the plugin's requirements are served from, once the host started it.
         var services: ServiceResolver?
+        /// The plugin's settings as the host serves them to its process, once it is started.
+        var settingsService: HostSettingsService?
         var restarts: [ContinuousClock.Instant] = []
         var stopping = false
         /// Why it is not started again, once it is not.
@@ -184,6 +186,9 @@ final class PluginProcess: Sendable {
     /// serves now, or the host's log.
     private func serveHost(_ name: String) async throws -> PluginActorSystem.Served {
         if name == HostLogService.name, let log = state.withLock(\.log) { return (log.service, HostLogService.self) }
+        if name == HostSettingsService.name, let settings = state.withLock(\.settingsService) {
+            return (settings, HostSettingsService.self)
+        }
         guard let contract = requires.withLock({ $0[name] }) else {
             throw ChildRefusal(description: "'\(name)' is not among the keys the plugin declared it requires")
         }
@@ -225,7 +230,11 @@ final class PluginProcess: Sendable {
 
     /// Registers and starts the plugin in its child; its requirements are served from `services`.
     func start(services: ServiceResolver) async throws {
-        state.withLock { $0.services = services }
+        state.withLock { state in
+            state.services = services
+            // The settings lent to the plugin's registration here: the child reads through them.
+            state.settingsService = HostSettingsService(actorSystem: .shared, settings: services.settings)
+        }
         let logLevel = state.withLock(\.log).flatMap { log in logs?.level(of: log.plugin) }
         try await PluginActorSystem.withCallTimeout(startTimeout + Self.hookCallMargin) {
             try await controlProxy().start(timeout: startTimeout, logLevel: logLevel?.rawValue)

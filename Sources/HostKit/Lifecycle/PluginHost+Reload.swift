@@ -108,6 +108,8 @@ extension PluginHost {
                 report.entries.append(ReloadReport.Entry(error == nil ? .added : .refused, plugin, error: error))
             }
         }
+        reconfigure(position: position, with: pipeline, registeredInProbe: opened.registeredInProbe, limits: limits,
+                    into: &report)
         if !plan.withdrawnLast.isEmpty {
             withdrawUnlessRequired(plan.withdrawnLast, limits: limits, into: &report)
         }
@@ -115,6 +117,33 @@ extension PluginHost {
         report.unchanged = published.count { !touched.contains($0.metadata.name) }
         report.imagesMapped = PluginLoader.imageCount
         return report
+    }
+
+    /// Each plugin served on, its file unchanged, that read a setting whose value is another now (or
+    /// cannot be read now): registered and started again from its file with its settings read anew,
+    /// as an upgrade is (a step of its own: the plugins that require it are restarted with it; all or
+    /// nothing: if the new instance fails, the old one serves on, `kept` with why). Reported
+    /// `reconfigured`, naming the keys, never their values. In publication order: a plugin restarted
+    /// with one before it reads its settings anew there, and is not restarted twice.
+    private func reconfigure(position: [String: Int], with pipeline: LoadPipeline, registeredInProbe: Set<String>,
+                             limits: Limits, into report: inout ReloadReport) {
+        let names = state.withLock { $0.published.map(\.metadata.name) }
+        let settled = Set(report.entries.filter { $0.action != .kept }.map(\.plugin))
+        for name in names where !settled.contains(name) {
+            let served = state.withLock { state in
+                state.published.first { $0.metadata.name == name }.map { ($0, state.settings[name]?.changedKeys ?? []) }
+            }
+            guard let (plugin, changed) = served, !changed.isEmpty else { continue }
+            switch pipeline.reopened(plugin) {
+            case let .success(again):
+                var probed = registeredInProbe
+                if again.servedBy != nil { probed.insert(again.path) }
+                apply(ReloadStep(changes: [(old: plugin, new: again)]), position: position, with: pipeline,
+                      registeredInProbe: probed, limits: limits, into: &report, reconfigured: [name: changed])
+            case let .failure(error):
+                report.entries.append(ReloadReport.Entry(.kept, plugin, error: error))
+            }
+        }
     }
 
     /// The ``ReloadPlan`` of these files, planned beside the host's own services (the keys of its base
@@ -169,8 +198,11 @@ extension PluginHost {
     /// version it replaces registered again from their own files (restarted), all in `position`'s
     /// order (the result's: providers first); all or nothing. A failure leaves every served version
     /// of the step serving (`kept`) and its new plugins out (`refused`), and stops what it started.
+    /// A plugin of `reconfigured` is one served on whose settings changed (those keys): it is
+    /// reported `reconfigured`, not `upgraded`.
     private func apply(_ step: ReloadStep, position: [String: Int], with pipeline: LoadPipeline,
-                       registeredInProbe: Set<String>, limits: Limits, into report: inout ReloadReport) {
+                       registeredInProbe: Set<String>, limits: Limits, into report: inout ReloadReport,
+                       reconfigured: [String: [String]] = [:]) {
         let published = state.withLock(\.published)
         let changing = Set(step.changes.map(\.new.metadata.name))
         let restarted = ReloadStep.dependents(of: step.changes.compactMap(\.old), among: published)
@@ -207,8 +239,14 @@ extension PluginHost {
                 report.entries.append(ReloadReport.Entry(.added, new))
                 continue
             }
-            report.entries.append(restartedNames.contains(old.metadata.name)
-                                  ? ReloadReport.Entry(.restarted, new) : ReloadReport.Entry(.upgraded, new, previous: old))
+            if let keys = reconfigured[old.metadata.name] {
+                var entry = ReloadReport.Entry(.reconfigured, new)
+                entry.settingsChanged = keys
+                report.entries.append(entry)
+            } else {
+                report.entries.append(restartedNames.contains(old.metadata.name)
+                                      ? ReloadReport.Entry(.restarted, new) : ReloadReport.Entry(.upgraded, new, previous: old))
+            }
         }
         report.stopped.entries += retire(retiring, replaced: &previous, limits: limits).entries
         retiring = []

@@ -30,6 +30,9 @@ public final class PluginHost: Sendable {
         /// The plugins whose slots `current` holds, in registration order: what a probe registers
         /// before a plugin of a later load that requires their keys.
         var published: [LoadedPlugin] = []
+        /// The settings lent to each plugin of `published`, by name: a reload that finds a value one
+        /// read changed registers and starts that plugin again.
+        var settings: [String: PluginSettings] = [:]
         /// Every source a load was given, each once, in order: what a reload scans again.
         var sources: [PluginSource] = []
         /// Set by a shutdown, cleared by a load: a reload then does nothing (it would start plugins
@@ -57,6 +60,9 @@ public final class PluginHost: Sendable {
     public let logs: (any PluginLogHandler)?
     /// What counts each plugin's slots, hooks, reloads and restarts (``PluginMetrics``); nil: nothing.
     public let metrics: (any PluginMetrics)?
+    /// Where each plugin's own settings (`PluginSettings`) come from: the operator's configuration
+    /// (``PluginSettingsFile``, say), read again as each load and reload begins; nil: none is set.
+    public let settings: (any PluginSettingsSource)?
     /// Where what happens to plugins' processes after their load is told (a crash and its restart,
     /// a withdrawal), one escaped line each.
     let processReport: @Sendable (String) -> Void
@@ -66,13 +72,14 @@ public final class PluginHost: Sendable {
     /// and the plugins the host withdraws with it, as a reload report's lines) is told to
     /// `processReport`, one escaped line each (by default to standard error). Each plugin's own log
     /// writes to `logs` (``PluginLogs``), none: nowhere. `metrics` counts each plugin's slots,
-    /// hooks, reloads and restarts (``PluginMetrics``); none: nothing is counted.
+    /// hooks, reloads and restarts (``PluginMetrics``); none: nothing is counted. Each plugin reads
+    /// its own settings from `settings` (``PluginSettingsFile``), none: nothing is set.
     public convenience init(discovery: PluginDiscovery = PluginDiscovery(), startTimeout: Duration = .seconds(30),
                             processes: PluginProcesses? = nil, logs: (any PluginLogHandler)? = nil,
-                            metrics: (any PluginMetrics)? = nil,
+                            metrics: (any PluginMetrics)? = nil, settings: (any PluginSettingsSource)? = nil,
                             processReport: @escaping @Sendable (String) -> Void = PluginHost.reportToStandardError) {
         self.init(start: ServiceLocator(metrics: metrics), discovery: discovery, startTimeout: startTimeout,
-                  processes: processes, logs: logs, metrics: metrics, processReport: processReport)
+                  processes: processes, logs: logs, metrics: metrics, settings: settings, processReport: processReport)
     }
 
     /// A host whose locator starts as a clone of `base`, which holds services of the host itself
@@ -81,18 +88,20 @@ public final class PluginHost: Sendable {
     public convenience init(base: ServiceLocator, discovery: PluginDiscovery = PluginDiscovery(),
                             startTimeout: Duration = .seconds(30), processes: PluginProcesses? = nil,
                             logs: (any PluginLogHandler)? = nil, metrics: (any PluginMetrics)? = nil,
+                            settings: (any PluginSettingsSource)? = nil,
                             processReport: @escaping @Sendable (String) -> Void = PluginHost.reportToStandardError) throws {
         let start = metrics == nil ? try base.clone() : try base.clone(countingWith: metrics)
         self.init(start: start, discovery: discovery, startTimeout: startTimeout, processes: processes,
-                  logs: logs, metrics: metrics, processReport: processReport)
+                  logs: logs, metrics: metrics, settings: settings, processReport: processReport)
     }
 
     private init(start: ServiceLocator, discovery: PluginDiscovery, startTimeout: Duration, processes: PluginProcesses?,
-                 logs: (any PluginLogHandler)?, metrics: (any PluginMetrics)?,
+                 logs: (any PluginLogHandler)?, metrics: (any PluginMetrics)?, settings: (any PluginSettingsSource)?,
                  processReport: @escaping @Sendable (String) -> Void) {
         self.processes = processes
         self.logs = logs
         self.metrics = metrics
+        self.settings = settings
         self.processReport = processReport
         // The host's locators never deny cloning: each load works on a clone of the current one.
         start.setReadOnly(denyClone: false)
@@ -141,7 +150,7 @@ public final class PluginHost: Sendable {
         var hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
         hooks.metrics = metrics
         return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, processes: processes, logs: logs,
-                            metrics: metrics,
+                            metrics: metrics, settings: settings,
                             processReport: processReport) { [weak self] peer, reason in
             self?.withdrawPlugin(servedBy: peer, because: reason)
         }
@@ -182,6 +191,8 @@ public final class PluginHost: Sendable {
             publication.source.follow(currentSource)
             state.published.removeAll { names.contains($0.metadata.name) }
             state.published += publication.registered
+            for name in names { state.settings[name] = nil }
+            state.settings.merge(publication.settings) { _, new in new }
             let retiring = state.started.filter { names.contains($0.name) }
             state.started.removeAll { names.contains($0.name) }
             state.started += publication.started

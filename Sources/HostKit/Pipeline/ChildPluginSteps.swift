@@ -23,7 +23,8 @@ actor ChildPluginSteps: ChildControlSteps {
     /// ``ChildRefusal``) if the file is not the one the host checked, or is refused.
     func load(_ request: ChildLoadRequest) throws -> ChildPluginDescription {
         guard plugin == nil else { throw ChildRefusal(description: "this process has loaded its plugin already") }
-        let pipeline = LoadPipeline(discovery: discovery, start: PluginStart(timeout: request.startTimeout) { false }, logs: log)
+        let pipeline = LoadPipeline(discovery: discovery, start: PluginStart(timeout: request.startTimeout) { false }, logs: log,
+                                    settings: ChildSettingsSource())
         self.pipeline = pipeline
         defer { pipeline.finish() }
         let path = request.candidate.realPath

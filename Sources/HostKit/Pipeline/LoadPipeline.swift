@@ -42,6 +42,10 @@ struct LoadPipeline {
     let logs: (any PluginLogHandler)?
     /// What counts the restarts of plugins' processes (``PluginMetrics``); nil: nothing.
     let metrics: (any PluginMetrics)?
+    /// Where each plugin's own settings come from (``PluginSettingsFile``, say); nil: none is set.
+    let settings: (any PluginSettingsSource)?
+    /// Why the settings could not be read again as this load began, if they could not.
+    let settingsProblem: PluginLoadError?
     /// Where what happens to those processes later is told (a crash, a restart).
     let processReport: @Sendable (String) -> Void
     /// What withdraws the plugin of a process withdrawn past its restarts (its peer, and why): the host's.
@@ -51,6 +55,7 @@ struct LoadPipeline {
     /// ``PluginDiscovery/shadowFolder``. Call ``finish()`` when the load has opened its plugins.
     init(discovery: PluginDiscovery, probe: PluginProbe? = nil, start: PluginStart? = nil,
          processes: PluginProcesses? = nil, logs: (any PluginLogHandler)? = nil, metrics: (any PluginMetrics)? = nil,
+         settings: (any PluginSettingsSource)? = nil,
          processReport: @escaping @Sendable (String) -> Void = { _ in },
          processWithdrawn: @escaping @Sendable (_ peer: String, _ reason: String) -> Void = { _, _ in }) {
         self.discovery = discovery
@@ -59,8 +64,15 @@ struct LoadPipeline {
         self.processes = processes
         self.logs = logs
         self.metrics = metrics
+        self.settings = settings
         self.processReport = processReport
         self.processWithdrawn = processWithdrawn
+        do {
+            try settings?.loadBegins()
+            settingsProblem = nil
+        } catch {
+            settingsProblem = .settingsUnreadable(reason: String(describing: error))
+        }
         shadow = ShadowFolder.make(in: discovery.shadowFolder).mapError(PluginLoadError.init)
         fileCheck = discovery.fileCheck.map { check in
             do {
@@ -82,12 +94,15 @@ struct LoadPipeline {
 
     // MARK: Phase 1
 
-    /// The candidate files of `sources`, each once, and what was wrong with the rest.
+    /// The candidate files of `sources`, each once, and what was wrong with the rest (and with the
+    /// settings, if they could not be read again).
     func discover(_ sources: [PluginSource]) -> (candidates: [PluginCandidate], problems: [PluginLoadError]) {
-        switch shadow {
+        var found = switch shadow {
         case let .success(shadow): discovery.discover(sources, into: shadow, fileCheck: fileCheck)
-        case let .failure(problem): ([], [problem])
+        case let .failure(problem): (candidates: [PluginCandidate](), problems: [problem])
         }
+        if let settingsProblem { found.problems.append(settingsProblem) }
+        return found
     }
 
     /// The candidate file at `path`.
@@ -257,6 +272,8 @@ struct LoadPipeline {
         let registered: [LoadedPlugin]
         /// The plugins whose start hook succeeded, in start order.
         let started: [StartedPlugin]
+        /// The settings lent to each plugin of `registered`, by name: what a reload asks again.
+        var settings: [String: PluginSettings] = [:]
     }
 
     /// Why a stage publishes nothing, and what it registered or started meanwhile (to be stopped).
@@ -328,8 +345,10 @@ struct LoadPipeline {
             return Staged(outcome: outcome, result: .failure(Failure(error: failure.error, locator: next, unstarted: [], started: started)))
         }
         let droppedPaths = Set(dropped.map(\.plugin.path))
-        let kept = registered.map(\.plugin).filter { !droppedPaths.contains($0.path) }
-        return Staged(outcome: outcome, result: .success(Publication(locator: next, source: source, registered: kept, started: started)))
+        let kept = registered.filter { !droppedPaths.contains($0.plugin.path) }
+        var publication = Publication(locator: next, source: source, registered: kept.map(\.plugin), started: started)
+        for (plugin, module) in kept { publication.settings[plugin.metadata.name] = module.services.settings }
+        return Staged(outcome: outcome, result: .success(publication))
     }
 
     /// The order in which `plugins` (in discovery order) register into `locator`, and the plugins
@@ -356,13 +375,13 @@ struct LoadPipeline {
         if let probe, let probed, let failure = probe.checkRegistration(of: plugin, after: probed, folder: shadowRoot) {
             return .failure(failure)
         }
-        return PluginRegistration.register(plugin, into: locator, source: source, logs: logs)
+        return PluginRegistration.register(plugin, into: locator, source: source, logs: logs, settings: settings)
     }
 
     /// One plugin's module into `locator`, all or nothing; no probe (a probe child's own step).
     func registerUnprobed(_ plugin: LoadedPlugin, into locator: ServiceLocator, source: ServiceSource)
         -> Result<ModuleHandle, PluginLoadError> {
-        PluginRegistration.register(plugin, into: locator, source: source, logs: logs)
+        PluginRegistration.register(plugin, into: locator, source: source, logs: logs, settings: settings)
     }
 
     /// Why `plugin` cannot be registered into `next` as it stands, or nil: a key it provides is

@@ -5,17 +5,16 @@ enum PluginRegistration {
     /// Registers one plugin's module, all or nothing, holding it to the keys and types it declared,
     /// under its metadata name. Its registrar lends it a resolver of `source` (what the module may
     /// get, never change) that reads only the keys it declared: those it requires and its own
-    /// (PH-0031), and whose log's lines `logs` receives (none: it writes nowhere). Returns the module
+    /// (PH-0031), whose log's lines `logs` receives (none: it writes nowhere), and whose settings are
+    /// the plugin's own of `settings`, new for this registration (none: unset). Returns the module
     /// and that resolver, which its start hook gets too.
     static func register(_ plugin: LoadedPlugin, into locator: ServiceLocator, source: ServiceSource,
-                         logs: (any PluginLogHandler)?) -> Result<ModuleHandle, PluginLoadError> {
+                         logs: (any PluginLogHandler)?,
+                         settings: (any PluginSettingsSource)?) -> Result<ModuleHandle, PluginLoadError> {
         let meta = plugin.metadata
-        let services = if let logs {
-            ServiceResolver(source: source, lentTo: meta.name, granting: meta.grantedStoreKeys,
-                            log: PluginLog(plugin: meta.name, version: meta.version, handler: logs))
-        } else {
-            ServiceResolver(source: source, lentTo: meta.name, granting: meta.grantedStoreKeys)
-        }
+        let services = ServiceResolver(source: source, lentTo: meta.name, granting: meta.grantedStoreKeys,
+                                       log: logs.map { PluginLog(plugin: meta.name, version: meta.version, handler: $0) },
+                                       settings: settings.map { PluginSettings(plugin: meta.name, source: $0) })
         // Before any code of the plugin runs: each requirement met by a slot of the declared type.
         for required in meta.requires {
             guard let slot = locator.slotInfo(forKey: required.storeKey), let reason = slot.mismatch(with: required) else {

@@ -62,6 +62,9 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     /// The operator's check of the files a load maps (``PluginDiscovery/fileCheck``: a list of
     /// digests, say) refused the plugin file; `reason` is the check's words.
     case fileRefused(path: String, reason: String)
+    /// The plugins' settings (``PluginHost/settings``) could not be read again as the load began;
+    /// plugins read them as they were before. Its subject is `settings`.
+    case settingsUnreadable(reason: String)
     /// The plugin's child-process probe crashed, hung or failed.
     case probeFailed(path: String, reason: String)
     /// The plugin's `start` hook threw or timed out; its slots were removed again.
@@ -95,6 +98,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
              let .requirementTypeMismatch(plugin, _, _, _),
              let .registrationFailed(plugin, _), let .startFailed(plugin, _), let .stillRequired(plugin, _):
             plugin
+        case .settingsUnreadable: "settings"
         }
     }
 
@@ -148,6 +152,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case let .registrationFailed(plugin, reason):
             "plugin '\(plugin)': registration failed, nothing registered: \(reason)"
         case let .fileRefused(path, reason): "\(path): refused by the host's file check: \(reason)"
+        case let .settingsUnreadable(reason):
+            "the plugins' settings could not be read again: \(reason); plugins read them as they were"
         case let .probeFailed(path, reason): "\(path): probe failed: \(reason)"
         case let .processFailed(path, reason): "\(path): not served from a process of its own: \(reason)"
         case let .startFailed(plugin, reason):

@@ -10,6 +10,11 @@ public struct ReloadReport: Sendable {
         /// The plugin requires (directly or through others) a plugin that was upgraded: registered
         /// again from its file, started, swapped in with the upgrade, the old instance stopped.
         case restarted
+        /// The plugin's file is unchanged, but a setting it read (``PluginHost/settings``) has another
+        /// value now: registered again from its file with its settings read anew, started, swapped in
+        /// with the plugins that require it (`restarted`), the old instance stopped, as for an
+        /// upgrade. ``Entry/settingsChanged`` names the keys.
+        case reconfigured
         /// The plugin's file is gone: it was stopped and its services removed. (A host also tells its
         /// `processReport` such entries, with ``Entry/error`` saying why, for a plugin whose process
         /// was withdrawn past its restarts and for the plugins that required it.)
@@ -40,8 +45,12 @@ public struct ReloadReport: Sendable {
         public internal(set) var grantsAdded: [String] = []
         /// For `upgraded`: the keys of others the old version could get and the new one may not, sorted.
         public internal(set) var grantsRemoved: [String] = []
+        /// For `reconfigured`: the settings the old instance read whose values changed, sorted (the
+        /// keys only: a value may be a secret).
+        public internal(set) var settingsChanged: [String] = []
 
         /// One line: `upgraded clock 1.0.0 -> 1.1.0 (/path)` (and, if they changed, `; grants +key -key`),
+        /// `reconfigured clock 1.0.0 (/path); settings changed: zone`,
         /// `kept clock 1.0.0: ...`, `refused: ...`; names, versions, paths and reasons escaped
         /// (``TerminalText/escaped(_:)``).
         public var summary: String {
@@ -51,6 +60,8 @@ public struct ReloadReport: Sendable {
             case .added, .withdrawn, .restarted: "\(action.rawValue) \(plugin)\(version) (\(path))"
             case .upgraded: "upgraded \(plugin) \(previousVersion ?? "?") -> \(self.version ?? "?") (\(path))"
                 + (grants.isEmpty ? "" : "; grants\(grants)")
+            case .reconfigured: "reconfigured \(plugin)\(version) (\(path)); settings changed: "
+                + settingsChanged.joined(separator: ", ")
             case .kept: "kept \(plugin)\(version) (\(path))"
             case .refused: "refused"
             }
@@ -93,12 +104,14 @@ public struct ReloadReport: Sendable {
     public var text: String { lines.joined(separator: "\n") }
 
     /// The report as JSON: `{"changes": [{"action", "plugin", "path", "version", "previousVersion",
-    /// "grantsAdded", "grantsRemoved", "error"}], "stopped": [lines], "unchanged", "imagesMapped", "afterShutdown"}`.
+    /// "grantsAdded", "grantsRemoved", "settingsChanged", "error"}], "stopped": [lines], "unchanged", "imagesMapped",
+    /// "afterShutdown"}`.
     public var json: String {
         struct Change: Encodable {
             let action: String, plugin: String, path: String
             let version: String?, previousVersion: String?
             let grantsAdded: [String]?, grantsRemoved: [String]?
+            let settingsChanged: [String]?
             let error: String?
         }
         struct Report: Encodable {
@@ -110,7 +123,8 @@ public struct ReloadReport: Sendable {
         let changes = entries.map {
             Change(action: $0.action.rawValue, plugin: $0.plugin, path: $0.path, version: $0.version,
                    previousVersion: $0.previousVersion, grantsAdded: $0.action == .upgraded ? $0.grantsAdded : nil,
-                   grantsRemoved: $0.action == .upgraded ? $0.grantsRemoved : nil, error: $0.error?.description)
+                   grantsRemoved: $0.action == .upgraded ? $0.grantsRemoved : nil,
+                   settingsChanged: $0.action == .reconfigured ? $0.settingsChanged : nil, error: $0.error?.description)
         }
         return encodeJSON(Report(changes: changes, stopped: stopped.lines, unchanged: unchanged, imagesMapped: imagesMapped,
                                  afterShutdown: afterShutdown))

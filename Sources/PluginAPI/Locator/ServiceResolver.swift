@@ -37,6 +37,9 @@ public class ServiceResolver: @unchecked Sendable {
     /// each line goes to the host's log with the plugin's name and version (``PluginLog``). Any other
     /// resolver's writes nowhere.
     public let log: PluginLog
+    /// The plugin's own settings, for a resolver lent to a plugin by a host that has its operator's
+    /// configuration: that plugin's values only (``PluginSettings``). Any other resolver's are unset.
+    public let settings: PluginSettings
 
     /// A resolver that reads whatever `source` serves, every key of it: a host's current services.
     @_spi(HostKit)
@@ -44,6 +47,7 @@ public class ServiceResolver: @unchecked Sendable {
         self.source = source
         grant = nil
         log = PluginLog()
+        settings = PluginSettings()
     }
 
     /// A resolver lent to the plugin `plugin` that reads whatever `source` serves under `keys` only
@@ -54,6 +58,7 @@ public class ServiceResolver: @unchecked Sendable {
         self.source = source
         grant = GrantedKeys(plugin: plugin, keys: keys)
         log = PluginLog()
+        settings = PluginSettings()
     }
 
     /// A resolver lent to the plugin `plugin`, as ``init(source:lentTo:granting:)``, whose ``log``
@@ -63,6 +68,18 @@ public class ServiceResolver: @unchecked Sendable {
         self.source = source
         grant = GrantedKeys(plugin: plugin, keys: keys)
         self.log = log
+        settings = PluginSettings()
+    }
+
+    /// A resolver lent to the plugin `plugin`, as ``init(source:lentTo:granting:)``, whose ``log``
+    /// and ``settings`` are the plugin's own (a nil log writes nowhere, nil settings are unset).
+    @_spi(HostKit)
+    public init(source: ServiceSource, lentTo plugin: String, granting keys: [String], log: PluginLog?,
+                settings: PluginSettings?) {
+        self.source = source
+        grant = GrantedKeys(plugin: plugin, keys: keys)
+        self.log = log ?? PluginLog()
+        self.settings = settings ?? PluginSettings()
     }
 
     /// A locator's own: it reads itself.
@@ -70,6 +87,7 @@ public class ServiceResolver: @unchecked Sendable {
         source = nil
         grant = nil
         log = PluginLog()
+        settings = PluginSettings()
     }
 
     /// The locator gets read now: the source's, or, for a locator, itself. Internal, not SPI: nothing

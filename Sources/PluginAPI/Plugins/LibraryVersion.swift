@@ -57,7 +57,7 @@ public struct LibraryVersion: Sendable, Hashable, CustomStringConvertible {
     /// PluginAPI's version, compiled into whoever uses it. A minor release only adds; anything that
     /// breaks a plugin built against the release before is a major one (`.ci/api-check` holds it to that).
     @_alwaysEmitIntoClient
-    public static var pluginAPI: LibraryVersion { LibraryVersion("PluginAPI", 5, 3, 0) }
+    public static var pluginAPI: LibraryVersion { LibraryVersion("PluginAPI", 5, 4, 0) }
 }
 
 /// The version of the PluginAPI this process loaded, for hosts: every versioned library exports one

@@ -9,11 +9,21 @@ import PluginActors
 public distributed actor EchoService: Echo {
     public typealias ActorSystem = PluginActorSystem
 
-    public init() {
+    /// Added to the tags of each message echoed, if set (the plugin's `tag` setting).
+    private let tag: String?
+
+    public init(tag: String? = nil) {
         actorSystem = .shared
+        self.tag = tag
     }
 
-    public distributed func echo(_ message: EchoMessage) -> EchoMessage { message }
+    /// `message`, unchanged; with ``tag`` added to its tags if there is one.
+    public distributed func echo(_ message: EchoMessage) -> EchoMessage {
+        guard let tag else { return message }
+        var tagged = message
+        tagged.tags.append(tag)
+        return tagged
+    }
 
     public distributed func ping() {}
 

@@ -114,7 +114,7 @@ func installRoutes(renewing: Set<String> = []) async {
 // Each reload (SIGHUP) is logged, then the routes are installed again from the new locator.
 let plugins = PluginHostService(host: host, sources: paths.map(PluginSource.path), logger: logger) { report in
     pluginFiles.record(report)
-    let renewed: Set<ReloadReport.Action> = [.upgraded, .restarted]
+    let renewed: Set<ReloadReport.Action> = [.upgraded, .restarted, .reconfigured]
     await installRoutes(renewing: Set(report.entries.filter { renewed.contains($0.action) }.map(\.plugin)))
 }
 

@@ -1,0 +1,161 @@
+internal import DynamicLoading
+import Foundation
+import PluginAPI
+
+/// Plugins' settings from a JSON file (`host --config FILE`): each plugin's under `plugins`, by
+/// the name in its metadata. A dotted key reads into nested objects.
+///
+/// ```json
+/// { "plugins": {
+///     "greeter": { "greeting": "Good morning", "timeoutSeconds": 5, "apiToken": "s3cr3t" },
+///     "notes":   { "store": { "path": "/var/lib/notes" } }
+/// } }
+/// ```
+///
+/// Here plugin `notes` reads `store.path` and gets `/var/lib/notes`; `greeter` reading `store.path`
+/// gets nothing: a key is looked up in its plugin's object only, and a key never leaves it (no
+/// component of it may be empty: `.x`, `a..b` are refused). A number or `true`/`false` reads as
+/// its JSON text; `null` is unset; an object or a list is not a value.
+///
+/// The file is read when made, and again as each load and reload begins (so a `SIGHUP` brings an
+/// edit in); one that cannot be read then leaves the settings as they were, and the reload's report
+/// says why. It must be a regular file of at most 16 MiB that only the host's user or root can
+/// change, on such a path, as plugin files must: it may hold secrets, and it steers what plugins do.
+///
+/// ```swift
+/// let host = PluginHost(settings: try PluginSettingsFile(contentsOf: "/etc/myapp/plugins.json"))
+/// ```
+public final class PluginSettingsFile: PluginSettingsSource {
+    /// The file's path, as given (made absolute).
+    public let path: String
+    /// The `plugins` object as last read.
+    private let plugins: Lock<[String: SettingsValue]>
+
+    /// The settings in the file at `path`, read now; throws ``Unusable`` if it cannot be read, is not
+    /// trusted, or is not a JSON object whose `plugins`, if any, is an object of objects.
+    public init(contentsOf path: String) throws {
+        self.path = Paths.absolute(path)
+        plugins = Lock(try Self.read(self.path))
+    }
+
+    /// Reads the file again; if it cannot be, throws ``Unusable`` and keeps the settings as they were.
+    public func loadBegins() throws {
+        let read = try Self.read(path)
+        plugins.withLock { $0 = read }
+    }
+
+    /// The value of `key` in `plugin`'s object, as text; nil if unset. Throws ``Unusable`` for a key
+    /// with an empty component, or one that names an object or a list.
+    public func value(forKey key: String, of plugin: String) throws -> String? {
+        let components = key.split(separator: ".", omittingEmptySubsequences: false)
+        guard !components.contains(where: \.isEmpty) else {
+            throw Unusable(path: path, reason: "cannot hold the key '\(key)': a key's parts between dots may not be empty")
+        }
+        var value = plugins.withLock { $0[plugin] }
+        for component in components {
+            guard case let .object(members)? = value else { return nil }
+            value = members[String(component)]
+        }
+        switch value {
+        case nil, .null?: return nil
+        case let .text(text)?: return text
+        case .object?, .list?:
+            throw Unusable(path: path, reason: "has an object or a list at 'plugins.\(plugin).\(key)', not a value")
+        }
+    }
+
+    /// Why the file cannot be used.
+    public struct Unusable: Error, CustomStringConvertible {
+        /// The file's path.
+        public let path: String
+        /// What is wrong with it.
+        public let reason: String
+        /// `the settings file PATH REASON`.
+        public var description: String { "the settings file \(path) \(reason)" }
+    }
+
+    /// The most a settings file may hold.
+    private static let largest = 16 << 20
+
+    /// The `plugins` object of the file at `path`.
+    private static func read(_ path: String) throws(Unusable) -> [String: SettingsValue] {
+        let bytes: [UInt8]
+        do {
+            bytes = try OperatorFile.bytes(at: path, largest: largest,
+                                           tooLarge: "is larger than \(largest >> 20) MiB, more than any settings need")
+        } catch {
+            throw Unusable(path: path, reason: error.reason)
+        }
+        let root: SettingsValue
+        do {
+            root = try JSONDecoder().decode(SettingsValue.self, from: Data(bytes))
+        } catch {
+            throw Unusable(path: path, reason: "is not JSON: \(Self.reason(error))")
+        }
+        guard case let .object(members) = root else { throw Unusable(path: path, reason: "is not a JSON object") }
+        switch members["plugins"] {
+        case nil, .null?: return [:]
+        case let .object(plugins)?:
+            for (name, settings) in plugins {
+                guard case .object = settings else {
+                    throw Unusable(path: path, reason: "has 'plugins.\(name)', which is not an object of settings")
+                }
+            }
+            return plugins
+        case .text?, .list?:
+            throw Unusable(path: path, reason: "has 'plugins', which is not an object (plugin names, each with its settings)")
+        }
+    }
+
+    /// What went wrong in the JSON, without the values around it (the file may hold secrets).
+    private static func reason(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "it cannot be parsed" }
+        switch error {
+        case let .dataCorrupted(context):
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        default: return "it cannot be parsed"
+        }
+    }
+}
+
+/// One JSON value of a settings file, a scalar kept as its text.
+enum SettingsValue: Decodable, Sendable {
+    case null
+    case text(String)
+    case list
+    case object([String: SettingsValue])
+
+    init(from decoder: any Decoder) throws {
+        if let members = try? decoder.container(keyedBy: Name.self) {
+            var object: [String: SettingsValue] = [:]
+            for key in members.allKeys { object[key.stringValue] = try members.decode(SettingsValue.self, forKey: key) }
+            self = .object(object)
+            return
+        }
+        if (try? decoder.unkeyedContainer()) != nil {
+            self = .list
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let bool = try? single.decode(Bool.self) {
+            self = .text(bool ? "true" : "false")
+        } else if let int = try? single.decode(Int.self) {
+            self = .text(String(int))
+        } else if let double = try? single.decode(Double.self) {
+            self = .text(String(double))
+        } else {
+            self = .text(try single.decode(String.self))
+        }
+    }
+
+    /// Any member name.
+    private struct Name: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+}

@@ -1,0 +1,195 @@
+/// A plugin's own settings, filled by the host from its operator's configuration and scoped to the
+/// plugin's name: a key is looked up in this plugin's settings only, and no key reaches another
+/// plugin's. What a plugin is lent hands them out (``ServiceResolver/settings``).
+///
+/// ```swift
+/// func registerServices(in registrar: ModuleRegistrar) throws {
+///     let settings = registrar.services.settings
+///     let greeting = try settings.string(forKey: "greeting", default: "Hello")
+///     let timeout = try settings.int(forKey: "timeoutSeconds", default: 5)
+///     let token = try settings.secret(forKey: "apiToken")   // prints as <secret>
+///     try registrar.addLazyService(key: Keys.greeter) { Greeter(greeting: greeting, timeout: timeout, token: token) }
+/// }
+/// ```
+///
+/// **One value per key for the plugin's life.** The first read of a key asks the host; later reads
+/// return that answer, so a plugin never sees half of an edit. When the operator changes a value
+/// this plugin read, the host's next reload starts the plugin again from its file as an upgrade
+/// does, with the new values (and the plugins that require it, as for an upgrade).
+///
+/// Reads throw ``PluginSettingsError`` when a value is set but is not of the type read (`port` set to
+/// `80a`, read as an `Int`), or the host cannot read it; an unset key is `nil`, or the default.
+/// The settings of a resolver no host lent (a ``ServiceLocator`` of your own) are all unset.
+public struct PluginSettings: Sendable {
+    /// The plugin whose settings these are, and where its values come from (nil: none is set).
+    private let plugin: String
+    private let source: (any PluginSettingsSource)?
+    /// Each key read so far and its answer: what later reads return, and what the host compares.
+    private let answers: SettingAnswers
+
+    /// The settings of `plugin`, whose values `source` gives: what a host lends a plugin.
+    @_spi(HostKit) public init(plugin: String, source: any PluginSettingsSource) {
+        self.plugin = plugin
+        self.source = source
+        answers = SettingAnswers()
+    }
+
+    /// Settings with nothing set.
+    init() {
+        plugin = ""
+        source = nil
+        answers = SettingAnswers()
+    }
+
+    /// The value of `key` as text, or `nil` if it is unset.
+    public func string(forKey key: String) throws -> String? {
+        try raw(key)
+    }
+
+    /// The value of `key` as text, or `default` if it is unset.
+    public func string(forKey key: String, default: String) throws -> String {
+        try raw(key) ?? `default`
+    }
+
+    /// The value of `key` as a whole number (`8080`, `-1`), or `nil` if it is unset.
+    public func int(forKey key: String) throws -> Int? {
+        try typed(key, "a whole number", Int.init)
+    }
+
+    /// The value of `key` as a whole number, or `default` if it is unset.
+    public func int(forKey key: String, default: Int) throws -> Int {
+        try typed(key, "a whole number", Int.init) ?? `default`
+    }
+
+    /// The value of `key` as a number (`0.25`, `1e3`), or `nil` if it is unset.
+    public func double(forKey key: String) throws -> Double? {
+        try typed(key, "a number", Double.init)
+    }
+
+    /// The value of `key` as a number, or `default` if it is unset.
+    public func double(forKey key: String, default: Double) throws -> Double {
+        try typed(key, "a number", Double.init) ?? `default`
+    }
+
+    /// The value of `key` as `true` or `false` (also `yes`/`no`, `1`/`0`, any case), or `nil` if it is unset.
+    public func bool(forKey key: String) throws -> Bool? {
+        try typed(key, "true or false", Self.bool)
+    }
+
+    /// The value of `key` as `true` or `false`, or `default` if it is unset.
+    public func bool(forKey key: String, default: Bool) throws -> Bool {
+        try typed(key, "true or false", Self.bool) ?? `default`
+    }
+
+    /// The value of `key` as a secret, which never prints (a password, a token), or `nil` if it is unset.
+    public func secret(forKey key: String) throws -> PluginSecret? {
+        try raw(key).map(PluginSecret.init)
+    }
+
+    /// The keys this plugin read whose value the source gives differently now (or cannot give now, or
+    /// could not give then), sorted: what makes a host start the plugin again at a reload.
+    @_spi(HostKit) public var changedKeys: [String] {
+        guard let source else { return [] }
+        return answers.read.filter { key, answer in
+            guard case let .value(old) = answer else { return true }
+            do {
+                return try source.value(forKey: key, of: plugin) != old
+            } catch {
+                return true
+            }
+        }.keys.sorted()
+    }
+
+    /// The value of `key` as the source gave it at the first read, asked now if this is the first.
+    private func raw(_ key: String) throws -> String? {
+        guard let source else { return nil }
+        let answer = answers.answer(for: key) {
+            do {
+                return .value(try source.value(forKey: key, of: plugin))
+            } catch {
+                return .failed(String(describing: error))
+            }
+        }
+        switch answer {
+        case let .value(value): return value
+        case let .failed(reason): throw PluginSettingsError(plugin: plugin, key: key, reason: reason)
+        }
+    }
+
+    /// The value of `key` made `type` by `parse`; a value it cannot parse is an error, not unset.
+    private func typed<Value>(_ key: String, _ type: String, _ parse: (String) -> Value?) throws -> Value? {
+        guard let text = try raw(key) else { return nil }
+        guard let value = parse(text) else {
+            // The value is not shown: the key may hold a secret that the operator meant as another.
+            throw PluginSettingsError(plugin: plugin, key: key, reason: "its value is not \(type)")
+        }
+        return value
+    }
+
+    private static func bool(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "yes", "1": true
+        case "false", "no", "0": false
+        default: nil
+        }
+    }
+}
+
+/// Where a host's plugin settings come from: its operator's configuration. HostKit's
+/// `PluginSettingsFile` is one (a JSON file, `host --config`), and `Integrations/` reads
+/// swift-configuration's providers (files and the environment) through one.
+public protocol PluginSettingsSource: Sendable {
+    /// The value of `key` in `plugin`'s settings, as text, or `nil` if it is unset. `plugin` is the
+    /// name the host read from the plugin's metadata, and `key` is the plugin's own: a source answers
+    /// from that plugin's settings only, whatever the key holds (`..`, dots, another plugin's name).
+    func value(forKey key: String, of plugin: String) throws -> String?
+
+    /// Called as each load and reload of the host begins, before its plugins read: a source that reads
+    /// a file reads it again here, so that an edit comes in with the next reload. If it throws, the
+    /// source keeps the values it had, and the host reports why. Does nothing unless implemented.
+    func loadBegins() throws
+}
+
+extension PluginSettingsSource {
+    /// Nothing to read again.
+    public func loadBegins() throws {}
+}
+
+/// A setting that could not be read: which plugin read which key, and why. Its value is never in it.
+public struct PluginSettingsError: Error, CustomStringConvertible {
+    /// The plugin that read it.
+    public let plugin: String
+    /// The key it read.
+    public let key: String
+    /// Why it could not be read.
+    public let reason: String
+
+    /// `plugin 'NAME' setting 'KEY': REASON`.
+    public var description: String { "plugin '\(plugin)' setting '\(key)': \(reason)" }
+}
+
+/// The answer each key read got, kept for the settings' life.
+// @unchecked Sendable: its one stored property is a Lock, which guards every access to the dictionary.
+final class SettingAnswers: @unchecked Sendable {
+    enum Answer: Sendable {
+        case value(String?)
+        case failed(String)
+    }
+
+    private let answers = Lock<[String: Answer]>([:])
+
+    /// The answer for `key`: the one kept, or `ask()`'s, kept from now on (asked without the lock
+    /// held: a source may take its time, and a read of another key need not wait for it).
+    func answer(for key: String, ask: () -> Answer) -> Answer {
+        if let kept = answers.withLock({ $0[key] }) { return kept }
+        let fresh = ask()
+        return answers.withLock { answers in
+            if let kept = answers[key] { return kept }
+            answers[key] = fresh
+            return fresh
+        }
+    }
+
+    /// Every key read so far and its answer.
+    var read: [String: Answer] { answers.withLock { $0 } }
+}

@@ -1,0 +1,42 @@
+import FixtureRemoteContracts
+import Foundation
+import HostKit
+import PluginAPI
+import PluginActors
+import TestSupport
+import Testing
+
+/// A plugin placed in a process of its own reads its settings as it would in process: its process
+/// asks the host, which answers from the plugin's own settings, and a reload that finds a value it
+/// read changed starts it again in a new process.
+@Suite struct OwnProcessSettingsTests {
+    let echo = "libecho.so"
+
+    /// The echo plugin's factory reads its `tag` setting in its process, while the host waits for
+    /// the first call; the tag comes back with each message echoed.
+    @Test func aPluginInAProcessOfItsOwnReadsItsSettingsAndAChangeStartsANewProcess() async throws {
+        let folder = try TemporaryFolder(), settings = try TemporaryFolder()
+        try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
+        try folder.install("FixtureEchoPlugin", as: echo)
+        let file = try PluginSettingsTests.settingsFile(in: settings, ["fixture-echo": ["tag": "first"], "other": ["tag": "no"]])
+        var processes = OwnProcessTests.processes()
+        processes.files = [echo]
+        let host = PluginHost(startTimeout: .seconds(300), processes: processes,
+                              settings: try PluginSettingsFile(contentsOf: file)) { _ in }
+        defer { host.shutdown() }
+        let loaded = await onAThreadOfItsOwn { host.load([.file(folder.file(echo))]) }
+        #expect(loaded.problems.isEmpty, "\(loaded.text)")
+        let message = EchoMessage(text: "hi", number: 1, tags: ["a"])
+        let old = try host.locator.tryService(key: RemoteKeys.echo)
+        #expect(try await old.echo(message).tags == ["a", "first"])
+        let oldPID = try await old.pid()
+
+        try PluginSettingsTests.settingsFile(in: settings, ["fixture-echo": ["tag": "second"]])
+        let report = await onAThreadOfItsOwn { host.reload() }
+        #expect(report.entries.map(\.action) == [.reconfigured] && report.entries.first?.settingsChanged == ["tag"],
+                "\(report.text)")
+        let new = try host.locator.tryService(key: RemoteKeys.echo)
+        #expect(try await new.echo(message).tags == ["a", "second"])
+        #expect(try await new.pid() != oldPID)
+    }
+}

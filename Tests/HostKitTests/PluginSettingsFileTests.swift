@@ -1,0 +1,88 @@
+import Foundation
+import HostKit
+import PluginAPI
+import TestSupport
+import Testing
+
+/// `PluginSettingsFile` as an adversary sees it: a plugin chooses its keys (and its name), and must
+/// reach no other plugin's settings; the operator's file may be broken, huge, or writable by others.
+@Suite struct PluginSettingsFileTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    /// `json` written to the folder's `settings.json`; its path.
+    func file(_ json: String, mode: Int = 0o644) throws -> String {
+        try folder.write("settings.json", Array(json.utf8), mode: mode)
+    }
+
+    @Test func aKeyIsLookedUpInItsPluginsObjectOnly() throws {
+        let path = try file("""
+        {"plugins": {"a": {"x": "mine", "db": {"host": "h", "port": 5432, "tls": false, "ratio": 0.5, "none": null}},
+                     "a.b": {"x": "dotted"}, "b": {"x": "theirs", "secret": "s"}},
+         "x": "top", "plugins.b.x": "flat"}
+        """)
+        let settings = try PluginSettingsFile(contentsOf: path)
+        #expect(try settings.value(forKey: "x", of: "a") == "mine")
+        #expect(try settings.value(forKey: "db.host", of: "a") == "h")
+        #expect(try settings.value(forKey: "db.port", of: "a") == "5432")
+        #expect(try settings.value(forKey: "db.tls", of: "a") == "false")
+        #expect(try settings.value(forKey: "db.ratio", of: "a") == "0.5")
+        #expect(try settings.value(forKey: "db.none", of: "a") == nil)
+        #expect(try settings.value(forKey: "x", of: "a.b") == "dotted")
+        // Keys that would reach another plugin's settings, or the file's top, if the scope were a prefix.
+        for key in ["b.x", "b.secret", "plugins.b.x", "a.b.x", "x.x", "secret"] {
+            #expect(try settings.value(forKey: key, of: "a") == nil, "\(key)")
+        }
+        #expect(try settings.value(forKey: "x", of: "plugins") == nil)
+        #expect(try settings.value(forKey: "x", of: "c") == nil)
+        for key in ["", ".x", "x.", "db..host", ".", "../b/x", "..b.x"] {
+            #expect(throws: PluginSettingsFile.Unusable.self, "\(key)") { try settings.value(forKey: key, of: "a") }
+        }
+        // An object is no value.
+        #expect(throws: PluginSettingsFile.Unusable.self) { try settings.value(forKey: "db", of: "a") }
+    }
+
+    /// What makes a file unusable is said without its values (it may hold secrets).
+    @Test func aBrokenFileIsRefusedWithoutShowingItsValues() throws {
+        for json in ["{\"plugins\": {\"a\": {\"token\": \"hunter2", "[\"hunter2\"]", "{\"plugins\": [\"hunter2\"]}",
+                     "{\"plugins\": {\"a\": \"hunter2\"}}", "\"hunter2\""] {
+            let path = try file(json)
+            do {
+                _ = try PluginSettingsFile(contentsOf: path)
+                Issue.record("accepted: \(json)")
+            } catch let error as PluginSettingsFile.Unusable {
+                #expect(!error.description.contains("hunter2"), "\(error)")
+                #expect(error.description.hasPrefix("the settings file \(path) "), "\(error)")
+            }
+        }
+    }
+
+    /// A file others could write (or a FIFO, which would block the host) is refused, as plugin files are.
+    @Test func aFileOthersCanWriteIsRefused() throws {
+        let path = try file("{}", mode: 0o666)
+        #expect {
+            try PluginSettingsFile(contentsOf: path)
+        } throws: { error in
+            "\(error)".contains("is refused") && "\(error)".contains("writable")
+        }
+        let fifo = folder.file("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect { try PluginSettingsFile(contentsOf: fifo) } throws: { "\($0)".contains("not a regular file") }
+    }
+
+    /// Read again as each load begins; one that cannot be read then keeps what was read before.
+    @Test func loadBeginsReadsTheFileAgainAndKeepsTheOldOnFailure() throws {
+        let path = try file("{\"plugins\": {\"a\": {\"x\": \"1\"}}}")
+        let settings = try PluginSettingsFile(contentsOf: path)
+        try folder.write("settings.json", Array("{\"plugins\": {\"a\": {\"x\": \"2\"}}}".utf8))
+        #expect(try settings.value(forKey: "x", of: "a") == "1")
+        try settings.loadBegins()
+        #expect(try settings.value(forKey: "x", of: "a") == "2")
+        try folder.write("settings.json", Array("{\"plugins\": ".utf8))
+        #expect(throws: PluginSettingsFile.Unusable.self) { try settings.loadBegins() }
+        #expect(try settings.value(forKey: "x", of: "a") == "2")
+    }
+}
