@@ -35,6 +35,8 @@ struct Arguments {
     /// the plugins given one of their own.
     var logLevel = PluginLog.Level.info
     var pluginLogLevels: [String: PluginLog.Level] = [:]
+    /// `--config FILE`: each plugin's own settings, under `plugins.NAME` of a JSON file.
+    var settings: PluginSettingsFile?
     /// `--own-process FILE`... and the options of those processes (no process without `--own-process`).
     var ownProcess = OwnProcessArguments()
     /// `list --start`, `check --start`: run the start and shutdown hooks, which those commands
@@ -112,6 +114,7 @@ struct Arguments {
         case "--start": [.list, .check]
         case "--strict": [.serve]
         case "--in", "--host-package", "--contracts", "--distributed": [.new]
+        case "--config": [.run, .list, .check, .resolve, .serve]
         case _ where OwnProcessArguments.options.contains(option): [.run, .list, .check, .resolve, .serve]
         default: nil
         }
@@ -145,6 +148,13 @@ struct Arguments {
                     discovery.fileCheck = try DigestAllowlist(contentsOf: path)
                 } catch {
                     throw UsageError(description: "--digests: \(error)")
+                }
+            case "--config":
+                guard let path = rest.popFirst() else { throw UsageError(description: "--config needs a FILE") }
+                do {
+                    settings = try PluginSettingsFile(contentsOf: path)
+                } catch {
+                    throw UsageError(description: "--config: \(error)")
                 }
             case "--log-level": try parseLogLevel(rest.popFirst())
             case "--json": json = true

@@ -27,7 +27,9 @@ struct HostCommand {
         let processes = arguments.ownProcess.processes(childArguments: arguments.discoveryOptions)
         // Each plugin's own log, on stderr as the host's other lines, with the plugin's name and version.
         let logs = PluginLogs.standardError(prefix: "host: ", level: arguments.logLevel, levels: arguments.pluginLogLevels)
-        let host = PluginHost(discovery: discovery, startTimeout: arguments.startTimeout, processes: processes, logs: logs)
+        // Each plugin's own settings, from `--config FILE` (read again at each SIGHUP's reload).
+        let host = PluginHost(discovery: discovery, startTimeout: arguments.startTimeout, processes: processes, logs: logs,
+                              settings: arguments.settings)
         // Caught from before the load: a signal while plugins start stops the starting, and every
         // plugin whose start returned is shut down. `serve` waits for one; other commands end on it.
         let (signals, caught) = AsyncStream.makeStream(of: (Int32, ShutdownReport).self)

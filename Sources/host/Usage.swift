@@ -62,6 +62,10 @@ enum Usage {
                               does not within as long; 0: never asked (default 5)
         --restarts N          is restarted at most N times a minute, then withdrawn with the
                               plugins that require it, as a reload withdraws one (default 5)
+        --config FILE         each plugin's own settings, from a JSON file: {"plugins": {"NAME":
+                              {"key": value, ...}}} (a plugin reads those of its name only); FILE
+                              is read again at each reload, which starts again a plugin whose
+                              settings it read changed
         --log-level LEVEL     the lowest level of the plugins' own log lines printed on stderr
                               (trace, debug, info, notice, warning, error, critical; default info);
                               PLUGIN=LEVEL sets one plugin's, by its name; repeat for more

@@ -74,14 +74,14 @@ extension HostCommandTests {
     }
 
     /// Waits until the child printed `text`; fails the test if it does not within 30 s.
-    private func expectOutput(_ child: Child, _ text: String) async throws {
+    func expectOutput(_ child: Child, _ text: String) async throws {
         let printed = try await poll(atMost: .seconds(30)) { child.output.contains(text) || !child.process.isRunning }
         try #require(printed && child.output.contains(text),
                      "no \(text.debugDescription); running: \(child.process.isRunning)\nstdout: \(child.output)\nstderr: \(child.errors)")
     }
 
     /// Sends `signal` and expects the child to shut its plugins down and exit 0.
-    private func expectExitZero(_ child: Child, after signal: Int32) async throws {
+    func expectExitZero(_ child: Child, after signal: Int32) async throws {
         #expect(kill(child.process.processIdentifier, signal) == 0)
         let exited = try await poll(atMost: .seconds(30)) { !child.process.isRunning }
         try #require(exited, "still running 30 s after signal \(signal); stdout: \(child.output)")

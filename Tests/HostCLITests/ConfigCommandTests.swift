@@ -1,0 +1,58 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `--config FILE`: each plugin's own settings from the operator's JSON file, read again at each
+/// SIGHUP, which starts again a plugin whose settings changed.
+extension HostCommandTests {
+    /// `FixtureSettings`'s settings, and a token of another plugin's, written to `settings.json`.
+    @discardableResult
+    private func writeSettings(in folder: TemporaryFolder, greeting: String) throws -> String {
+        let json = """
+            {"plugins": {"fixturesettings": {"greeting": "\(greeting)", "times": 2, "token": "hunter2"},
+                         "fixture-logger": {"token": "theirs"}}}
+            """
+        return try folder.write("settings.json", Array(json.utf8))
+    }
+
+    @Test func aPluginGetsItsOwnSettingsAndItsSecretNeverPrints() async throws {
+        let folder = try TemporaryFolder()
+        let file = try writeSettings(in: folder, greeting: "hi")
+        let run = try await host(["resolve", "fixture.settings.said", "--plugins", plugin("FixtureSettings"), "--config", file])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("greeting=hi times=2 loud=false ratio=0.5 token=<secret> tokenLength=7 other=none"),
+                "\(run.output)")
+        #expect(!run.output.contains("hunter2") && !run.errors.contains("hunter2"))
+    }
+
+    @Test func aSettingsFileThatCannotBeUsedIsAUsageError() async throws {
+        let folder = try TemporaryFolder()
+        let missing = try await host(["check", "--plugins", plugin("FixtureSettings"), "--config", folder.file("none")])
+        #expect(missing.status == 2)
+        #expect(missing.errorLines.first == "host: --config: the settings file \(folder.file("none")) does not exist",
+                "\(missing.errors)")
+        let broken = try folder.write("broken.json", Array("{\"plugins\": {\"fixturesettings\": \"hunter2\"}}".utf8))
+        let refused = try await host(["check", "--plugins", plugin("FixtureSettings"), "--config", broken])
+        #expect(refused.status == 2 && !refused.errors.contains("hunter2"), "\(refused.errors)")
+        #expect(refused.errors.contains("has 'plugins.fixturesettings', which is not an object of settings"), "\(refused.errors)")
+    }
+
+    /// The operator edits the file and sends SIGHUP: the plugin that read the changed key is started
+    /// again with it, and says so; the secret never prints.
+    @Test func serveStartsAgainAPluginWhoseSettingsChangedOnSIGHUP() async throws {
+        let plugins = try TemporaryFolder(), settings = try TemporaryFolder()
+        let path = try plugins.install("FixtureSettings", as: "libsettings.so")
+        let file = try writeSettings(in: settings, greeting: "hi")
+        let child = try Child(["serve", "--plugins", plugins.path, "--config", file])
+        let serving = try await poll(atMost: .seconds(30), every: .milliseconds(5)) {
+            child.output.contains("serving 1 plugin(s)") || !child.process.isRunning
+        }
+        try #require(serving && child.process.isRunning, "not serving; stdout: \(child.output)\nstderr: \(child.errors)")
+        try writeSettings(in: settings, greeting: "good day")
+        #expect(kill(child.process.processIdentifier, SIGHUP) == 0)
+        try await expectOutput(child, "reload (signal \(SIGHUP)):\n"
+                               + "reconfigured fixturesettings 1.0.0 (\(path)); settings changed: greeting\n")
+        try await expectExitZero(child, after: SIGTERM)
+        #expect(!child.output.contains("hunter2") && !child.errors.contains("hunter2"))
+    }
+}
