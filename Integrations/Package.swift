@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The plugin host in a Swift server: swift-log, swift-service-lifecycle, swift-crypto and swift-metrics, in a package of their own
+// The plugin host in a Swift server: swift-log, swift-service-lifecycle, swift-crypto, swift-metrics and swift-configuration, in a package of their own
 // so that the root Package.swift stays free of third-party packages. It depends on the root package
 // by path, as Benchmarks/ does. Test: swift test (in this folder).
 import PackageDescription
@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "PluginHostLifecycle", targets: ["PluginHostLifecycle"]),
         .library(name: "PluginHostDigests", targets: ["PluginHostDigests"]),
         .library(name: "PluginHostMetrics", targets: ["PluginHostMetrics"]),
+        .library(name: "PluginHostConfiguration", targets: ["PluginHostConfiguration"]),
     ],
     dependencies: [
         .package(path: ".."),
@@ -32,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     ],
     targets: [
         // A ServiceLogger that writes to a swift-log Logger, and load and shutdown reports as log lines.
@@ -52,8 +54,14 @@ let package = Package(
         .target(name: "PluginHostMetrics",
                 dependencies: [hostKit, pluginAPI, .product(name: "CoreMetrics", package: "swift-metrics")],
                 swiftSettings: swift6),
+        // Each plugin's settings under plugins.NAME of a swift-configuration ConfigReader.
+        .target(name: "PluginHostConfiguration",
+                dependencies: [pluginAPI, .product(name: "Configuration", package: "swift-configuration")],
+                swiftSettings: swift6),
         .testTarget(name: "PluginHostIntegrationsTests",
                     dependencies: ["PluginHostLogging", "PluginHostLifecycle", "PluginHostDigests", "PluginHostMetrics",
+                                   "PluginHostConfiguration",
+                                   .product(name: "Configuration", package: "swift-configuration"),
                                    hostKit, pluginAPI,
                                    .product(name: "MetricsTestKit", package: "swift-metrics"),
                                    .product(name: "SampleContracts", package: rootIdentity),
@@ -69,7 +77,9 @@ let package = Package(
                                    .product(name: "FixtureVersionOne", package: "PluginFixtures"),
                                    .product(name: "FixtureVersionTwo", package: "PluginFixtures"),
                                    // Writes to its own log: the plugin logs test.
-                                   .product(name: "FixtureLogger", package: "PluginFixtures")],
+                                   .product(name: "FixtureLogger", package: "PluginFixtures"),
+                                   // Reads its own settings: the configuration test.
+                                   .product(name: "FixtureSettings", package: "PluginFixtures")],
                     swiftSettings: swift6),
     ]
 )
