@@ -41,8 +41,9 @@ extension Logger {
         }
     }
 
-    /// Logs a reload report line by line: each plugin added, upgraded, restarted or withdrawn at
-    /// `info` (`plugin upgraded`, with `version` and `previousVersion`), each change refused at
+    /// Logs a reload report line by line: each plugin added, upgraded, restarted, reconfigured or
+    /// withdrawn at `info` (`plugin upgraded`, with `version` and `previousVersion`; `plugin
+    /// reconfigured`, with `settingsChanged`: the keys, never their values), each change refused at
     /// `error` with its `reason`, the old versions' hooks as a shutdown report's, then
     /// one line `plugins reloaded` with how many plugins serve on unchanged and how many images are mapped.
     public func log(_ report: ReloadReport) {
@@ -50,6 +51,7 @@ extension Logger {
             var metadata: Logger.Metadata = ["plugin": "\(entry.plugin)", "file": "\(entry.path)"]
             if let version = entry.version { metadata["version"] = "\(version)" }
             if let previous = entry.previousVersion { metadata["previousVersion"] = "\(previous)" }
+            if entry.action == .reconfigured { metadata["settingsChanged"] = "\(entry.settingsChanged.joined(separator: ","))" }
             if let error = entry.error {
                 metadata["reason"] = "\(error)"
                 self.error(entry.action == .kept ? "plugin change refused" : "plugin refused", metadata: metadata)
