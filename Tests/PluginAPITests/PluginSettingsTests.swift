@@ -93,6 +93,16 @@ import Testing
         #expect(Mirror(reflecting: secret).children.isEmpty)
     }
 
+    /// Reflecting the settings reaches neither the host's source (every plugin's values) nor the answers.
+    @Test func reflectionShowsNothingOfTheSettings() throws {
+        let settings = PluginSettings(plugin: "p", source: Values(["token": "hunter2"]))
+        _ = try settings.string(forKey: "token")
+        var dumped = ""
+        dump(settings, to: &dumped)
+        #expect(!dumped.contains("hunter2") && !dumped.contains("Values"), "\(dumped)")
+        #expect(Mirror(reflecting: settings).children.isEmpty)
+    }
+
     @Test func aResolverNoHostLentHasNothingSet() throws {
         let locator = ServiceLocator()
         #expect(try locator.settings.string(forKey: "anything") == nil)

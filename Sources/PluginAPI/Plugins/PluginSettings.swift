@@ -193,3 +193,11 @@ final class SettingAnswers: @unchecked Sendable {
     /// Every key read so far and its answer.
     var read: [String: Answer] { answers.withLock { $0 } }
 }
+
+// Reflection shows nothing of the settings: `Mirror` reads private stored properties, and a plugin that
+// reflected its settings would reach the host's source, which holds every plugin's values (and its own
+// answers, secrets among them, would be dumped into a log by `dump`).
+extension PluginSettings: CustomReflectable {
+    /// An empty mirror.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}
