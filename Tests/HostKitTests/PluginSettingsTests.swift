@@ -1,5 +1,6 @@
 import Foundation
 import HostKit
+import Synchronization
 import PluginAPI
 import TestSupport
 import Testing
@@ -125,5 +126,33 @@ import Testing
                 "\(report.text)")
         #expect(!report.text.contains("hel\""), "\(report.text)")
         #expect(try host.locator.tryService(key: Self.said).hasPrefix("greeting=hi "))
+    }
+
+    /// A source that, asked at a reload whether a value changed, reads the host's locator (a slow
+    /// source would hold every reader the same way): the reload asks it without the host's lock.
+    @Test func aReloadAsksTheSourceWithoutHoldingTheHostsLock() async throws {
+        final class Watching: PluginSettingsSource {
+            let host = Mutex<PluginHost?>(nil)
+            let asked = Mutex(0)
+            func value(forKey key: String, of plugin: String) throws -> String? {
+                // Reads the host's current locator whenever it is asked, as a reader of it would.
+                _ = host.withLock { $0 }?.locator.slots
+                asked.withLock { $0 += 1 }
+                return key == "greeting" ? "hi" : nil
+            }
+        }
+        let source = Watching()
+        let plugins = try TemporaryFolder()
+        try plugins.copy("FixtureSettings", as: "libFixtureSettings.so")
+        let host = PluginHost(settings: source) { _ in }
+        #expect(host.load([.directory(plugins.path)]).problems.isEmpty)
+        source.host.withLock { $0 = host }
+        let report = Mutex<ReloadReport?>(nil)
+        Thread { let done = host.reload(); report.withLock { $0 = done } }.start()
+        let done = try await poll(atMost: .seconds(60)) { report.withLock { $0 } != nil }
+        #expect(done, "the reload hangs: it asked the source while holding the lock the source's read of the locator takes")
+        #expect(report.withLock { $0 }?.entries.isEmpty == true && source.asked.withLock { $0 } > 5)
+        // A reload that hangs holds the host: its shutdown would wait for it.
+        if done { host.shutdown() }
     }
 }

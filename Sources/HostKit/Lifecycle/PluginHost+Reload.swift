@@ -108,8 +108,8 @@ extension PluginHost {
                 report.entries.append(ReloadReport.Entry(error == nil ? .added : .refused, plugin, error: error))
             }
         }
-        reconfigure(position: position, with: pipeline, registeredInProbe: opened.registeredInProbe, limits: limits,
-                    into: &report)
+        reconfigure(position: position, with: pipeline, registeredInProbe: opened.registeredInProbe,
+                    leaving: Set(plan.withdrawnLast.map(\.metadata.name)), limits: limits, into: &report)
         if !plan.withdrawnLast.isEmpty {
             withdrawUnlessRequired(plan.withdrawnLast, limits: limits, into: &report)
         }
@@ -124,16 +124,18 @@ extension PluginHost {
     /// as an upgrade is (a step of its own: the plugins that require it are restarted with it; all or
     /// nothing: if the new instance fails, the old one serves on, `kept` with why). Reported
     /// `reconfigured`, naming the keys, never their values. In publication order: a plugin restarted
-    /// with one before it reads its settings anew there, and is not restarted twice.
+    /// with one before it reads its settings anew there, and is not restarted twice. Those `leaving`
+    /// (their files gone) are left to their withdrawal.
     private func reconfigure(position: [String: Int], with pipeline: LoadPipeline, registeredInProbe: Set<String>,
-                             limits: Limits, into report: inout ReloadReport) {
+                             leaving: Set<String>, limits: Limits, into report: inout ReloadReport) {
         let names = state.withLock { $0.published.map(\.metadata.name) }
-        let settled = Set(report.entries.filter { $0.action != .kept }.map(\.plugin))
+        let settled = Set(report.entries.filter { $0.action != .kept }.map(\.plugin)).union(leaving)
         for name in names where !settled.contains(name) {
             let served = state.withLock { state in
-                state.published.first { $0.metadata.name == name }.map { ($0, state.settings[name]?.changedKeys ?? []) }
+                state.published.first { $0.metadata.name == name }.map { ($0, state.settings[name]) }
             }
-            guard let (plugin, changed) = served, !changed.isEmpty else { continue }
+            // The source is asked outside the host's lock, which every reader of `locator` takes.
+            guard let (plugin, settings) = served, let changed = settings?.changedKeys, !changed.isEmpty else { continue }
             switch pipeline.reopened(plugin) {
             case let .success(again):
                 var probed = registeredInProbe
