@@ -16,6 +16,9 @@
 /// or not, and ``slotInfo(forKey:)`` and ``slots`` show none of them: so the host's picture of who
 /// depends on whom (the order it starts plugins in, what a reload restarts) is the whole picture.
 ///
+/// It also carries the plugin's own ``log`` and ``settings``, which the host fills for that plugin
+/// alone.
+///
 /// ```swift
 /// func registerServices(in registrar: ModuleRegistrar) throws {
 ///     let services = registrar.services
