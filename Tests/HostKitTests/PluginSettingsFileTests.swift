@@ -85,4 +85,13 @@ import Testing
         #expect(throws: PluginSettingsFile.Unusable.self) { try settings.loadBegins() }
         #expect(try settings.value(forKey: "x", of: "a") == "2")
     }
+
+    /// The type promises that a number reads as its JSON text; a whole number past `Int.max` (an
+    /// account id, a snowflake) is read as a `Double` and comes back rounded, in another spelling.
+    @Test func aWholeNumberPastIntMaxReadsAsItsJSONText() throws {
+        let path = try file(#"{"plugins": {"a": {"id": 12345678901234567890, "max": 9223372036854775808}}}"#)
+        let settings = try PluginSettingsFile(contentsOf: path)
+        #expect(try settings.value(forKey: "id", of: "a") == "12345678901234567890")
+        #expect(try settings.value(forKey: "max", of: "a") == "9223372036854775808")
+    }
 }
