@@ -94,4 +94,19 @@ import Testing
         #expect(try settings.value(forKey: "id", of: "a") == "12345678901234567890")
         #expect(try settings.value(forKey: "max", of: "a") == "9223372036854775808")
     }
+
+    /// `1e400` is valid JSON (RFC 8259 sets no range); a number no `Double` holds must read as its
+    /// text, or be refused naming where it is, not make the whole file "not JSON" (every plugin's
+    /// settings lost at start, none of its edits taken at a reload).
+    @Test func aNumberPastDoubleDoesNotMakeTheFileNotJSON() throws {
+        let path = try file(#"{"plugins": {"a": {"far": 1e400}, "b": {"x": "kept"}}}"#)
+        do {
+            let settings = try PluginSettingsFile(contentsOf: path)
+            #expect(try settings.value(forKey: "far", of: "a") == "1e400")
+            #expect(try settings.value(forKey: "x", of: "b") == "kept")
+        } catch {
+            #expect(!"\(error)".contains("is not JSON"), "\(error)")
+            #expect("\(error)".contains("plugins.a.far"), "\(error)")
+        }
+    }
 }
