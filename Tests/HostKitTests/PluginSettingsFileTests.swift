@@ -109,4 +109,16 @@ import Testing
             #expect("\(error)".contains("plugins.a.far"), "\(error)")
         }
     }
+
+    /// A plugin named twice in `plugins` (or a key given twice, or spelled two ways that Swift holds
+    /// equal: `é` composed and decomposed) is read silently as its first spelling: an operator who
+    /// appends an override sees it ignored. Bad input must be a named error.
+    @Test func aNameOrKeyGivenTwiceIsANamedError() throws {
+        for json in [#"{"plugins": {"a": {"x": "old"}, "a": {"x": "new"}}}"#,
+                     #"{"plugins": {"a": {"x": "old", "x": "new"}}}"#,
+                     "{\"plugins\": {\"a\": {\"caf\u{E9}\": \"old\", \"cafe\u{301}\": \"new\"}}}"] {
+            let path = try file(json)
+            #expect(throws: PluginSettingsFile.Unusable.self, "\(json)") { try PluginSettingsFile(contentsOf: path) }
+        }
+    }
 }
