@@ -39,4 +39,31 @@ import Testing
         #expect(try await new.echo(message).tags == ["a", "second"])
         #expect(try await new.pid() != oldPID)
     }
+
+    /// In process, beside the case above: the echo plugin read its `tag`, and one reload finds the tag
+    /// changed and a new plugin that requires echo (the user). The user is added (started on the old
+    /// echo instance, whose tag is the old one), then the echo plugin is reconfigured and the user,
+    /// its dependent now, is stopped and started again: two entries and two starts for one plugin
+    /// new to this reload. It must be added once, on the new instance.
+    @Test func aPluginAddedBesideAReconfiguredProviderIsStartedOnce() async throws {
+        let folder = try TemporaryFolder(), settings = try TemporaryFolder()
+        try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
+        try folder.install("FixtureEchoPlugin", as: echo)
+        let file = try PluginSettingsTests.settingsFile(in: settings, ["fixture-echo": ["tag": "first"]])
+        let host = PluginHost(settings: try PluginSettingsFile(contentsOf: file)) { _ in }
+        defer { host.shutdown() }
+        let loaded = await onAThreadOfItsOwn { host.load([.directory(folder.path)]) }
+        #expect(loaded.problems.isEmpty, "\(loaded.text)")
+        // Its factory reads `tag`.
+        let old = try host.locator.tryService(key: RemoteKeys.echo)
+        #expect(try await old.echo(EchoMessage(text: "hi", number: 1, tags: [])).tags == ["first"])
+
+        try PluginSettingsTests.settingsFile(in: settings, ["fixture-echo": ["tag": "second"]])
+        try folder.install("FixtureEchoUserPlugin", as: "libecho-user.so")
+        let report = await onAThreadOfItsOwn { host.reload() }
+        #expect(report.entries(.reconfigured).map(\.plugin) == ["fixture-echo"], "\(report.text)")
+        #expect(report.entries.filter { $0.plugin == "fixture-echo-user" }.map(\.action) == [.added], "\(report.text)")
+        let answer = try host.locator.tryService(key: ServiceLocatorEasyKey<String>(name: "fixture.echo-user.answer"))
+        #expect(answer.hasPrefix("hello 42 a,b,second "), "\(answer)")
+    }
 }
