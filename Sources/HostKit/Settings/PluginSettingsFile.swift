@@ -144,6 +144,9 @@ enum SettingsValue: Decodable, Sendable {
             self = .text(bool ? "true" : "false")
         } else if let int = try? single.decode(Int.self) {
             self = .text(String(int))
+        } else if let whole = try? single.decode(UInt64.self) {
+            // Past Int.max (an id): as a Double it would read rounded, in another spelling.
+            self = .text(String(whole))
         } else if let double = try? single.decode(Double.self) {
             self = .text(String(double))
         } else {
