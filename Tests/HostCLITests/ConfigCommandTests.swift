@@ -55,4 +55,18 @@ extension HostCommandTests {
         try await expectExitZero(child, after: SIGTERM)
         #expect(!child.output.contains("hunter2") && !child.errors.contains("hunter2"))
     }
+
+    /// `--isolated` probes each plugin's registration in a child, so that one that crashes there is
+    /// refused, not the end of the host. The probe child reads no settings (its pipeline has no
+    /// source): a registration that crashes on the value its setting has is probed with the default,
+    /// passes, and then crashes the host itself.
+    @Test func anIsolatedCheckSurvivesARegistrationThatCrashesOnItsSetting() async throws {
+        let folder = try TemporaryFolder()
+        let file = try folder.write("settings.json", Array(#"{"plugins": {"fixturesettingscrash": {"endpoint": "crash"}}}"#.utf8))
+        let run = try await host(["check", "--isolated", "--probe-timeout", "30", "--config", file]
+            + ["ClockPlugin", "FixtureSettingsCrash"].flatMap { ["--plugins", plugin($0)] })
+        #expect(run.status == 1, "status \(run.status): \(run.errors)")
+        #expect(run.errors.contains("libFixtureSettingsCrash.so: probe failed: crashed while loading: signal 6"), "\(run.errors)")
+        #expect(run.output.contains("1 loaded, 1 problem(s)"), "\(run.output)")
+    }
 }
