@@ -19,8 +19,9 @@ import PluginAPI
 ///
 /// The file is read when made, and again as each load and reload begins (so a `SIGHUP` brings an
 /// edit in); one that cannot be read then leaves the settings as they were, and the reload's report
-/// says why. It must be a regular file of at most 16 MiB that only the host's user or root can
-/// change, on such a path, as plugin files must: it may hold secrets, and it steers what plugins do.
+/// says why. It must be a regular file of at most 16 MiB, nested at most 32 levels deep, that only
+/// the host's user or root can change, on such a path, as plugin files must: it may hold secrets, and
+/// it steers what plugins do.
 ///
 /// ```swift
 /// let host = PluginHost(settings: try PluginSettingsFile(contentsOf: "/etc/myapp/plugins.json"))
@@ -89,6 +90,8 @@ public final class PluginSettingsFile: PluginSettingsSource {
         let root: SettingsValue
         do {
             root = try JSONDecoder().decode(SettingsValue.self, from: Data(bytes))
+        } catch is SettingsValue.TooDeep {
+            throw Unusable(path: path, reason: "nests deeper than \(SettingsValue.deepest) levels, more than any settings need")
         } catch {
             throw Unusable(path: path, reason: "is not JSON: \(Self.reason(error))")
         }
@@ -126,7 +129,15 @@ enum SettingsValue: Decodable, Sendable {
     case list
     case object([String: SettingsValue])
 
+    /// The deepest a value may nest: decoding recurses once per level, and a small thread stack
+    /// (`ulimit -s 256`) ends at about a hundred in a debug build, well within JSONDecoder's 512.
+    static let deepest = 32
+
+    /// A value nested deeper than ``deepest``.
+    struct TooDeep: Error {}
+
     init(from decoder: any Decoder) throws {
+        guard decoder.codingPath.count <= Self.deepest else { throw TooDeep() }
         if let members = try? decoder.container(keyedBy: Name.self) {
             var object: [String: SettingsValue] = [:]
             for key in members.allKeys { object[key.stringValue] = try members.decode(SettingsValue.self, forKey: key) }
