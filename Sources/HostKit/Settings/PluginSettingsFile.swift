@@ -92,6 +92,8 @@ public final class PluginSettingsFile: PluginSettingsSource {
             root = try JSONDecoder().decode(SettingsValue.self, from: Data(bytes))
         } catch is SettingsValue.TooDeep {
             throw Unusable(path: path, reason: "nests deeper than \(SettingsValue.deepest) levels, more than any settings need")
+        } catch let error as SettingsValue.OutOfRange {
+            throw Unusable(path: path, reason: "has a number at '\(error.path)' that no Double holds")
         } catch {
             throw Unusable(path: path, reason: "is not JSON: \(Self.reason(error))")
         }
@@ -136,6 +138,11 @@ enum SettingsValue: Decodable, Sendable {
     /// A value nested deeper than ``deepest``.
     struct TooDeep: Error {}
 
+    /// A number at `path` (dotted) that neither a whole number nor a `Double` holds.
+    struct OutOfRange: Error {
+        let path: String
+    }
+
     init(from decoder: any Decoder) throws {
         guard decoder.codingPath.count <= Self.deepest else { throw TooDeep() }
         if let members = try? decoder.container(keyedBy: Name.self) {
@@ -160,8 +167,11 @@ enum SettingsValue: Decodable, Sendable {
             self = .text(String(whole))
         } else if let double = try? single.decode(Double.self) {
             self = .text(String(double))
+        } else if let text = try? single.decode(String.self) {
+            self = .text(text)
         } else {
-            self = .text(try single.decode(String.self))
+            // Valid JSON (`1e400`): said where, not "not JSON".
+            throw OutOfRange(path: decoder.codingPath.map(\.stringValue).joined(separator: "."))
         }
     }
 
