@@ -66,4 +66,35 @@ import Testing
         let answer = try host.locator.tryService(key: ServiceLocatorEasyKey<String>(name: "fixture.echo-user.answer"))
         #expect(answer.hasPrefix("hello 42 a,b,second "), "\(answer)")
     }
+
+    /// One answer per key for an instance's life, across a crash: the echo plugin read `tag`, the
+    /// operator edits it (no reload yet), the process crashes and is started again; the new process
+    /// reads what the instance read (the host answers from what it recorded), and the next reload
+    /// is what brings the new value in, in a new instance.
+    @Test func aCrashRestartKeepsTheAnswersUntilAReload() async throws {
+        let folder = try TemporaryFolder(), settings = try TemporaryFolder()
+        try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
+        try folder.install("FixtureEchoPlugin", as: echo)
+        let file = try PluginSettingsTests.settingsFile(in: settings, ["fixture-echo": ["tag": "first"]])
+        var processes = OwnProcessTests.processes()
+        processes.files = [echo]
+        let host = PluginHost(startTimeout: .seconds(300), processes: processes,
+                              settings: try PluginSettingsFile(contentsOf: file)) { _ in }
+        defer { host.shutdown() }
+        let loaded = await onAThreadOfItsOwn { host.load([.file(folder.file(echo))]) }
+        #expect(loaded.problems.isEmpty, "\(loaded.text)")
+        let message = EchoMessage(text: "hi", number: 1, tags: [])
+        let service = try host.locator.tryService(key: RemoteKeys.echo)
+        #expect(try await service.echo(message).tags == ["first"])
+        let before = try await service.pid()
+
+        try PluginSettingsTests.settingsFile(in: settings, ["fixture-echo": ["tag": "second"]])
+        try? await service.crash()
+        try await waitFor(atMost: .seconds(60)) { (try? await service.pid()).map { $0 != before } ?? false }
+        #expect(try await service.echo(message).tags == ["first"])
+
+        let report = await onAThreadOfItsOwn { host.reload() }
+        #expect(report.entries.map(\.action) == [.reconfigured], "\(report.text)")
+        #expect(try await host.locator.tryService(key: RemoteKeys.echo).echo(message).tags == ["second"])
+    }
 }
