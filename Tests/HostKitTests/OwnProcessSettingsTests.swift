@@ -12,20 +12,27 @@ import Testing
 @Suite struct OwnProcessSettingsTests {
     let echo = "libecho.so"
 
-    /// The echo plugin's factory reads its `tag` setting in its process, while the host waits for
-    /// the first call; the tag comes back with each message echoed.
-    @Test func aPluginInAProcessOfItsOwnReadsItsSettingsAndAChangeStartsANewProcess() async throws {
-        let folder = try TemporaryFolder(), settings = try TemporaryFolder()
+    /// A host that placed the echo plugin (installed in `folder`, beside the contract library it
+    /// links) in a process of its own, its settings `plugins` from a file in `settings`, loaded.
+    func loadedHost(in folder: TemporaryFolder, settings: TemporaryFolder, _ plugins: [String: Any]) async throws -> PluginHost {
         try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
         try folder.install("FixtureEchoPlugin", as: echo)
-        let file = try PluginSettingsTests.settingsFile(in: settings, ["fixture-echo": ["tag": "first"], "other": ["tag": "no"]])
+        let file = try PluginSettingsTests.settingsFile(in: settings, plugins)
         var processes = OwnProcessTests.processes()
         processes.files = [echo]
         let host = PluginHost(startTimeout: .seconds(300), processes: processes,
                               settings: try PluginSettingsFile(contentsOf: file)) { _ in }
-        defer { host.shutdown() }
         let loaded = await onAThreadOfItsOwn { host.load([.file(folder.file(echo))]) }
         #expect(loaded.problems.isEmpty, "\(loaded.text)")
+        return host
+    }
+
+    /// The echo plugin's factory reads its `tag` setting in its process, while the host waits for
+    /// the first call; the tag comes back with each message echoed.
+    @Test func aPluginInAProcessOfItsOwnReadsItsSettingsAndAChangeStartsANewProcess() async throws {
+        let folder = try TemporaryFolder(), settings = try TemporaryFolder()
+        let host = try await loadedHost(in: folder, settings: settings, ["fixture-echo": ["tag": "first"], "other": ["tag": "no"]])
+        defer { host.shutdown() }
         let message = EchoMessage(text: "hi", number: 1, tags: ["a"])
         let old = try host.locator.tryService(key: RemoteKeys.echo)
         #expect(try await old.echo(message).tags == ["a", "first"])
@@ -73,16 +80,8 @@ import Testing
     /// is what brings the new value in, in a new instance.
     @Test func aCrashRestartKeepsTheAnswersUntilAReload() async throws {
         let folder = try TemporaryFolder(), settings = try TemporaryFolder()
-        try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
-        try folder.install("FixtureEchoPlugin", as: echo)
-        let file = try PluginSettingsTests.settingsFile(in: settings, ["fixture-echo": ["tag": "first"]])
-        var processes = OwnProcessTests.processes()
-        processes.files = [echo]
-        let host = PluginHost(startTimeout: .seconds(300), processes: processes,
-                              settings: try PluginSettingsFile(contentsOf: file)) { _ in }
+        let host = try await loadedHost(in: folder, settings: settings, ["fixture-echo": ["tag": "first"]])
         defer { host.shutdown() }
-        let loaded = await onAThreadOfItsOwn { host.load([.file(folder.file(echo))]) }
-        #expect(loaded.problems.isEmpty, "\(loaded.text)")
         let message = EchoMessage(text: "hi", number: 1, tags: [])
         let service = try host.locator.tryService(key: RemoteKeys.echo)
         #expect(try await service.echo(message).tags == ["first"])
