@@ -73,6 +73,33 @@ import Testing
         #expect { try PluginSettingsFile(contentsOf: fifo) } throws: { "\($0)".contains("not a regular file") }
     }
 
+    /// A symlink is trusted through to its target: one to a file in a folder others can write, or
+    /// one that sits in such a folder (whoever can write there can point it elsewhere), is refused;
+    /// so is a device that never ends (`/dev/zero`, which everyone may write).
+    @Test func aSymlinkThroughAFolderOthersCanWriteIsRefused() throws {
+        let open = folder.file("open")
+        #expect(mkdir(open, 0o777) == 0 && chmod(open, 0o777) == 0)
+        let trusted = try file("{}")
+        let inOpen = open + "/settings.json"
+        #expect(FileManager.default.createFile(atPath: inOpen, contents: Data("{}".utf8), attributes: [.posixPermissions: 0o644]))
+        let toOpen = folder.file("to-open.json"), fromOpen = open + "/to-trusted.json"
+        #expect(symlink(inOpen, toOpen) == 0 && symlink(trusted, fromOpen) == 0)
+        for path in [toOpen, fromOpen] {
+            #expect { try PluginSettingsFile(contentsOf: path) } throws: { "\($0)".contains("is refused") }
+        }
+        #expect { try PluginSettingsFile(contentsOf: "/dev/zero") } throws: { "\($0)".contains("is refused") }
+    }
+
+    /// The refusal of a file others can write names no way to take it anyway: a plugin file's does
+    /// (`PluginDiscovery.allowUntrusted`), but nothing lets an untrusted settings file in (`host
+    /// --allow-untrusted --config` refuses it again), so that hint would send the operator astray.
+    @Test func aRefusedFileNamesNoAllowanceThatDoesNotApply() throws {
+        let path = try file("{}", mode: 0o666)
+        #expect { try PluginSettingsFile(contentsOf: path) } throws: { error in
+            "\(error)".contains("writable by others") && !"\(error)".contains("allowUntrusted")
+        }
+    }
+
     /// Read again as each load begins; one that cannot be read then keeps what was read before.
     @Test func loadBeginsReadsTheFileAgainAndKeepsTheOldOnFailure() throws {
         let path = try file("{\"plugins\": {\"a\": {\"x\": \"1\"}}}")
