@@ -100,6 +100,19 @@ import Testing
         }
     }
 
+    /// Nesting is counted before anything decodes (decoding recurses): 32 levels are read, 33 are
+    /// refused by name; brackets inside a string, escaped quotes among them, are text.
+    @Test func nestingIsCountedOutsideStringsOnly() throws {
+        let nested = { (depth: Int) in
+            #"{"plugins": {"a": {"text": "[[{{\"[[", "n": "# + String(repeating: #"{"x": "#, count: depth - 3) + "1"
+                + String(repeating: "}", count: depth - 3) + "}}}"
+        }
+        let settings = try PluginSettingsFile(contentsOf: try file(nested(32)))
+        #expect(try settings.value(forKey: "text", of: "a") == #"[[{{"[["#)
+        #expect(try settings.value(forKey: "n" + String(repeating: ".x", count: 29), of: "a") == "1")
+        #expect { try PluginSettingsFile(contentsOf: try file(nested(33))) } throws: { "\($0)".contains("nests deeper than 32") }
+    }
+
     /// Read again as each load begins; one that cannot be read then keeps what was read before.
     @Test func loadBeginsReadsTheFileAgainAndKeepsTheOldOnFailure() throws {
         let path = try file("{\"plugins\": {\"a\": {\"x\": \"1\"}}}")

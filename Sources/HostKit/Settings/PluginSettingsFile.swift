@@ -87,11 +87,12 @@ public final class PluginSettingsFile: PluginSettingsSource {
         } catch {
             throw Unusable(path: path, reason: error.reason)
         }
+        guard SettingsValue.depth(of: bytes) <= SettingsValue.deepest else {
+            throw Unusable(path: path, reason: "nests deeper than \(SettingsValue.deepest) levels, more than any settings need")
+        }
         let root: SettingsValue
         do {
             root = try JSONDecoder().decode(SettingsValue.self, from: Data(bytes))
-        } catch is SettingsValue.TooDeep {
-            throw Unusable(path: path, reason: "nests deeper than \(SettingsValue.deepest) levels, more than any settings need")
         } catch let error as SettingsValue.OutOfRange {
             throw Unusable(path: path, reason: "has a number at '\(error.path)' that no Double holds")
         } catch {
@@ -131,12 +132,36 @@ enum SettingsValue: Decodable, Sendable {
     case list
     case object([String: SettingsValue])
 
-    /// The deepest a value may nest: decoding recurses once per level, and a small thread stack
-    /// (`ulimit -s 256`) ends at about a hundred in a debug build, well within JSONDecoder's 512.
+    /// The deepest a file may nest: decoding recurses once per level (here and in JSONDecoder), and a
+    /// small thread stack (`ulimit -s 256`) ends at about a hundred in a debug build, within JSONDecoder's 512.
     static let deepest = 32
 
-    /// A value nested deeper than ``deepest``.
-    struct TooDeep: Error {}
+    /// How deep the objects and lists of `bytes` nest (brackets inside strings not counted), found
+    /// without recursion, before anything decodes them; malformed JSON is left to the decoder.
+    static func depth(of bytes: [UInt8]) -> Int {
+        var depth = 0, deepest = 0, inString = false, escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
+    }
 
     /// A number at `path` (dotted) that neither a whole number nor a `Double` holds.
     struct OutOfRange: Error {
@@ -144,7 +169,6 @@ enum SettingsValue: Decodable, Sendable {
     }
 
     init(from decoder: any Decoder) throws {
-        guard decoder.codingPath.count <= Self.deepest else { throw TooDeep() }
         if let members = try? decoder.container(keyedBy: Name.self) {
             var object: [String: SettingsValue] = [:]
             for key in members.allKeys { object[key.stringValue] = try members.decode(SettingsValue.self, forKey: key) }
