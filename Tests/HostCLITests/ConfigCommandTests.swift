@@ -55,4 +55,34 @@ extension HostCommandTests {
         try await expectExitZero(child, after: SIGTERM)
         #expect(!child.output.contains("hunter2") && !child.errors.contains("hunter2"))
     }
+
+    /// `--isolated` probes each plugin's registration in a child, so that one that crashes there is
+    /// refused, not the end of the host. The probe child reads no settings (its pipeline has no
+    /// source): a registration that crashes on the value its setting has is probed with the default,
+    /// passes, and then crashes the host itself.
+    @Test func anIsolatedCheckSurvivesARegistrationThatCrashesOnItsSetting() async throws {
+        let folder = try TemporaryFolder()
+        let file = try folder.write("settings.json", Array(#"{"plugins": {"fixturesettingscrash": {"endpoint": "crash"}}}"#.utf8))
+        let run = try await host(["check", "--isolated", "--probe-timeout", "30", "--config", file]
+            + ["ClockPlugin", "FixtureSettingsCrash"].flatMap { ["--plugins", plugin($0)] })
+        #expect(run.status == 1, "status \(run.status): \(run.errors)")
+        #expect(run.errors.contains("libFixtureSettingsCrash.so: probe failed: crashed while loading: signal 6"), "\(run.errors)")
+        #expect(run.output.contains("1 loaded, 1 problem(s)"), "\(run.output)")
+    }
+
+    /// A settings file nested 300 deep (JSONDecoder takes up to 512 levels) read with the stack
+    /// `aChainDeeperThanTheStackAllowsIsAnErrorNotACrash` gives the host (`ulimit -s 256`): the host
+    /// crashes (SIGSEGV) in SettingsValue's recursive decoding while it reads `--config`; a careless
+    /// edit read at a SIGHUP would end a serving host so. It must load, or be refused by name.
+    @Test func aDeeplyNestedSettingsFileIsNoCrash() async throws {
+        let folder = try TemporaryFolder()
+        let depth = 300
+        let json = #"{"plugins": {"fixturesettings": "# + String(repeating: #"{"x": "#, count: depth) + "1"
+            + String(repeating: "}", count: depth) + "}}"
+        let file = try folder.write("settings.json", Array(json.utf8))
+        let command = "ulimit -s 256 && exec '\(BuiltPlugins.directory)/host' check --config '\(file)'"
+            + " --plugins '\(plugin("FixtureSettings"))'"
+        let run = try await host(["-c", command], executable: "/bin/sh")
+        #expect(run.status == 0 || run.status == 2, "\(run.status): \(run.errors.prefix(500))")
+    }
 }

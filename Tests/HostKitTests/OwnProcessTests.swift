@@ -196,7 +196,7 @@ import Testing
 }
 
 /// Polls `condition` until it holds; the bound (a ``PollBound``) only keeps a failed test from hanging.
-private func waitFor(atMost limit: Duration, _ condition: () async throws -> Bool,
+func waitFor(atMost limit: Duration, _ condition: () async throws -> Bool,
                      orSay what: @autoclosure () -> String = "") async throws {
     var bound = PollBound(limit, every: .milliseconds(20))
     while try await !condition() {

@@ -155,4 +155,23 @@ import Testing
         // A reload that hangs holds the host: its shutdown would wait for it.
         if done { host.shutdown() }
     }
+
+    /// The plugin's read of `fixture-logger.token` fails (an object is there, not a value) and it
+    /// goes on without it. The file unchanged, a reload must leave it serving: it is started again
+    /// at every reload instead, reported `reconfigured` with "settings changed" though none did.
+    @Test func aReloadWithNothingChangedLeavesServingAPluginWhoseReadFailed() throws {
+        let folder = try TemporaryFolder()
+        let plugins = try TemporaryFolder()
+        try plugins.copy("FixtureSettings", as: "libFixtureSettings.so")
+        let file = try Self.settingsFile(in: folder, ["fixturesettings": ["greeting": "hi",
+                                                                          "fixture-logger": ["token": ["x": 1]]]])
+        let host = PluginHost(settings: try PluginSettingsFile(contentsOf: file)) { _ in }
+        defer { host.shutdown() }
+        #expect(host.load([.directory(plugins.path)]).problems.isEmpty)
+        #expect(try host.locator.tryService(key: Self.said).hasPrefix("greeting=hi "))
+        for _ in 0..<2 {
+            let report = host.reload()
+            #expect(report.entries.isEmpty && report.unchanged == 1, "\(report.text)")
+        }
+    }
 }

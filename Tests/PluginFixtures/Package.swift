@@ -57,6 +57,8 @@ let fixtures = [
     plugin("FixtureLogger", contracts: false),
     // Reads its own settings while it registers (typed, a secret, a key another plugin's would be) and says what it read.
     plugin("FixtureSettings", contracts: false),
+    // Crashes while it registers if its `endpoint` setting is `crash`: what a probe must register it with.
+    plugin("FixtureSettingsCrash", contracts: false),
     // Eight threads at once write lines longer than a pipe takes in one write to its own log.
     plugin("FixtureLogFlood", contracts: false),
     // The control the lifecycle fixtures require, answering `ok`: for a host without one (`host serve`).

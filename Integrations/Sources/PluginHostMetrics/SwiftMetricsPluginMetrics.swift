@@ -11,7 +11,7 @@ import PluginAPI
 /// | `plugin_service_get_failures_total` | counter | `plugin`, `key` |
 /// | `plugin_service_make_duration` | timer | `plugin`, `key` |
 /// | `plugin_hook_duration` | timer | `plugin`, `hook` (`start`, `shutdown`, `close`), `outcome` (`finished`, `failed`, `timedOut`, `stopped`) |
-/// | `plugin_reloads_total` | counter | `plugin`, `action` (`added`, `upgraded`, `restarted`, `withdrawn`, `kept`, `refused`) |
+/// | `plugin_reloads_total` | counter | `plugin`, `action` (`added`, `upgraded`, `restarted`, `reconfigured`, `withdrawn`, `kept`, `refused`) |
 /// | `plugin_process_restarts_total` | counter | `plugin` |
 ///
 /// ```swift

@@ -17,7 +17,12 @@ enum OperatorFile {
     static func bytes(at path: String, largest: Int, tooLarge: String) throws(Unreadable) -> [UInt8] {
         let unreadable = { (reason: String) in Unreadable(reason: reason) }
         guard FileStatus(path) != nil else { throw unreadable("does not exist") }
-        if let problem = PathTrust.problem(path) { throw unreadable("is refused, \(problem)") }
+        if let problem = PathTrust.problem(path) {
+            // Without the hint a plugin file's refusal ends with: nothing lets an untrusted operator file in.
+            let hint = "; " + PathTrust.allowance
+            let reason = problem.hasSuffix(hint) ? String(problem.dropLast(hint.count)) : problem
+            throw unreadable("is refused, \(reason)")
+        }
         let descriptor: Int32
         do {
             descriptor = try Posix.open(path, O_RDONLY | O_NONBLOCK)

@@ -19,8 +19,9 @@ import PluginAPI
 ///
 /// The file is read when made, and again as each load and reload begins (so a `SIGHUP` brings an
 /// edit in); one that cannot be read then leaves the settings as they were, and the reload's report
-/// says why. It must be a regular file of at most 16 MiB that only the host's user or root can
-/// change, on such a path, as plugin files must: it may hold secrets, and it steers what plugins do.
+/// says why. It must be a regular file of at most 16 MiB, nested at most 32 levels deep, that only
+/// the host's user or root can change, on such a path, as plugin files must: it may hold secrets, and
+/// it steers what plugins do.
 ///
 /// ```swift
 /// let host = PluginHost(settings: try PluginSettingsFile(contentsOf: "/etc/myapp/plugins.json"))
@@ -86,9 +87,14 @@ public final class PluginSettingsFile: PluginSettingsSource {
         } catch {
             throw Unusable(path: path, reason: error.reason)
         }
+        guard SettingsValue.depth(of: bytes) <= SettingsValue.deepest else {
+            throw Unusable(path: path, reason: "nests deeper than \(SettingsValue.deepest) levels, more than any settings need")
+        }
         let root: SettingsValue
         do {
             root = try JSONDecoder().decode(SettingsValue.self, from: Data(bytes))
+        } catch let error as SettingsValue.OutOfRange {
+            throw Unusable(path: path, reason: "has a number at '\(error.path)' that no Double holds")
         } catch {
             throw Unusable(path: path, reason: "is not JSON: \(Self.reason(error))")
         }
@@ -126,6 +132,42 @@ enum SettingsValue: Decodable, Sendable {
     case list
     case object([String: SettingsValue])
 
+    /// The deepest a file may nest: decoding recurses once per level (here and in JSONDecoder), and a
+    /// small thread stack (`ulimit -s 256`) ends at about a hundred in a debug build, within JSONDecoder's 512.
+    static let deepest = 32
+
+    /// How deep the objects and lists of `bytes` nest (brackets inside strings not counted), found
+    /// without recursion, before anything decodes them; malformed JSON is left to the decoder.
+    static func depth(of bytes: [UInt8]) -> Int {
+        var depth = 0, deepest = 0, inString = false, escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
+    }
+
+    /// A number at `path` (dotted) that neither a whole number nor a `Double` holds.
+    struct OutOfRange: Error {
+        let path: String
+    }
+
     init(from decoder: any Decoder) throws {
         if let members = try? decoder.container(keyedBy: Name.self) {
             var object: [String: SettingsValue] = [:]
@@ -144,10 +186,16 @@ enum SettingsValue: Decodable, Sendable {
             self = .text(bool ? "true" : "false")
         } else if let int = try? single.decode(Int.self) {
             self = .text(String(int))
+        } else if let whole = try? single.decode(UInt64.self) {
+            // Past Int.max (an id): as a Double it would read rounded, in another spelling.
+            self = .text(String(whole))
         } else if let double = try? single.decode(Double.self) {
             self = .text(String(double))
+        } else if let text = try? single.decode(String.self) {
+            self = .text(text)
         } else {
-            self = .text(try single.decode(String.self))
+            // Valid JSON (`1e400`): said where, not "not JSON".
+            throw OutOfRange(path: decoder.codingPath.map(\.stringValue).joined(separator: "."))
         }
     }
 

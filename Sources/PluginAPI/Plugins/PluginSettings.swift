@@ -87,15 +87,22 @@ public struct PluginSettings: Sendable {
     }
 
     /// The keys this plugin read whose value the source gives differently now (or cannot give now, or
-    /// could not give then), sorted: what makes a host start the plugin again at a reload.
+    /// could not give then and can now), sorted: what makes a host start the plugin again at a reload.
+    /// A key that could not be given then and still cannot is unchanged: starting the plugin again
+    /// would get it the same failure, at every reload.
     @_spi(HostKit) public var changedKeys: [String] {
         guard let source else { return [] }
         return answers.read.filter { key, answer in
-            guard case let .value(old) = answer else { return true }
+            // nil: the source cannot give the key now (a `try?` would flatten that into "unset").
+            let now: String??
             do {
-                return try source.value(forKey: key, of: plugin) != old
+                now = .some(try source.value(forKey: key, of: plugin))
             } catch {
-                return true
+                now = nil
+            }
+            switch answer {
+            case let .value(old): return now != .some(old)
+            case .failed: return now != nil
             }
         }.keys.sorted()
     }
