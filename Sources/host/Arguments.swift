@@ -114,7 +114,7 @@ struct Arguments {
         case "--start": [.list, .check]
         case "--strict": [.serve]
         case "--in", "--host-package", "--contracts", "--distributed": [.new]
-        case "--config": [.run, .list, .check, .resolve, .serve]
+        case "--config": [.run, .list, .check, .resolve, .serve, .probe]
         case _ where OwnProcessArguments.options.contains(option): [.run, .list, .check, .resolve, .serve]
         default: nil
         }

@@ -12,7 +12,7 @@ struct HostCommand {
         let discovery = arguments.discovery
         switch arguments.command {
         case .inspect: return inspect(arguments.operand ?? "")
-        case .probe: return PluginProbe.probe(arguments.operand ?? "", discovery: discovery)
+        case .probe: return PluginProbe.probe(arguments.operand ?? "", discovery: discovery, settings: arguments.settings)
         case .servePlugin: return PluginChild.serve(discovery: discovery)
         case .new: return arguments.new.map { NewCommand(arguments: $0).run() } ?? 2
         case .run, .list, .check, .resolve, .serve: break
@@ -174,8 +174,9 @@ struct HostCommand {
     /// With `--isolated`: this very program, as `host __probe FILE`.
     private func probe() -> PluginProbe? {
         guard arguments.isolated, let executable = Bundle.main.executablePath else { return nil }
+        // The probe registers each plugin with the settings the host will give it (its child reads the same file).
         return PluginProbe(executable: executable,
-                           arguments: ["__probe"] + arguments.discoveryOptions,
+                           arguments: ["__probe"] + arguments.discoveryOptions + (arguments.settings.map { ["--config", $0.path] } ?? []),
                            timeout: arguments.probeTimeout)
     }
 

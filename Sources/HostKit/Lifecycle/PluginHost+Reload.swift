@@ -96,6 +96,9 @@ extension PluginHost {
             apply(step, position: position, with: pipeline, registeredInProbe: opened.registeredInProbe,
                   limits: limits, into: &report)
         }
+        // Before the additions: a new plugin that requires one started again here starts on the new instance.
+        reconfigure(position: position, with: pipeline, registeredInProbe: opened.registeredInProbe,
+                    leaving: Set(plan.withdrawnLast.map(\.metadata.name)), limits: limits, into: &report)
         // New plugins that need no new version: planned together, as a first load's are.
         let additions = plan.steps.filter { !$0.upgrades }.flatMap(\.changes).map(\.new)
         if !additions.isEmpty {
@@ -108,8 +111,6 @@ extension PluginHost {
                 report.entries.append(ReloadReport.Entry(error == nil ? .added : .refused, plugin, error: error))
             }
         }
-        reconfigure(position: position, with: pipeline, registeredInProbe: opened.registeredInProbe,
-                    leaving: Set(plan.withdrawnLast.map(\.metadata.name)), limits: limits, into: &report)
         if !plan.withdrawnLast.isEmpty {
             withdrawUnlessRequired(plan.withdrawnLast, limits: limits, into: &report)
         }
@@ -123,9 +124,11 @@ extension PluginHost {
     /// cannot be read now): registered and started again from its file with its settings read anew,
     /// as an upgrade is (a step of its own: the plugins that require it are restarted with it; all or
     /// nothing: if the new instance fails, the old one serves on, `kept` with why). Reported
-    /// `reconfigured`, naming the keys, never their values. In publication order: a plugin restarted
-    /// with one before it reads its settings anew there, and is not restarted twice. Those `leaving`
-    /// (their files gone) are left to their withdrawal.
+    /// `reconfigured`, naming the keys, never their values. After the upgrades (a plugin they restarted
+    /// read its settings anew) and before the additions (a new plugin that requires one of these starts
+    /// once, on the new instance). In publication order: a plugin restarted with one before it reads its
+    /// settings anew there, and is not restarted twice. Those `leaving` (their files gone) are left to
+    /// their withdrawal.
     private func reconfigure(position: [String: Int], with pipeline: LoadPipeline, registeredInProbe: Set<String>,
                              leaving: Set<String>, limits: Limits, into report: inout ReloadReport) {
         let names = state.withLock { $0.published.map(\.metadata.name) }

@@ -10,9 +10,11 @@ extension PluginProbe {
     /// (`check(_:after:)`); writes its verdict and returns the exit status: 0 if the plugin
     /// registered or opened, 3 (with the reason on stderr) if it was refused. A host whose plugins
     /// require services of its own base locator passes that same base here, or those plugins cannot
-    /// register in the child.
+    /// register in the child; one whose plugins read settings passes the same `settings` (a
+    /// ``PluginSettingsFile`` of the same file), or they register here with their settings unset, and
+    /// a plugin that would crash on a value of the operator's is not caught.
     public static func probe(_ path: String, discovery: PluginDiscovery = PluginDiscovery(),
-                             base: ServiceLocator = ServiceLocator()) -> Int32 {
+                             base: ServiceLocator = ServiceLocator(), settings: (any PluginSettingsSource)? = nil) -> Int32 {
         // Out of the environment before the plugin runs: `getenv` in the plugin finds nothing. This
         // keeps a careless exit from passing; a plugin set on forging a verdict can still read the
         // process's initial environment (/proc/self/environ), as it can do anything the host can.
@@ -28,7 +30,7 @@ extension PluginProbe {
         // this child.
         var discovery = discovery
         if let folder, FileStatus(folder)?.isDirectory == true { discovery.shadowFolder = folder }
-        let pipeline = LoadPipeline(discovery: discovery)
+        let pipeline = LoadPipeline(discovery: discovery, settings: settings)
         defer { pipeline.finish() }
         let checkedFiles = Dictionary(checked.map { ($0.realPath, $0) }) { first, _ in first }
         // A file the parent's discovery checked is opened as it was checked (its copy); another, or

@@ -87,8 +87,12 @@ public final class PluginSettingsFile: PluginSettingsSource {
         } catch {
             throw Unusable(path: path, reason: error.reason)
         }
-        guard SettingsValue.depth(of: bytes) <= SettingsValue.deepest else {
+        let scan = SettingsFileScan(bytes)
+        guard scan.depth <= SettingsValue.deepest else {
             throw Unusable(path: path, reason: "nests deeper than \(SettingsValue.deepest) levels, more than any settings need")
+        }
+        if let duplicate = scan.duplicate {
+            throw Unusable(path: path, reason: "gives '\(duplicate)' twice (one would be ignored)")
         }
         let root: SettingsValue
         do {
@@ -135,33 +139,6 @@ enum SettingsValue: Decodable, Sendable {
     /// The deepest a file may nest: decoding recurses once per level (here and in JSONDecoder), and a
     /// small thread stack (`ulimit -s 256`) ends at about a hundred in a debug build, within JSONDecoder's 512.
     static let deepest = 32
-
-    /// How deep the objects and lists of `bytes` nest (brackets inside strings not counted), found
-    /// without recursion, before anything decodes them; malformed JSON is left to the decoder.
-    static func depth(of bytes: [UInt8]) -> Int {
-        var depth = 0, deepest = 0, inString = false, escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            default: break
-            }
-        }
-        return deepest
-    }
 
     /// A number at `path` (dotted) that neither a whole number nor a `Double` holds.
     struct OutOfRange: Error {
