@@ -161,4 +161,20 @@ import Testing
             #expect(throws: PluginSettingsFile.Unusable.self, "\(json)") { try PluginSettingsFile(contentsOf: path) }
         }
     }
+
+    /// A setting whose name has a dot (or is empty) can never be read, since a key's dots step into
+    /// objects: the file is refused naming it, not read with the setting silently out of reach.
+    @Test func aSettingNoKeyCanReadIsRefusedByName() throws {
+        let dotted = try file(#"{"plugins": {"a": {"db": {"pool.size": 4}}}}"#)
+        #expect {
+            try PluginSettingsFile(contentsOf: dotted)
+        } throws: { error in
+            "\(error)".contains("has the setting 'db.pool.size' of plugin 'a', which no key reads")
+        }
+        let empty = try file(#"{"plugins": {"a": {"": 1}}}"#)
+        #expect(throws: PluginSettingsFile.Unusable.self) { try PluginSettingsFile(contentsOf: empty) }
+        // A plugin's name may have dots: it is one name, never stepped into.
+        let named = try file(#"{"plugins": {"a.b": {"x": 1}}}"#)
+        #expect(try PluginSettingsFile(contentsOf: named).value(forKey: "x", of: "a.b") == "1")
+    }
 }

@@ -107,14 +107,28 @@ public final class PluginSettingsFile: PluginSettingsSource {
         case nil, .null?: return [:]
         case let .object(plugins)?:
             for (name, settings) in plugins {
-                guard case .object = settings else {
+                guard case let .object(members) = settings else {
                     throw Unusable(path: path, reason: "has 'plugins.\(name)', which is not an object of settings")
+                }
+                if let dotted = Self.dottedName(in: members) {
+                    throw Unusable(path: path, reason: "has the setting '\(dotted)' of plugin '\(name)', which no key reads "
+                                   + "(a key's dots step into objects: write {\"a\": {\"b\": ...}} for 'a.b')")
                 }
             }
             return plugins
         case .text?, .list?:
             throw Unusable(path: path, reason: "has 'plugins', which is not an object (plugin names, each with its settings)")
         }
+    }
+
+    /// The first name among `members` (and the objects in them) with a dot in it, which no key can
+    /// read: a plugin's `a.b` is member `b` of object `a`. (At most 32 levels: the file was scanned.)
+    private static func dottedName(in members: [String: SettingsValue]) -> String? {
+        for (name, value) in members.sorted(by: { $0.key < $1.key }) {
+            if name.contains(".") || name.isEmpty { return name }
+            if case let .object(inner) = value, let dotted = dottedName(in: inner) { return name + "." + dotted }
+        }
+        return nil
     }
 
     /// What went wrong in the JSON, without the values around it (the file may hold secrets).
