@@ -16,10 +16,11 @@ import Testing
     ]
 
     /// HostKit's folders from the bottom up, in the order a load crosses them: the reports and errors
-    /// everything returns, the hooks' runner, discovery, opening, registration, the probe's parent
-    /// side, the pipeline that runs a whole load, and the host that keeps what it staged.
+    /// everything returns, the hooks' runner, discovery, the operator's settings (read as a load
+    /// begins), opening, registration, the probe's parent side, the pipeline that runs a whole load,
+    /// and the host that keeps what it staged.
     static let hostKitLayers: [(name: String, folders: [String])] =
-        ["Reporting", "Hooks", "Discovery", "Loading", "Registration", "Isolation", "Pipeline", "Lifecycle"].map {
+        ["Reporting", "Hooks", "Discovery", "Settings", "Loading", "Registration", "Isolation", "Pipeline", "Lifecycle"].map {
             ($0, ["Sources/HostKit/" + $0])
         }
 

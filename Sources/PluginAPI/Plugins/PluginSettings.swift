@@ -175,32 +175,6 @@ public struct PluginSettingsError: Error, CustomStringConvertible {
     public var description: String { "plugin '\(plugin)' setting '\(key)': \(reason)" }
 }
 
-/// The answer each key read got, kept for the settings' life.
-// @unchecked Sendable: its one stored property is a Lock, which guards every access to the dictionary.
-final class SettingAnswers: @unchecked Sendable {
-    enum Answer: Sendable {
-        case value(String?)
-        case failed(String)
-    }
-
-    private let answers = Lock<[String: Answer]>([:])
-
-    /// The answer for `key`: the one kept, or `ask()`'s, kept from now on (asked without the lock
-    /// held: a source may take its time, and a read of another key need not wait for it).
-    func answer(for key: String, ask: () -> Answer) -> Answer {
-        if let kept = answers.withLock({ $0[key] }) { return kept }
-        let fresh = ask()
-        return answers.withLock { answers in
-            if let kept = answers[key] { return kept }
-            answers[key] = fresh
-            return fresh
-        }
-    }
-
-    /// Every key read so far and its answer.
-    var read: [String: Answer] { answers.withLock { $0 } }
-}
-
 // Reflection shows nothing of the settings: `Mirror` reads private stored properties, and a plugin that
 // reflected its settings would reach the host's source, which holds every plugin's values (and its own
 // answers, secrets among them, would be dumped into a log by `dump`).
