@@ -126,7 +126,10 @@ import Testing
             gate.signal()
             lines.withLock { $0.append(line) }
         }
-        let pair = try HostAndChild(logs, callTimeout: .milliseconds(50))
+        // The call timeout bounds the child's writes too (a host that takes no bytes for that long is
+        // cut off): at 50 ms, a host's reader thread held up that long under ThreadSanitizer on a busy
+        // machine cut the child off with no flood at all. The lines queue at once either way.
+        let pair = try HostAndChild(logs, callTimeout: .seconds(2))
         let log = try pair.log()
         for batch in 0..<5 {
             await withTaskGroup(of: Void.self) { group in
