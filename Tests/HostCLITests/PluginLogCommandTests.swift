@@ -10,7 +10,7 @@ extension HostCommandTests {
         #expect(run.status == 0, "\(run.errors)")
         let lines = run.errorLines.filter { $0.hasPrefix("host: [") }
         #expect(lines.first == "host: [fixture-logger 1.2.3] info: registering keys=1", "\(run.errors)")
-        #expect(lines.contains("host: [fixture-logger 1.2.3] warning: hostile \\u{1B}[2J\\nsecond line key\\u{07}=value\\r"),
+        #expect(lines.contains("host: [fixture-logger 1.2.3] warning: hostile \\u{1B}[2J\\nsecond line \"key\\u{07}\"=\"value\\r\""),
                 "\(run.errors)")
         #expect(lines.last == "host: [fixture-logger 1.2.3] notice: shutting down", "\(run.errors)")
         #expect(!lines.contains { $0.contains("] debug: ") || $0.contains("] trace: ") }, "\(run.errors)")

@@ -13,4 +13,15 @@ import Testing
                                      metadata: [:], file: "Impostor/Impostor.swift", line: 1)
         #expect(auth.description != impostor.description, "both print \(auth.description)")
     }
+
+    /// A metadata value is the plugin's text: one with a space and `=` must not print as two fields.
+    @Test func aMetadataValueCannotReadAsTwoFields() {
+        let one = PluginLogLine(plugin: "p", version: "1", level: .info, message: "m", metadata: ["a": "1 b=2"],
+                                file: "P/P.swift", line: 1)
+        let two = PluginLogLine(plugin: "p", version: "1", level: .info, message: "m", metadata: ["a": "1", "b": "2"],
+                                file: "P/P.swift", line: 1)
+        #expect(one.description != two.description, "both print \(one.description)")
+        #expect(one.description == "[p 1] info: m a=\"1 b=2\"")
+        #expect(two.description == "[p 1] info: m a=1 b=2")
+    }
 }

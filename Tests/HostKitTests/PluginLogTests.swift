@@ -32,7 +32,7 @@ import Testing
         #expect(written.first?.file == "FixtureLogger/FixtureLogger.swift", "\(String(describing: written.first))")
         // Printed, the plugin's text is escaped: one line, no escape sequence.
         let hostile = try #require(written.first { $0.message.hasPrefix("hostile") })
-        #expect(hostile.description == "[fixture-logger 1.2.3] warning: hostile \\u{1B}[2J\\nsecond line key\\u{07}=value\\r",
+        #expect(hostile.description == "[fixture-logger 1.2.3] warning: hostile \\u{1B}[2J\\nsecond line \"key\\u{07}\"=\"value\\r\"",
                 "\(hostile.description)")
     }
 

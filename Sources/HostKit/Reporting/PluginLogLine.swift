@@ -19,11 +19,14 @@ public struct PluginLogLine: Sendable, CustomStringConvertible {
     public let line: UInt
 
     /// `[plugin version] level: message key=value...` (the metadata sorted by key), one line, every
-    /// text of the plugin's escaped: safe to print. A name or version of other characters than
-    /// letters, digits and `.-_+` is quoted (`"..."`, its `"` and `\` escaped), so that no plugin's
-    /// name can make its line read as another plugin's.
+    /// text of the plugin's escaped: safe to print. A name, version, metadata key or value of other
+    /// characters than letters, digits and `.-_+` is quoted (`"..."`, its `"` and `\` escaped), so
+    /// that no plugin's name can make its line read as another plugin's, and no value (`1 b=2`) as
+    /// two fields.
     public var description: String {
-        let fields = metadata.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+        let fields = metadata.sorted { $0.key < $1.key }.map {
+            " \(Self.quotedIfNeeded($0.key))=\(Self.quotedIfNeeded($0.value))"
+        }.joined()
         let label = "\(Self.quotedIfNeeded(plugin)) \(Self.quotedIfNeeded(version))"
         return TerminalText.escaped("[\(label)] \(level.rawValue): \(message)\(fields)")
     }
