@@ -12,7 +12,7 @@ import Glibc
 /// once the load has planned its order, registered after the plugins that provide those keys (and
 /// theirs), in the order the real load registers them. Start and shutdown hooks run in the host only.
 ///
-/// The child is a program that calls ``PluginProbe/probe(_:discovery:base:)`` for the path it is
+/// The child is a program that calls ``PluginProbe/probe(_:discovery:base:settings:)`` for the path it is
 /// given (the `host` command does so for `host __probe FILE`). The child must end with a verdict,
 /// written to its standard output behind a token only the parent and the child know: an exit without
 /// one (a plugin that calls `exit`, whatever the status), a signal or a timeout is a failure. A plugin
