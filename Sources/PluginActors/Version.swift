@@ -5,7 +5,7 @@ extension LibraryVersion {
     /// lists it in its `contractLibraries`. A minor release only adds; anything else is a major one
     /// (`.ci/api-check` holds it to that).
     @_alwaysEmitIntoClient
-    public static var pluginActors: LibraryVersion { LibraryVersion("PluginActors", 1, 0, 0) }
+    public static var pluginActors: LibraryVersion { LibraryVersion("PluginActors", 1, 1, 0) }
 }
 
 /// The version of the PluginActors this process loaded, for hosts: the host compares it with the

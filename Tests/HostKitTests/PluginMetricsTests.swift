@@ -29,6 +29,9 @@ import Testing
         func processRestarted(plugin: String) {
             events.withLock { $0.append("restarted \(plugin)") }
         }
+        func processCalled(plugin: String, method: String, outcome: String, duration: Duration) {
+            events.withLock { $0.append("called \(plugin) \(method) \(outcome)") }
+        }
 
         struct Counters: ServiceSlotCounters {
             let slot: String
@@ -88,5 +91,26 @@ import Testing
         #expect(try await poll(atMost: .seconds(60)) { metrics.count("restarted fixture-echo") == 1 }, "\(metrics.all)")
         // The proxy's slot is the host's: its gets are counted as any plugin's.
         #expect(metrics.count("got fixture-echo/fixture.echo") >= 1, "\(metrics.all)")
+    }
+
+    /// Each call the host makes to a plugin in a process of its own is counted under the plugin's
+    /// name, by method and how it ended; the host's own calls that steer the process (load, start,
+    /// heartbeat) are not.
+    @Test func callsToAPluginInAProcessOfItsOwnAreCounted() async throws {
+        let metrics = Recorder()
+        let host = PluginHost(processes: OwnProcessTests.processes(heartbeat: .milliseconds(50)), metrics: metrics) { _ in }
+        defer { host.shutdown() }
+        #expect(host.load([.file(BuiltPlugins.path("FixtureEchoPlugin"))]).problems.isEmpty)
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        _ = try await echo.echo(EchoMessage(text: "a", number: 1, tags: []))
+        _ = try await echo.echo(EchoMessage(text: "b", number: 2, tags: []))
+        await #expect(throws: (any Error).self) { try await echo.fail("no") }
+        try? await echo.crash()
+        #expect(try await poll(atMost: .seconds(60)) { metrics.count("restarted fixture-echo") == 1 }, "\(metrics.all)")
+        let calls = metrics.all.filter { $0.hasPrefix("called ") }
+        #expect(calls.filter { $0 == "called fixture-echo echo answered" }.count == 2, "\(calls)")
+        #expect(calls.contains("called fixture-echo fail threw"), "\(calls)")
+        #expect(calls.contains("called fixture-echo crash failed"), "\(calls)")
+        #expect(calls.count == 4, "the host's own calls (load, start, ping) were counted: \(calls)")
     }
 }

@@ -13,6 +13,8 @@ import PluginAPI
 /// | `plugin_hook_duration` | timer | `plugin`, `hook` (`start`, `shutdown`, `close`), `outcome` (`finished`, `failed`, `timedOut`, `stopped`) |
 /// | `plugin_reloads_total` | counter | `plugin`, `action` (`added`, `upgraded`, `restarted`, `reconfigured`, `withdrawn`, `kept`, `refused`) |
 /// | `plugin_process_restarts_total` | counter | `plugin` |
+/// | `plugin_process_calls_total` | counter | `plugin`, `method` (its name: `echo`), `outcome` (`answered`, `threw`, `failed`) |
+/// | `plugin_process_call_duration` | timer | `plugin`, `method` |
 ///
 /// ```swift
 /// let host = PluginHost(metrics: SwiftMetricsPluginMetrics())
@@ -46,6 +48,13 @@ public struct SwiftMetricsPluginMetrics: PluginMetrics {
 
     public func processRestarted(plugin: String) {
         Counter(label: "plugin_process_restarts_total", dimensions: [("plugin", plugin)], factory: factory).increment()
+    }
+
+    public func processCalled(plugin: String, method: String, outcome: String, duration: Duration) {
+        Counter(label: "plugin_process_calls_total", dimensions: [("plugin", plugin), ("method", method), ("outcome", outcome)],
+                factory: factory).increment()
+        Timer(label: "plugin_process_call_duration", dimensions: [("plugin", plugin), ("method", method)], factory: factory)
+            .record(duration)
     }
 
     /// The outcome's name, without what went wrong (a dimension's values must be few).

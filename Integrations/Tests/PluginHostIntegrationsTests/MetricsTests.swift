@@ -28,4 +28,20 @@ import Testing
             #expect(timer.values.count == 1, "\(plugin) \(hook)")
         }
     }
+
+    /// A host's call to a plugin in a process of its own, as PluginMetrics hears of it, recorded by
+    /// plugin, method and outcome, and timed.
+    @Test func callsToAPluginInAProcessOfItsOwnReachSwiftMetrics() throws {
+        let backend = TestMetrics()
+        let metrics = SwiftMetricsPluginMetrics(factory: backend)
+        metrics.processCalled(plugin: "echo", method: "echo", outcome: "answered", duration: .milliseconds(2))
+        metrics.processCalled(plugin: "echo", method: "echo", outcome: "answered", duration: .milliseconds(3))
+        metrics.processCalled(plugin: "echo", method: "fail", outcome: "threw", duration: .milliseconds(1))
+        let answered = [("plugin", "echo"), ("method", "echo"), ("outcome", "answered")]
+        #expect(try backend.expectCounter("plugin_process_calls_total", answered).totalValue == 2)
+        #expect(try backend.expectCounter("plugin_process_calls_total", [("plugin", "echo"), ("method", "fail"), ("outcome", "threw")])
+            .totalValue == 1)
+        #expect(try backend.expectTimer("plugin_process_call_duration", [("plugin", "echo"), ("method", "echo")]).values
+            == [2_000_000, 3_000_000])
+    }
 }

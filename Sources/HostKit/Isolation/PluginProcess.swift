@@ -150,10 +150,18 @@ final class PluginProcess: Sendable {
         spawned = true
         let connection: PluginActorConnection
         do {
+            // Each call the host makes to its services counted under the plugin's name (once its first
+            // process said it); not the host's own calls that steer the process (load, start, heartbeat).
+            let calls = metrics.map { metrics in
+                { @Sendable [pluginName] (service: String, method: String, outcome: String, duration: Duration) in
+                    guard service != ChildControlService.name, let plugin = pluginName.withLock({ $0 }) else { return }
+                    metrics.processCalled(plugin: plugin, method: method, outcome: outcome, duration: duration)
+                }
+            }
             connection = try PluginActorSystem.shared.connect(
                 peer: peer, socket: child.socket, callTimeout: settings.callTimeout,
                 serve: { [weak self] name in try await self?.serveHost(name) ?? { throw ChildRefusal(description: "stopped") }() },
-                endReason: { [weak self] in self?.endReason(of: child) ?? "it ended" })
+                endReason: { [weak self] in self?.endReason(of: child) ?? "it ended" }, callEnded: calls)
         } catch {
             child.kill()
             return .failure(.processFailed(path: path, reason: "\(error)"))

@@ -18,11 +18,25 @@ extension PluginActorSystem {
                         serve: @escaping @Sendable (String) async throws -> PluginActorSystem.Served,
                         endReason: @escaping @Sendable () -> String = { "it closed the connection" })
         throws -> PluginActorConnection {
+        try connect(peer: peer, socket: socket, callTimeout: callTimeout, serve: serve, endReason: endReason, callEnded: nil)
+    }
+
+    /// ``connect(peer:socket:callTimeout:serve:endReason:)``, and `callEnded` hears of each call this
+    /// process makes to `peer` when it ends: the service called (its name in `peer`), the method's name (as
+    /// `echo`), how it ended (`answered`, `threw`: the method threw, or `failed`: no answer came,
+    /// the process ended, the call timed out or was refused) and how long it took. A host counts its
+    /// plugins' calls with it.
+    @_spi(HostKit)
+    public func connect(peer: String, socket: Int32, callTimeout: Duration = .seconds(30),
+                        serve: @escaping @Sendable (String) async throws -> PluginActorSystem.Served,
+                        endReason: @escaping @Sendable () -> String = { "it closed the connection" },
+                        callEnded: (@Sendable (_ service: String, _ method: String, _ outcome: String, _ duration: Duration) -> Void)?)
+        throws -> PluginActorConnection {
         guard let owned = SocketIO.duplicate(socket) else {
             throw PluginActorError.unavailable(peer: peer, reason: "its socket could not be duplicated")
         }
         let connection = PeerConnection(peer: peer, socket: owned, callTimeout: callTimeout, system: self, serve: serve,
-                                        endReason: endReason) { [weak self] connection, error in
+                                        endReason: endReason, callEnded: callEnded) { [weak self] connection, error in
             self?.connectionEnded(connection, error)
         }
         setPeer(peer, .connected(connection))

@@ -117,7 +117,22 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
             case nil: throw .unavailable(peer: id.peer, reason: "no process of that name is connected")
             }
         }
-        return try await connection.call(name: id.name, target: target, arguments: arguments, timeout: Self.callTimeout)
+        guard let callEnded = connection.callEnded else {
+            return try await connection.call(name: id.name, target: target, arguments: arguments, timeout: Self.callTimeout)
+        }
+        let started = ContinuousClock.now
+        do {
+            let reply = try await connection.call(name: id.name, target: target, arguments: arguments, timeout: Self.callTimeout)
+            let outcome = switch reply {
+            case .value, .void: "answered"
+            case let .failure(failure): failure?.reason == .thrown ? "threw" : "failed"
+            }
+            callEnded(id.name, TargetName.method(target), outcome, ContinuousClock.now - started)
+            return reply
+        } catch {
+            callEnded(id.name, TargetName.method(target), "failed", ContinuousClock.now - started)
+            throw error
+        }
     }
 
     private static func error(_ failure: Frame.Failure?, peer: String, target: RemoteCallTarget) -> PluginActorError {

@@ -54,6 +54,9 @@ final class PeerConnection: Sendable {
     private let system: PluginActorSystem
     private let serve: @Sendable (String) async throws -> PluginActorSystem.Served
     private let endReason: @Sendable () -> String
+    /// Hears of each call this side makes when it ends: its service, its method, `answered`, `threw`
+    /// or `failed`, and how long it took (``PluginActorSystem/connect(peer:socket:callTimeout:serve:endReason:callEnded:)``).
+    let callEnded: (@Sendable (String, String, String, Duration) -> Void)?
     private let onEnd: @Sendable (PeerConnection, PluginActorError) -> Void
 
     /// How often the reader looks for calls past their deadline: a call times out at most this late.
@@ -66,7 +69,9 @@ final class PeerConnection: Sendable {
     init(peer: String, socket: Int32, callTimeout: Duration, system: PluginActorSystem,
          serve: @escaping @Sendable (String) async throws -> PluginActorSystem.Served,
          endReason: @escaping @Sendable () -> String,
+         callEnded: (@Sendable (String, String, String, Duration) -> Void)? = nil,
          onEnd: @escaping @Sendable (PeerConnection, PluginActorError) -> Void) {
+        self.callEnded = callEnded
         self.peer = peer
         self.socket = socket
         self.callTimeout = callTimeout

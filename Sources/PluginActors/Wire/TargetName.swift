@@ -19,6 +19,13 @@ enum TargetName {
     }
 
     /// The contract a stub type stands for: `Contracts.$Greeter` for `Contracts.$Greeter<PluginActorSystem>`.
+    /// The method's base name alone (`echo` for `distributed thunk Contracts.$Echo.echo(Contracts.EchoMessage)
+    /// async throws -> ...`): a name a metric can carry as one of few values.
+    static func method(_ identifier: String) -> String {
+        let signature = readable(identifier).prefix { $0 != "(" }
+        return String(signature.split(separator: ".").last ?? signature[...])
+    }
+
     static func contract(of stub: Any.Type) -> String {
         let name = String(reflecting: stub)
         return String(name.prefix { $0 != "<" })
