@@ -20,7 +20,7 @@ import Testing
     /// begins), opening, registration, the probe's parent side, the pipeline that runs a whole load,
     /// and the host that keeps what it staged.
     static let hostKitLayers: [(name: String, folders: [String])] =
-        ["Reporting", "Hooks", "Discovery", "Settings", "Loading", "Registration", "Isolation", "Pipeline", "Lifecycle"].map {
+        ["Reporting", "Hooks", "Discovery", "Settings", "Loading", "Registration", "Probe", "Pipeline", "OwnProcess", "Reload", "Lifecycle"].map {
             ($0, ["Sources/HostKit/" + $0])
         }
 

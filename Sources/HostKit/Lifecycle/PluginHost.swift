@@ -149,11 +149,9 @@ public final class PluginHost: Sendable {
         let pending = shutdownsPending
         var hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
         hooks.metrics = metrics
-        return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, processes: processes, logs: logs,
-                            metrics: metrics, settings: settings,
-                            processReport: processReport) { [weak self] peer, reason in
-            self?.withdrawPlugin(servedBy: peer, because: reason)
-        }
+        let ownProcess = processes.map { OwnProcessLauncher(settings: $0, logs: logs, metrics: metrics, report: processReport, owner: self) }
+        return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, ownProcess: ownProcess, logs: logs,
+                            settings: settings)
     }
 
     /// A whole ``LoadPipeline`` run for `sources`, then the swap.

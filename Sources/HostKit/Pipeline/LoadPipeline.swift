@@ -36,37 +36,25 @@ struct LoadPipeline {
     let probe: PluginProbe?
     /// How start hooks run; nil: none runs (a look at what would load, or a probe child).
     let start: PluginStart?
-    /// Which plugins run in a process of their own, and how; nil: all run in this one.
-    let processes: PluginProcesses?
+    /// Which plugins run in a process of their own, and opens them there; nil: all run in this one.
+    let ownProcess: (any OwnProcessPlacement)?
     /// Where the lines of each plugin's own log go (``PluginLogs``); nil: nowhere.
     let logs: (any PluginLogHandler)?
-    /// What counts the restarts of plugins' processes (``PluginMetrics``); nil: nothing.
-    let metrics: (any PluginMetrics)?
     /// Where each plugin's own settings come from (``PluginSettingsFile``, say); nil: none is set.
     let settings: (any PluginSettingsSource)?
     /// Why the settings could not be read again as this load began, if they could not.
     let settingsProblem: PluginLoadError?
-    /// Where what happens to those processes later is told (a crash, a restart).
-    let processReport: @Sendable (String) -> Void
-    /// What withdraws the plugin of a process withdrawn past its restarts (its peer, and why): the host's.
-    let processWithdrawn: @Sendable (_ peer: String, _ reason: String) -> Void
-
     /// A pipeline for one load, with a new folder for its copies in `discovery`'s
     /// ``PluginDiscovery/shadowFolder``. Call ``finish()`` when the load has opened its plugins.
     init(discovery: PluginDiscovery, probe: PluginProbe? = nil, start: PluginStart? = nil,
-         processes: PluginProcesses? = nil, logs: (any PluginLogHandler)? = nil, metrics: (any PluginMetrics)? = nil,
-         settings: (any PluginSettingsSource)? = nil,
-         processReport: @escaping @Sendable (String) -> Void = { _ in },
-         processWithdrawn: @escaping @Sendable (_ peer: String, _ reason: String) -> Void = { _, _ in }) {
+         ownProcess: (any OwnProcessPlacement)? = nil, logs: (any PluginLogHandler)? = nil,
+         settings: (any PluginSettingsSource)? = nil) {
         self.discovery = discovery
         self.probe = probe
         self.start = start
-        self.processes = processes
+        self.ownProcess = ownProcess
         self.logs = logs
-        self.metrics = metrics
         self.settings = settings
-        self.processReport = processReport
-        self.processWithdrawn = processWithdrawn
         do {
             try settings?.loadBegins()
             settingsProblem = nil
@@ -133,7 +121,7 @@ struct LoadPipeline {
         // is the one used (else its launch maps one, ``ContractLibraries``).
         // (A file that is no plugin, a library laid beside them, stays a library of this process.)
         let placed = { (candidate: PluginCandidate) in
-            processes?.placesOwnProcess(candidate) == true && candidate.entry.refusal(path: candidate.realPath) == nil
+            ownProcess?.placesOwnProcess(candidate) == true && candidate.entry.refusal(path: candidate.realPath) == nil
         }
         let own = candidates.filter(placed)
         let here = candidates.filter { !placed($0) }
@@ -152,7 +140,6 @@ struct LoadPipeline {
             }
         }
         for candidate in own {
-            guard processes != nil else { break }
             switch launch(candidate) {
             case let .success(plugin):
                 opened.plugins.append(plugin)
@@ -170,12 +157,10 @@ struct LoadPipeline {
 
     /// A process of its own for the plugin of `candidate`, which has it load the plugin; or why not.
     private func launch(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
-        guard let processes else {
+        guard let ownProcess else {
             return .failure(.processFailed(path: candidate.realPath, reason: "the host places no plugin in a process of its own"))
         }
-        return PluginProcess.launch(candidate, settings: processes, startTimeout: start?.timeout ?? .seconds(30),
-                                    fileCheck: fileCheck, logs: logs, metrics: metrics, report: processReport,
-                                    withdrawn: processWithdrawn)
+        return ownProcess.launch(candidate, startTimeout: start?.timeout ?? .seconds(30), fileCheck: fileCheck)
     }
 
     /// `plugin` as a restart registers it again: one of this process as it is (its module is made

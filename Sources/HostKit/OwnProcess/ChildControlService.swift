@@ -2,7 +2,8 @@ import Distributed
 @_spi(HostKit) import PluginActors
 
 /// What a host asks of the process it started for one plugin, served by that process under
-/// ``name``: the steps of its one plugin's load, which the child's ``ChildControlSteps`` do.
+/// ``name``: the steps of its one plugin's load, which the child's ``ChildPluginSteps`` do. The
+/// host's half of the room (`Host/`) calls it, the child's half (`Child/`) serves it.
 ///
 /// The host calls a proxy of this very type (`ChildControlService.resolve(id:using:)`), not of a
 /// `@Resolvable` protocol: a call then names this type's own methods, which run on it as on any
@@ -18,9 +19,9 @@ distributed actor ChildControlService {
     /// The variable that gives the child the timeout of its calls to the host's services, in milliseconds.
     static let callTimeoutVariable = "SWIFT_PLUGIN_CALL_TIMEOUT_MS"
 
-    private let steps: any ChildControlSteps
+    private let steps: ChildPluginSteps
 
-    init(actorSystem: PluginActorSystem, steps: any ChildControlSteps) {
+    init(actorSystem: PluginActorSystem, steps: ChildPluginSteps) {
         self.actorSystem = actorSystem
         self.steps = steps
     }
@@ -46,12 +47,4 @@ distributed actor ChildControlService {
 
     /// Answers: the host's check that the process still serves.
     distributed func ping() {}
-}
-
-/// What the child does for each ``ChildControlService`` call (the child's side, `ChildPluginSteps`,
-/// runs the load pipeline, a layer above this one).
-protocol ChildControlSteps: Sendable {
-    func load(_ request: ChildLoadRequest) async throws -> ChildPluginDescription
-    func start(timeout: Duration, logLevel: String?) async throws
-    func stop(timeout: Duration) async -> String?
 }

@@ -13,58 +13,38 @@ import Foundation
 /// restarts, so proxies made before a restart reach the restarted child. A process that is
 /// stopping or withdrawn is never started again.
 final class PluginProcess: Sendable {
-    private struct State {
+    struct State {
         var child: ChildProcess?
         var connection: PluginActorConnection?
         var generation = 0
         /// What the plugin's requirements are served from, once the host started it.
         var services: ServiceResolver?
-        /// The plugin's settings as the host serves them to its process, once it is started.
-        var settingsService: HostSettingsService?
         var restarts: [ContinuousClock.Instant] = []
         var stopping = false
         /// Why it is not started again, once it is not.
         var withdrawn: String?
-        /// The host's log as this plugin's process writes to it, and the plugin's name, once known
-        /// (nil for a host that keeps no plugin logs).
-        var log: (service: HostLogService, plugin: String)?
     }
 
     /// The plugin file as the host checked it: each child must load exactly this file.
     let candidate: PluginCandidate
-    let settings: PluginProcesses
+    /// How the host places it: the processes' settings, where their lines and counts go, the host.
+    let launcher: OwnProcessLauncher
+    var settings: PluginProcesses { launcher.settings }
     /// The name its services are reached by, the same for every child of this plugin.
     let peer: String
     let startTimeout: Duration
-    /// The keys the plugin declared it requires, with their contracts' stubs: the only services of
-    /// the host its process may call, and the only methods it may call on each.
-    private let requires = Lock<[String: any DistributedActor.Type]>([:])
-    private let state = Lock(State())
-    /// Where what happens to its processes is told (a crash, a restart, a withdrawal): escaped lines.
-    let report: @Sendable (String) -> Void
-    /// What the host does with the plugin once its process is withdrawn past its restarts: called
-    /// with ``peer`` and why, once, on a thread of its own that holds no lock of this object (the
-    /// host takes its own locks there, which a reload or shutdown that stops this process holds).
-    let withdrawn: @Sendable (_ peer: String, _ reason: String) -> Void
-    /// Where the plugin's own log lines go (the host's ``PluginLogs``); nil: nowhere.
-    let logs: (any PluginLogHandler)?
-    /// What counts its restarts; nil: nothing.
-    let metrics: (any PluginMetrics)?
+    /// What the host serves each of its children.
+    let served = PluginProcessServices()
+    let state = Lock(State())
     /// The plugin's name, once its first process said it (what its restarts are counted under).
-    private let pluginName = Lock<String?>(nil)
+    let pluginName = Lock<String?>(nil)
 
     private static let count = Lock(0)
 
-    private init(candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration,
-                 logs: (any PluginLogHandler)?, metrics: (any PluginMetrics)?, report: @escaping @Sendable (String) -> Void,
-                 withdrawn: @escaping @Sendable (String, String) -> Void) {
+    private init(candidate: PluginCandidate, launcher: OwnProcessLauncher, startTimeout: Duration) {
         self.candidate = candidate
-        self.logs = logs
-        self.metrics = metrics
-        self.settings = settings
+        self.launcher = launcher
         self.startTimeout = startTimeout
-        self.report = report
-        self.withdrawn = withdrawn
         let number = Self.count.withLock { count in
             count += 1
             return count
@@ -72,15 +52,15 @@ final class PluginProcess: Sendable {
         peer = "\(candidate.fileNames.last ?? "plugin")#\(number)"
     }
 
+    /// Where what happens to its processes is told (a crash, a restart, a withdrawal): escaped lines.
+    func report(_ line: String) { launcher.report(line) }
+
     /// Starts a process for `candidate` and has it load the plugin; the plugin as the host sees it,
-    /// or why it cannot be served so. `withdrawn` is told when the process is withdrawn past its restarts.
-    /// The contract libraries this process maps for it are shown to `fileCheck`; its log lines go to `logs`.
-    static func launch(_ candidate: PluginCandidate, settings: PluginProcesses, startTimeout: Duration, fileCheck: FileCheck?,
-                       logs: (any PluginLogHandler)?, metrics: (any PluginMetrics)?,
-                       report: @escaping @Sendable (String) -> Void,
-                       withdrawn: @escaping @Sendable (_ peer: String, _ reason: String) -> Void) -> Result<LoadedPlugin, PluginLoadError> {
-        let process = PluginProcess(candidate: candidate, settings: settings, startTimeout: startTimeout, logs: logs,
-                                    metrics: metrics, report: report, withdrawn: withdrawn)
+    /// or why it cannot be served so. The contract libraries this process maps for it are shown to
+    /// `fileCheck`; what happens to its processes later goes where `launcher` says.
+    static func launch(_ candidate: PluginCandidate, by launcher: OwnProcessLauncher, startTimeout: Duration,
+                       fileCheck: FileCheck?) -> Result<LoadedPlugin, PluginLoadError> {
+        let process = PluginProcess(candidate: candidate, launcher: launcher, startTimeout: startTimeout)
         let description: ChildPluginDescription
         var spawned = false
         do {
@@ -97,12 +77,7 @@ final class PluginProcess: Sendable {
             return .failure(error)
         case let .success(metadata):
             process.pluginName.withLock { $0 = metadata.name }
-            if let logs {
-                let service = HostLogService(actorSystem: .shared, plugin: metadata.name, version: metadata.version, handler: logs)
-                process.state.withLock { $0.log = (service, metadata.name) }
-            }
-            let contracts = metadata.requires.compactMap { key in key.stubType.map { (key.storeKey, $0) } }
-            process.requires.withLock { $0 = Dictionary(contracts) { first, _ in first } }
+            process.served.declare(metadata, logs: launcher.logs)
             let libraries = description.libraries.compactMap { PluginHeader.decode($0.name, $0.version) }
             // Its `DT_NEEDED`, as the file says (this process never opened it): a contract library laid
             // beside it is its library, not a file refused, at this load and at each reload.
@@ -126,7 +101,7 @@ final class PluginProcess: Sendable {
 
     /// Starts a new child and has it load the plugin; it becomes the current one.
     /// `spawned` says whether a child was started (then its end is counted when it comes, as any end).
-    private func spawnAndLoad(spawned: inout Bool) -> Result<ChildPluginDescription, PluginLoadError> {
+    func spawnAndLoad(spawned: inout Bool) -> Result<ChildPluginDescription, PluginLoadError> {
         let path = candidate.realPath
         let generation = state.withLock { state in
             state.generation += 1
@@ -152,7 +127,7 @@ final class PluginProcess: Sendable {
         do {
             // Each call the host makes to its services counted under the plugin's name (once its first
             // process said it); not the host's own calls that steer the process (load, start, heartbeat).
-            let calls = metrics.map { metrics in
+            let calls = launcher.metrics.map { metrics in
                 { @Sendable [pluginName] (service: String, method: String, outcome: String, duration: Duration) in
                     guard service != ChildControlService.name, let plugin = pluginName.withLock({ $0 }) else { return }
                     metrics.processCalled(plugin: plugin, method: method, outcome: outcome, duration: duration)
@@ -160,7 +135,7 @@ final class PluginProcess: Sendable {
             }
             connection = try PluginActorSystem.shared.connect(
                 peer: peer, socket: child.socket, callTimeout: settings.callTimeout,
-                serve: { [weak self] name in try await self?.serveHost(name) ?? { throw ChildRefusal(description: "stopped") }() },
+                serve: { [served] name in try await served.serve(name) },
                 endReason: { [weak self] in self?.endReason(of: child) ?? "it ended" }, callEnded: calls)
         } catch {
             child.kill()
@@ -186,27 +161,8 @@ final class PluginProcess: Sendable {
     }
 
     /// The host's proxy of the child's control (making it sends nothing).
-    private func controlProxy() throws -> ChildControlService {
+    func controlProxy() throws -> ChildControlService {
         try ChildControlService.resolve(id: PluginActorID(peer: peer, name: ChildControlService.name), using: .shared)
-    }
-
-    /// What a child that asks for `name` gets: a service it declared it requires, from what the host
-    /// serves now, or the host's log.
-    private func serveHost(_ name: String) async throws -> PluginActorSystem.Served {
-        if name == HostLogService.name, let log = state.withLock(\.log) { return (log.service, HostLogService.self) }
-        if name == HostSettingsService.name, let settings = state.withLock(\.settingsService) {
-            return (settings, HostSettingsService.self)
-        }
-        guard let contract = requires.withLock({ $0[name] }) else {
-            throw ChildRefusal(description: "'\(name)' is not among the keys the plugin declared it requires")
-        }
-        guard let services = state.withLock(\.services) else {
-            throw ChildRefusal(description: "the plugin is not started")
-        }
-        guard let actor = try await services.anyService(storeKey: name) as? any DistributedActor else {
-            throw ChildRefusal(description: "the service '\(name)' is not a distributed actor")
-        }
-        return (actor, contract)
     }
 
     /// How `child` ended, once it has (killed if it closed its connection and lives on), with its last output lines.
@@ -238,12 +194,9 @@ final class PluginProcess: Sendable {
 
     /// Registers and starts the plugin in its child; its requirements are served from `services`.
     func start(services: ServiceResolver) async throws {
-        state.withLock { state in
-            state.services = services
-            // The settings lent to the plugin's registration here: the child reads through them.
-            state.settingsService = HostSettingsService(actorSystem: .shared, settings: services.settings)
-        }
-        let logLevel = state.withLock(\.log).flatMap { log in logs?.level(of: log.plugin) }
+        state.withLock { $0.services = services }
+        served.lend(services)
+        let logLevel = pluginName.withLock({ $0 }).flatMap { launcher.logs?.level(of: $0) }
         try await PluginActorSystem.withCallTimeout(startTimeout + Self.hookCallMargin) {
             try await controlProxy().start(timeout: startTimeout, logLevel: logLevel?.rawValue)
         }
@@ -302,109 +255,6 @@ final class PluginProcess: Sendable {
         PluginActorSystem.shared.markUnavailable(peer: peer, reason: reason)
         connection?.close(.unavailable(peer: peer, reason: reason))
         child?.kill()
-    }
-
-    /// Asks the child every ``PluginProcesses/heartbeat`` whether it answers; kills it if not.
-    private func startHeartbeat() {
-        guard let interval = settings.heartbeat else { return }
-        let generation = state.withLock(\.generation)
-        Task.detached { [weak self] in
-            while let self, self.isCurrent(generation) {
-                try? await Task.sleep(for: interval)
-                guard self.isCurrent(generation) else { return }
-                do {
-                    try await PluginActorSystem.withCallTimeout(interval) { try await self.controlProxy().ping() }
-                } catch PluginActorError.timedOut {
-                    self.report("plugin process \(TerminalText.escaped(self.peer)) did not answer within \(interval): killed")
-                    self.state.withLock(\.child)?.kill()
-                    return
-                } catch {
-                    return
-                }
-            }
-        }
-    }
-
-    private func isCurrent(_ generation: Int) -> Bool {
-        state.withLock { !$0.stopping && $0.withdrawn == nil && $0.generation == generation }
-    }
-
-    // MARK: Supervision
-
-    /// What follows the end of the current child.
-    private enum EndDecision {
-        case restart(after: Duration)
-        case withdraw(because: String)
-    }
-
-    /// A child ended: unless it was stopped (or is not the current one), restart it after a pause,
-    /// or withdraw it past the restarts allowed.
-    private func ended(generation: Int, _ ending: ChildProcess.Ending) {
-        let now = ContinuousClock.now
-        let policy = settings.restarts
-        let decision = state.withLock { state -> EndDecision? in
-            guard !state.stopping, state.withdrawn == nil, state.generation == generation else { return nil }
-            state.restarts = state.restarts.filter { now - $0 < policy.window } + [now]
-            let count = state.restarts.count
-            guard count <= policy.maximum else {
-                let why = "it ended \(count) times within \(policy.window), last \(ending)"
-                state.withdrawn = why
-                return .withdraw(because: why)
-            }
-            return .restart(after: min(policy.backoff * (1 << min(count - 1, 30)), policy.maximumBackoff))
-        }
-        switch decision {
-        case nil: return
-        case let .withdraw(why)?:
-            PluginActorSystem.shared.markUnavailable(peer: peer, reason: "withdrawn: \(why)")
-            report("plugin process \(TerminalText.escaped(peer)) \(ending); withdrawn: \(why)")
-            // The host withdraws its plugin on a thread of its own: this one reaps children, which a
-            // reload or shutdown holding the host's lock may wait for.
-            let (peer, withdrawn) = (peer, withdrawn)
-            Thread.detachNewThread { withdrawn(peer, why) }
-        case let .restart(pause)?:
-            scheduleRestart(after: pause, ending: ending)
-        }
-    }
-
-    /// Reports the end and starts a new child after `pause`.
-    private func scheduleRestart(after pause: Duration, ending: ChildProcess.Ending) {
-        let name = TerminalText.escaped(peer)
-        report("plugin process \(name) \(ending); restarting in \(pause)")
-        // A thread of its own: a restart waits for its child to load, which must hold none of Swift
-        // concurrency's few threads.
-        Thread.detachNewThread { [weak self] in
-            Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
-            self?.restart()
-        }
-    }
-
-    /// A new child, loading and starting the plugin as the first did.
-    private func restart() {
-        guard let services = state.withLock({ $0.stopping || $0.withdrawn != nil ? nil : $0.services }) else { return }
-        var spawned = false
-        switch spawnAndLoad(spawned: &spawned) {
-        case let .failure(error):
-            report("plugin process \(TerminalText.escaped(peer)) was not restarted: \(error)")
-            // Counted as another end, once: a child that was started is ended, and its end counts
-            // (restarted again later, or withdrawn); one that never started is counted here.
-            let generation = state.withLock(\.generation)
-            if spawned {
-                state.withLock(\.child)?.kill()
-            } else {
-                ended(generation: generation, .exited(-1))
-            }
-        case .success:
-            switch BlockingCall.run({ try await self.start(services: services) }) {
-            case .success:
-                report("plugin process \(TerminalText.escaped(peer)) restarted")
-                if let metrics, let name = pluginName.withLock({ $0 }) { metrics.processRestarted(plugin: name) }
-            case let .failure(error):
-                report("plugin process \(TerminalText.escaped(peer)) restarted but did not start: "
-                       + TerminalText.escaped(Self.text(of: error)))
-                state.withLock(\.child)?.kill()
-            }
-        }
     }
 
     /// `duration` in whole milliseconds, clamped to what an `Int64` holds (a timeout of "forever").

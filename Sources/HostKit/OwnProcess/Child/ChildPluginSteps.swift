@@ -4,7 +4,7 @@ import Foundation
 
 /// The steps of a child's one plugin, done with the load pipeline's own code: what the child's
 /// ``ChildControlService`` does when the host asks.
-actor ChildPluginSteps: ChildControlSteps {
+actor ChildPluginSteps {
     private let discovery: PluginDiscovery
     private let services: ChildServices
     private var plugin: LoadedPlugin?

@@ -1,0 +1,38 @@
+@_spi(HostKit) import PluginAPI
+
+/// What the child's plugin declares, as types that cross a process: names, mangled type names.
+struct ChildPluginDescription: Codable, Sendable {
+    struct Key: Codable, Sendable {
+        let storeKey: String
+        /// The mangled name of the key's type, for a distributed key; nil for a plain key.
+        let keyType: String?
+        /// How the key reads in errors (`'greeter' (any Greeter)`).
+        let text: String
+    }
+
+    /// A library the plugin was built against, as its header records it.
+    struct Library: Codable, Sendable {
+        let name: String
+        /// ``LibraryVersion/encoded``.
+        let version: UInt64
+    }
+
+    let name: String
+    let version: String
+    let provides: [Key]
+    let requires: [Key]
+    /// The libraries the plugin was built against, PluginAPI first.
+    let libraries: [Library]
+}
+
+extension ChildPluginDescription {
+    /// What `plugin` declares, in names that cross a process.
+    init(_ plugin: LoadedPlugin) {
+        let key = { (declared: DeclaredKey) in
+            Key(storeKey: declared.storeKey, keyType: declared.keyTypeName, text: declared.description)
+        }
+        self.init(name: plugin.metadata.name, version: plugin.metadata.version, provides: plugin.metadata.provides.map(key),
+                  requires: plugin.metadata.requires.map(key),
+                  libraries: plugin.libraries.map { Library(name: $0.name, version: $0.encoded) })
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+internal import DynamicLoading
+@_spi(HostKit) import PluginActors
+
+/// The supervision of a plugin's process: a heartbeat while it serves, and, when it ends, a restart
+/// after a growing pause, or, past the restarts its ``PluginProcesses/RestartPolicy`` allows, its
+/// withdrawal, which the host (``PluginProcessOwner``) is told of.
+extension PluginProcess {
+    /// Asks the child every ``PluginProcesses/heartbeat`` whether it answers; kills it if not.
+    func startHeartbeat() {
+        guard let interval = settings.heartbeat else { return }
+        let generation = state.withLock(\.generation)
+        Task.detached { [weak self] in
+            while let self, self.isCurrent(generation) {
+                try? await Task.sleep(for: interval)
+                guard self.isCurrent(generation) else { return }
+                do {
+                    try await PluginActorSystem.withCallTimeout(interval) { try await self.controlProxy().ping() }
+                } catch PluginActorError.timedOut {
+                    self.report("plugin process \(TerminalText.escaped(self.peer)) did not answer within \(interval): killed")
+                    self.state.withLock(\.child)?.kill()
+                    return
+                } catch {
+                    return
+                }
+            }
+        }
+    }
+
+    private func isCurrent(_ generation: Int) -> Bool {
+        state.withLock { !$0.stopping && $0.withdrawn == nil && $0.generation == generation }
+    }
+
+    /// What follows the end of the current child.
+    private enum EndDecision {
+        case restart(after: Duration)
+        case withdraw(because: String)
+    }
+
+    /// A child ended: unless it was stopped (or is not the current one), restart it after a pause,
+    /// or withdraw it past the restarts allowed.
+    func ended(generation: Int, _ ending: ChildProcess.Ending) {
+        let now = ContinuousClock.now
+        let policy = settings.restarts
+        let decision = state.withLock { state -> EndDecision? in
+            guard !state.stopping, state.withdrawn == nil, state.generation == generation else { return nil }
+            state.restarts = state.restarts.filter { now - $0 < policy.window } + [now]
+            let count = state.restarts.count
+            guard count <= policy.maximum else {
+                let why = "it ended \(count) times within \(policy.window), last \(ending)"
+                state.withdrawn = why
+                return .withdraw(because: why)
+            }
+            return .restart(after: min(policy.backoff * (1 << min(count - 1, 30)), policy.maximumBackoff))
+        }
+        switch decision {
+        case nil: return
+        case let .withdraw(why)?:
+            PluginActorSystem.shared.markUnavailable(peer: peer, reason: "withdrawn: \(why)")
+            report("plugin process \(TerminalText.escaped(peer)) \(ending); withdrawn: \(why)")
+            // The host withdraws its plugin on a thread of its own: this one reaps children, which a
+            // reload or shutdown holding the host's lock may wait for.
+            let (peer, owner) = (peer, launcher.owner)
+            Thread.detachNewThread { owner?.processWithdrawn(peer: peer, because: why) }
+        case let .restart(pause)?:
+            scheduleRestart(after: pause, ending: ending)
+        }
+    }
+
+    /// Reports the end and starts a new child after `pause`.
+    private func scheduleRestart(after pause: Duration, ending: ChildProcess.Ending) {
+        let name = TerminalText.escaped(peer)
+        report("plugin process \(name) \(ending); restarting in \(pause)")
+        // A thread of its own: a restart waits for its child to load, which must hold none of Swift
+        // concurrency's few threads.
+        Thread.detachNewThread { [weak self] in
+            Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+            self?.restart()
+        }
+    }
+
+    /// A new child, loading and starting the plugin as the first did.
+    private func restart() {
+        guard let services = state.withLock({ $0.stopping || $0.withdrawn != nil ? nil : $0.services }) else { return }
+        var spawned = false
+        switch spawnAndLoad(spawned: &spawned) {
+        case let .failure(error):
+            report("plugin process \(TerminalText.escaped(peer)) was not restarted: \(error)")
+            // Counted as another end, once: a child that was started is ended, and its end counts
+            // (restarted again later, or withdrawn); one that never started is counted here.
+            let generation = state.withLock(\.generation)
+            if spawned {
+                state.withLock(\.child)?.kill()
+            } else {
+                ended(generation: generation, .exited(-1))
+            }
+        case .success:
+            switch BlockingCall.run({ try await self.start(services: services) }) {
+            case .success:
+                report("plugin process \(TerminalText.escaped(peer)) restarted")
+                if let metrics = launcher.metrics, let name = pluginName.withLock({ $0 }) { metrics.processRestarted(plugin: name) }
+            case let .failure(error):
+                report("plugin process \(TerminalText.escaped(peer)) restarted but did not start: "
+                       + TerminalText.escaped(Self.text(of: error)))
+                state.withLock(\.child)?.kill()
+            }
+        }
+    }
+}
