@@ -15,9 +15,12 @@ enum PluginLoader {
         var opened: [FileIdentity: PluginInspection] = [:]
         /// Every image mapped, by the loader's handle.
         var images: Set<UInt> = []
-        /// The copy each file was mapped from, held open (its name goes with its load's folder): the
-        /// bytes a later load's file check reads when it meets the file again (PH-0032). Plugins are
-        /// never unloaded, so neither is closed.
+        /// The copy each file was mapped from by a load with a file check, held open (its name goes
+        /// with its load's folder): the bytes a later load's check reads when it meets the file
+        /// again (PH-0032). Plugins are never unloaded, so none is closed: one descriptor per image
+        /// mapped under a check. A load without a check keeps none, so a host without one holds no
+        /// more descriptors after a hundred upgrades than before; a later load with a check that
+        /// meets such a file refuses it, since what was mapped cannot be shown to its check.
         var mappedCopies: [FileIdentity: Int32] = [:]
     }
 
@@ -44,8 +47,9 @@ enum PluginLoader {
         if let known { return recheck(known, candidate, fileCheck) }
         // dlopen runs the library's initializers: done outside the lock, then the first result wins.
         let (opening, handle) = open(candidate, fileCheck: fileCheck)
-        // The copy mapped, held open for the checks of later loads that meet this file again.
-        let copy = handle != nil && candidate.image != candidate.realPath
+        // The copy mapped, held open for the checks of later loads that meet this file again; only by
+        // a load with a check (a host that has one keeps having one).
+        let copy = handle != nil && fileCheck != nil && candidate.image != candidate.realPath
             ? try? Posix.open(candidate.image, O_RDONLY | O_NOFOLLOW) : nil
         let inspection = state.withLock { state -> PluginInspection? in
             if let identity = candidate.identity, state.opened[identity] != nil { return nil }
@@ -76,7 +80,7 @@ enum PluginLoader {
         }
         let copy = state.withLock { $0.mappedCopies[identity] }
         let refusal = copy.map { fileCheck.refusal(candidate.realPath, nil, $0) }
-            ?? "the copy this process mapped of it cannot be shown to the check (it was not kept open)"
+            ?? "the copy this process mapped of it cannot be shown to the check (it was mapped by a load without a file check, which keeps no copy open)"
         if let refusal {
             return PluginInspection(path: candidate.realPath, plugin: nil, refusal: .fileRefused(path: candidate.realPath, reason: refusal))
         }
