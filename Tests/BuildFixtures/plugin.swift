@@ -1,8 +1,8 @@
 import Foundation
 import PackagePlugin
 
-/// Builds the fixture plugins, the package `Tests/PluginFixtures`, into a folder of this plugin's in
-/// the build folder (`.build/plugins/outputs/.../fixtures`), before the target it is applied to
+/// Builds the fixture plugins, the package `Tests/PluginFixtures`, into `.build-fixtures/` beside the
+/// package's build folders, before the target it is applied to
 /// (TestSupport) is compiled, and again whenever a file of theirs, of PluginAPI, PluginActors or SampleContracts,
 /// or the compiler, changes; then writes `BuiltFixturesFolder.swift`, which tells that target where
 /// they are.
@@ -15,8 +15,10 @@ import PackagePlugin
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let root = context.package.directoryURL
         let fixtures = root.appending(path: "Tests/PluginFixtures")
-        // In this build's own folder: removed with it, and one per build folder (`--scratch-path`).
-        let scratch = context.pluginWorkDirectoryURL.appending(path: "fixtures")
+        // One folder for every build folder (`--scratch-path`): the plain build and each sanitizer's
+        // load the same fixtures, built once (a second build finds them done; SwiftPM's lock on the
+        // folder makes two at once wait for each other).
+        let scratch = root.appending(path: ".build-fixtures")
         let generated = context.pluginWorkDirectoryURL.appending(path: "BuiltFixturesFolder.swift")
         let swift = try context.tool(named: "swift").url
         let source = """
