@@ -41,8 +41,34 @@ struct ReloadPlan {
     init(published: [LoadedPlugin], unchanged: Set<String>, opened: [LoadedPlugin],
          refused: [(path: String, error: PluginLoadError, isNew: Bool)], problems: [PluginLoadError],
          existing: (String) -> String?) {
-        let byName = Dictionary(published.map { ($0.metadata.name, $0) }) { first, _ in first }
         var staying = Set(published.filter { unchanged.contains($0.path) }.map(\.metadata.name))
+        let (upgraded, changes) = sort(opened, published: published, staying: &staying)
+        keepWhereRefused(refused.map { ($0.path, $0.error) } + problems.map { ($0.subject, $0) }, published: published,
+                         upgraded: upgraded, staying: &staying)
+        let leaving = leaving(published, refused: refused, upgraded: upgraded, staying: staying)
+        // The result, judged as a first load of these files would be; the served plugins by their path now.
+        let movedByName = Dictionary(moved.map { ($0.metadata.name, $0) }) { first, _ in first }
+        let target = ReloadTarget(published: published.map { movedByName[$0.metadata.name] ?? $0 }, leaving: leaving,
+                                  changes: changes, existing: existing)
+        decided += target.decided
+        order = target.order
+        steps = ReloadStep.steps(of: target.changes, published: published, order: target.order)
+        // First those no plugin served now requires; the others once the steps are done.
+        var first = target.withdrawals
+        while let index = first.indices.first(where: { !Self.users(of: first[$0], among: published, leaving: first).isEmpty }) {
+            first.remove(at: index)
+        }
+        let firstNames = Set(first.map(\.metadata.name))
+        withdrawnFirst = first
+        withdrawnLast = target.withdrawals.filter { !firstNames.contains($0.metadata.name) }
+    }
+
+    /// Each plugin `opened` sorted by its name: a new plugin, a served image under another path
+    /// (``moved``, `staying`), a second file of a plugin served on (its served version `kept`), a
+    /// second new version (`refused`), or an upgrade. Returns the upgrades by name, and the changes.
+    private mutating func sort(_ opened: [LoadedPlugin], published: [LoadedPlugin],
+                               staying: inout Set<String>) -> (upgraded: [String: LoadedPlugin], changes: [ReloadTarget.Change]) {
+        let byName = Dictionary(published.map { ($0.metadata.name, $0) }) { first, _ in first }
         var upgraded: [String: LoadedPlugin] = [:]
         var changes: [ReloadTarget.Change] = []
         for plugin in opened {
@@ -67,11 +93,19 @@ struct ReloadPlan {
                 changes.append((served, plugin))
             }
         }
-        // A file refused at a served plugin's path (written over, say): the served version stays.
+        return (upgraded, changes)
+    }
+
+    /// The served plugins that a file or folder refused now (`failures`, by path) keeps: a file
+    /// refused at a served plugin's path (written over, say) keeps that version serving; a folder
+    /// refused (now untrusted, say), not gone, keeps the plugins found in it. Each `kept` is decided
+    /// here and joins `staying`; a refusal that keeps nothing is decided `refused`.
+    private mutating func keepWhereRefused(_ failures: [(path: String, error: PluginLoadError)], published: [LoadedPlugin],
+                                           upgraded: [String: LoadedPlugin], staying: inout Set<String>) {
         let servedAt = Dictionary(published.flatMap { plugin in
             [plugin.path, plugin.candidate?.path].compactMap { $0 }.map { ($0, plugin) }
         }) { first, _ in first }
-        for (path, error) in refused.map({ ($0.path, $0.error) }) + problems.map({ ($0.subject, $0) }) {
+        for (path, error) in failures {
             if let served = servedAt[path], upgraded[served.metadata.name] == nil {
                 // A file given by its path and gone now is gone: withdrawn below, which says so.
                 if error == .notFound(path: path) { continue }
@@ -79,7 +113,6 @@ struct ReloadPlan {
                 decided.append(ReloadReport.Entry(.kept, served, error: error))
                 continue
             }
-            // A folder refused (now untrusted, say), not gone: the plugins found in it stay.
             let folder = Self.withoutTrailingSlashes(path) + "/"
             let inside = published.filter { plugin in
                 guard case .notFound = error else {
@@ -94,8 +127,13 @@ struct ReloadPlan {
                 decided.append(ReloadReport.Entry(.kept, plugin, error: error))
             }
         }
-        // Gone: neither found nor upgraded. Kept while a new file in its folder was refused before its
-        // name could be read (it may be the next version, under a new name).
+    }
+
+    /// The names of the served plugins that are gone: neither found nor upgraded. One is kept
+    /// (decided here) while a new file in its folder was refused before its name could be read: it
+    /// may be the next version, under a new name.
+    private mutating func leaving(_ published: [LoadedPlugin], refused: [(path: String, error: PluginLoadError, isNew: Bool)],
+                                  upgraded: [String: LoadedPlugin], staying: Set<String>) -> Set<String> {
         var newlyRefusedIn: [String: PluginLoadError] = [:]
         for (path, error, isNew) in refused where isNew && newlyRefusedIn[Paths.folder(of: path)] == nil {
             newlyRefusedIn[Paths.folder(of: path)] = error
@@ -108,21 +146,7 @@ struct ReloadPlan {
                 leaving.insert(plugin.metadata.name)
             }
         }
-        // The result, judged as a first load of these files would be; the served plugins by their path now.
-        let movedByName = Dictionary(moved.map { ($0.metadata.name, $0) }) { first, _ in first }
-        let target = ReloadTarget(published: published.map { movedByName[$0.metadata.name] ?? $0 }, leaving: leaving,
-                                  changes: changes, existing: existing)
-        decided += target.decided
-        order = target.order
-        steps = ReloadStep.steps(of: target.changes, published: published, order: target.order)
-        // First those no plugin served now requires; the others once the steps are done.
-        var first = target.withdrawals
-        while let index = first.indices.first(where: { !Self.users(of: first[$0], among: published, leaving: first).isEmpty }) {
-            first.remove(at: index)
-        }
-        let firstNames = Set(first.map(\.metadata.name))
-        withdrawnFirst = first
-        withdrawnLast = target.withdrawals.filter { !firstNames.contains($0.metadata.name) }
+        return leaving
     }
 
     /// `path` without the slashes at its end (`/srv/plugins/` as a source names `/srv/plugins`).
