@@ -3,6 +3,25 @@ import PluginAPI
 
 /// A host's placement of plugins in processes of their own, as its load pipeline asks for it
 /// (``OwnProcessPlacement``): the files ``PluginProcesses`` names, each opened by a ``PluginProcess``.
+///
+/// The room's map, in the order a plugin placed so lives (the host's half in `Host/`, the child's in
+/// `Child/`, what they say to each other here):
+/// 1. **launch**: ``PluginProcess/launch(_:by:startTimeout:fileCheck:)`` spawns the child (the
+///    program ``PluginProcesses/executable``, which runs ``PluginChild/serve(discovery:)``), connects
+///    to it and asks its ``ChildControlService`` to `load` (a ``ChildLoadRequest``); the child's
+///    ``ChildPluginSteps`` discover and open the file with the load pipeline's own steps and answer a
+///    ``ChildPluginDescription`` or a ``ChildRefusal``. The host maps the contract libraries it lacks
+///    (``ContractLibraries``) and makes its metadata from the keys the child named.
+/// 2. **register**: the pipeline plans it like any plugin; its module, ``RemotePluginModule``, adds
+///    a slot per key it provides, each handing out a proxy of the service in the child.
+/// 3. **start**: the module's start asks the child to register and start the plugin there; from
+///    now on the child's calls to the host reach ``PluginProcessServices`` (its requirements, its
+///    settings, the host's log), and the host's calls reach the child's ``ChildServices``.
+/// 4. **supervision** (`PluginProcess+Supervision.swift`): a heartbeat; when the child ends, a
+///    restart after a pause, or past the restarts allowed a withdrawal, which the host is told of
+///    through ``PluginProcessOwner`` (it withdraws the plugin with the reload's code, `Reload/`).
+/// 5. **stop**: the module's shutdown lets the calls in flight finish, runs the plugin's shutdown hook
+///    in the child, and ends it.
 struct OwnProcessLauncher: OwnProcessPlacement {
     /// Which plugins run in a process of their own, and how.
     let settings: PluginProcesses
