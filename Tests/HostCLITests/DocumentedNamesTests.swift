@@ -55,16 +55,10 @@ import Testing
     /// declares it, or a folder of that name), so a type moved elsewhere fails here until the map says so.
     @Test func theMapsTableSaysWhereEachTypeLives() throws {
         let repository = try Repository(root: repositoryRoot)
-        let map = try String(contentsOf: repositoryRoot.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
-        let start = try #require(map.range(of: "## What lives where\n"))
-        let table = String(map[start.upperBound...]).components(separatedBy: "\n## ").first ?? ""
         var checked = 0
         var misplaced: [String] = []
-        for row in table.split(separator: "\n") where row.hasPrefix("| `") {
-            let cells = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-            guard cells.count >= 4 else { continue }
-            let folders = try Self.backticked(in: cells[1]).map { "Sources/" + ($0.hasSuffix("/") ? String($0.dropLast()) : $0) }
-            for name in try Self.backticked(in: cells[2]) where name.allSatisfy({ $0.isLetter || $0.isNumber })
+        for (folders, what) in try Self.mapsTableRows() {
+            for name in try Self.backticked(in: what) where name.allSatisfy({ $0.isLetter || $0.isNumber })
                 && name.first?.isUppercase == true {
                 checked += 1
                 if !folders.contains(where: { repository.folder($0, holds: name) }) {
@@ -106,6 +100,19 @@ import Testing
             .filter { $0.hasPrefix("PH-") && $0.hasSuffix(".md") }
             .sorted()
             .map { "Docs/Records/\($0)" }
+    }
+
+    /// ARCHITECTURE.md's "What lives where" table, row by row: the folders a row names, as paths from the
+    /// repository's root (`Sources/HostKit/Reload`), and what it says lives there.
+    static func mapsTableRows() throws -> [(folders: [String], what: String)] {
+        let map = try String(contentsOf: repositoryRoot.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        let start = try #require(map.range(of: "## What lives where\n"))
+        let table = String(map[start.upperBound...]).components(separatedBy: "\n## ").first ?? ""
+        return try table.split(separator: "\n").filter { $0.hasPrefix("| `") }.compactMap { row in
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard cells.count >= 4 else { return nil }
+            return (try backticked(in: cells[1]).map { "Sources/" + ($0.hasSuffix("/") ? String($0.dropLast()) : $0) }, cells[2])
+        }
     }
 
     /// The text of each backticked span on one line.

@@ -3,7 +3,7 @@ import Foundation
 @_spi(HostKit) import PluginAPI
 
 /// The probe's child side: it runs the pipeline's phases that open and register a plugin, so it
-/// lives with the pipeline; the parent's side (``PluginProbe``, in Isolation) runs it as a program.
+/// lives with the pipeline; the parent's side (``PluginProbe``, in `Probe/`) runs it as a program.
 extension PluginProbe {
     /// What the child runs: the phases of `LoadPipeline` that open and register a plugin, for the
     /// plugin at `path` into a clone of `base`, after the providers the parent named
