@@ -58,24 +58,3 @@ enum PluginRegistration {
         }
     }
 }
-
-/// A module added other keys than its plugin declared.
-struct UndeclaredKeys: Error, CustomStringConvertible {
-    let missing: Set<String>
-    let extra: Set<String>
-
-    var description: String {
-        var parts: [String] = []
-        if !missing.isEmpty { parts.append("declared but not added: \(missing.sorted().joined(separator: ", "))") }
-        if !extra.isEmpty { parts.append("added but not declared: \(extra.sorted().joined(separator: ", "))") }
-        return parts.joined(separator: "; ")
-    }
-}
-
-/// A module added a declared key with another type than declared.
-struct WrongSlotType: Error, CustomStringConvertible {
-    let key: String
-    let reason: String
-
-    var description: String { "key '\(key)': \(reason)" }
-}

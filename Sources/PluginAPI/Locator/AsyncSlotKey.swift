@@ -10,3 +10,7 @@ struct AsyncSlotKey<Key: ServiceLocatorKey>: ServiceLocatorKey {
         try key.withStoreKey(body)
     }
 }
+
+extension AsyncSlotKey: AsyncDeclaration {
+    var declaredParams: Any.Type? { DeclaredKey.params(of: key) }
+}

@@ -11,37 +11,3 @@ public protocol ServiceMetrics: Sendable {
     /// service the host added itself): asked once, as the slot is added.
     func counters(forKey key: String, origin: String?) -> any ServiceSlotCounters
 }
-
-/// The counters of one slot (``ServiceMetrics``). Each is called on the thread that got or made the
-/// service, on every get: keep them as quick as an atomic add.
-public protocol ServiceSlotCounters: Sendable {
-    /// A get returned the slot's service.
-    func got()
-    /// A get of the slot failed: its factory threw, or the type or parameters asked for are not the
-    /// slot's.
-    func failed()
-    /// The slot's factory made a service, in `duration`.
-    func made(in duration: Duration)
-}
-
-/// The logger a counting locator gives each slot's factories: it tells the slot's counters how long
-/// each service took to make, and passes every event on to the locator's own logger, if any.
-final class CountingLogger: ServiceLogger {
-    private let base: (any ServiceLogger)?
-    private let counters: any ServiceSlotCounters
-
-    init(base: (any ServiceLogger)?, counters: any ServiceSlotCounters) {
-        self.base = base
-        self.counters = counters
-    }
-
-    func log(_ event: ServiceLogEvent) {
-        base?.log(event)
-    }
-
-    /// A factory made `service` in `duration`.
-    func made(_ service: ServiceIdentity, mode: ServiceFactoryMode, in duration: Duration) {
-        counters.made(in: duration)
-        base?.log(.made(service, mode: mode))
-    }
-}

@@ -52,6 +52,3 @@ public struct ServiceParamsProvider<Service: Sendable, Params>: Sendable {
         return ServiceProvider(core: ManyCore(identity: identity, logger: logger) { try make(params) })
     }
 }
-
-/// Identity of one params provider on a resolution path, for cycle detection.
-final class ParamsCell: Sendable {}

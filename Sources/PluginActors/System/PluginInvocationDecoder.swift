@@ -51,9 +51,3 @@ public struct PluginInvocationDecoder: DistributedTargetInvocationDecoder {
     /// Not recorded (see ``PluginInvocationEncoder/recordReturnType(_:)``).
     public mutating func decodeReturnType() throws -> Any.Type? { nil }
 }
-
-/// Why a call's arguments could not be read: answered as ``Frame/Failure/Reason/invalidMessage``.
-struct CallArgumentsInvalid: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
-}

@@ -1,0 +1,101 @@
+import Distributed
+
+/// The calls the other process makes, which this side serves: each on the serving executor, on the
+/// actor its service name is served by, a method of that service's contract only.
+extension PeerConnection {
+    /// Starts serving the call `id`, whose frame's body is `body` (the reader's: copied here).
+    func startServing(_ id: UInt64, body: ArraySlice<UInt8>) {
+        var reader = FrameReader(ArraySlice(Array(body)))
+        guard let name = try? reader.shortText(), let target = try? reader.shortText() else {
+            reply(to: id, failure: .invalidMessage, type: "", message: "the call's name or target is cut short")
+            return
+        }
+        let arguments = reader.rest
+        state.withLock { $0.serving[id] = .starting }
+        // On the serving executor's threads, not the cooperative pool, which the process may block.
+        let task = Task(executorPreference: ServingExecutor.shared) {
+            await self.answer(id, name: name, target: target, arguments: arguments)
+            self.state.withLock { _ = $0.serving.removeValue(forKey: id) }
+        }
+        state.withLock { state in
+            if case .starting? = state.serving[id] { state.serving[id] = .running(task) }
+        }
+    }
+
+    /// Cancels the task that serves the call `id`, if it runs.
+    func cancelServing(_ id: UInt64) {
+        if case let .running(task)? = state.withLock({ $0.serving[id] }) { task.cancel() }
+    }
+
+    /// Runs the call on the service `name` and sends its outcome.
+    private func answer(_ id: UInt64, name: String, target: String, arguments: ArraySlice<UInt8>) async {
+        let handler = PluginResultHandler { [weak self] kind, bytes in
+            guard let self else { return }
+            _ = self.outbox.send(Frame.bytes(kind, call: id, bodySize: bytes.count) { $0.append(contentsOf: bytes) })
+        }
+        let actor: any DistributedActor
+        do {
+            let served = try await serve(name)
+            actor = served.actor
+            // A target is code of whatever type it names: run on this actor only a method of the
+            // contract it is served by, or the runtime would run another type's on its memory.
+            guard isMethod(target, of: served.contract) else {
+                handler.onFailure(.notServed, type: "", message: "\(TargetName.readable(target)) is not a method of "
+                                  + "\(TargetName.contract(of: served.contract)), which '\(name)' is served by")
+                return
+            }
+        } catch {
+            handler.onFailure(.notServed, type: "", message: "no service '\(name)' here: \(error)")
+            return
+        }
+        // A proxy of a third process's service (a host lends one plugin's to another's process): the
+        // call goes on to that process as it came. The runtime cannot run a contract's method on a
+        // `$Contract` proxy served so: the host crashed in the stub's metadata.
+        if __isRemoteActor(actor), let id = actor.id as? PluginActorID {
+            await relay(to: id, target: target, arguments: arguments, handler: handler)
+            return
+        }
+        do {
+            var decoder = try PluginInvocationDecoder(arguments: arguments, actorType: type(of: actor))
+            try await system.executeDistributedTarget(on: actor, target: RemoteCallTarget(target),
+                                                      invocationDecoder: &decoder, handler: handler)
+        } catch {
+            if let (reason, message) = PluginResultHandler.callFailure(error) {
+                handler.onFailure(reason, type: "", message: message)
+                return
+            }
+            handler.onFailure(.notServed, type: String(reflecting: type(of: error as Any)), message: "\(error)")
+        }
+    }
+
+    /// Passes a call on to the process that serves `id` and its reply back, unread: a value, nothing,
+    /// or a failure as it came; an error of the call itself (that process ended, the timeout) as thrown.
+    private func relay(to id: PluginActorID, target: String, arguments: ArraySlice<UInt8>, handler: PluginResultHandler) async {
+        do {
+            switch try await system.forward(to: id, target: target, arguments: Array(arguments)) {
+            case let .value(bytes): handler.reply(.value, Array(bytes))
+            case .void: handler.reply(.void, [])
+            case let .failure(failure?): handler.onFailure(failure.reason, type: failure.type, message: failure.message)
+            case .failure(nil): handler.onFailure(.invalidMessage, type: "", message: "\(id.peer) failed with a reply that could not be read")
+            }
+        } catch {
+            try? await handler.onThrow(error: error)
+        }
+    }
+
+    /// True if `target` is a method of the contract whose stub is `contract` (remembered per contract).
+    private func isMethod(_ target: String, of contract: any DistributedActor.Type) -> Bool {
+        let key = ObjectIdentifier(contract)
+        if state.withLock({ $0.checkedTargets[key]?.contains(target) == true }) { return true }
+        guard TargetName.isMethod(target, of: contract) else { return false }
+        state.withLock { _ = $0.checkedTargets[key, default: []].insert(target) }
+        return true
+    }
+
+    private func reply(to id: UInt64, failure reason: Frame.Failure.Reason, type: String, message: String) {
+        PluginResultHandler { [weak self] kind, bytes in
+            guard let self else { return }
+            _ = self.outbox.send(Frame.bytes(kind, call: id) { $0.append(contentsOf: bytes) })
+        }.onFailure(reason, type: type, message: message)
+    }
+}
