@@ -60,6 +60,32 @@ import Testing
         #expect(long.isEmpty, "files over \(Self.longest) lines: \(long)")
     }
 
+    /// `PluginHost` keeps the host's state, its locks and the swap; what a load, a reload or a plugin's
+    /// process does lives in the rooms below it (`Pipeline/`, `Reload/`, `OwnProcess/`). Its files stay
+    /// short, and so does each of its functions.
+    @Test func pluginHostIsStateAndSwap() throws {
+        let files = try Self.swiftFiles(in: "Sources/HostKit/Lifecycle").filter { ($0.path as NSString).lastPathComponent.hasPrefix("PluginHost") }
+        #expect(files.count >= 2, "\(files.map(\.path))")
+        let lines = files.map { $0.text.split(separator: "\n", omittingEmptySubsequences: false).count }.reduce(0, +)
+        #expect(lines <= 400, "PluginHost's files hold \(lines) lines")
+        let long = files.flatMap { file in Self.functionLengths(in: file.text).filter { $0.lines > 60 }.map { "\(file.path): \($0.name), \($0.lines) lines" } }
+        #expect(long.isEmpty, "functions of PluginHost over 60 lines: \(long)")
+    }
+
+    /// Each function and initializer of `text` with its length in lines, from its declaration to the
+    /// brace that closes it at the same indentation.
+    static func functionLengths(in text: String) -> [(name: String, lines: Int)] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var found: [(name: String, lines: Int)] = []
+        for (index, line) in lines.enumerated() {
+            guard let match = line.firstMatch(of: #/^(\s*)(?:[@\w()]+\s+)*(func\s+\w+|init)\b/#) else { continue }
+            let close = String(match.1) + "}"
+            guard let end = lines[index...].firstIndex(where: { $0 == close }) else { continue }
+            found.append((String(match.2), end - index + 1))
+        }
+        return found
+    }
+
     /// The Swift files under `folder`, by their path from the repository's root. Hidden folders are left
     /// out: a nested package built on its own keeps its `.build` inside, which holds no source of ours.
     static func swiftFiles(in folder: String) throws -> [(path: String, text: String)] {
