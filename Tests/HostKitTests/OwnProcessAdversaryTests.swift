@@ -24,19 +24,22 @@ import Testing
         let (host, reported) = try OwnProcessTests.host(settings)
         defer { host.shutdown() }
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
-        let first = try await echo.pid()
         _ = try? await echo.crash()
-        var bound = PollBound(.seconds(60), every: .milliseconds(20))
-        while (try? await echo.pid()).map({ $0 == first }) ?? true, !bound.passed() {
-            try await Task.sleep(for: .milliseconds(20))
+        // Until run 2's restart has failed ("was not restarted") and the restart after it, run 3's, has
+        // succeeded ("restarted"): a restart that counts run 2's end too does so as it fails, and
+        // schedules a third restart then ("restarting in"), which the count below sees spawned or not.
+        let restartsDone = { (lines: [String]) in
+            lines.contains { $0.contains(" was not restarted: ") } && lines.contains { $0.hasSuffix(" restarted") }
         }
-        // Time for a second restart, if one was scheduled, to spawn and load its child.
-        try await Task.sleep(for: .seconds(2))
+        try await waitFor(atMost: .seconds(60), { restartsDone(reported.withLock { $0 }) },
+                          orSay: "reported: \(reported.withLock { $0 })")
         let runs = program.runs
+        let scheduled = reported.withLock { $0 }.filter { $0.contains("; restarting in ") }
         host.shutdown()
-        _ = try await poll(atMost: .seconds(10)) { program.running.isEmpty }
+        _ = try await poll(atMost: .seconds(60)) { program.running.isEmpty }
         let lines = reported.withLock { $0 }
         #expect(program.running.isEmpty, "still running after the shutdown: \(program.running) of runs \(runs); reported: \(lines)")
+        #expect(scheduled.count == 2, "one crash and one failed restart scheduled \(scheduled.count) restarts; reported: \(lines)")
         #expect(runs.count == 3, "one crash and one failed restart made \(runs.count) children; reported: \(lines)")
     }
 
