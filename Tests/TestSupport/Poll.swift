@@ -50,6 +50,18 @@ public final class StartedThread<T: Sendable>: @unchecked Sendable {
             }
         }
     }
+
+    /// The result, once the work is done; nil if it is not done within `limit`, a hang bound (the
+    /// work goes on).
+    public func value(within limit: Duration) async -> T? {
+        await onAThreadOfItsOwn { [self] in
+            let deadline = Date(timeIntervalSinceNow: seconds(of: limit))
+            return condition.withLock {
+                while result == nil, condition.wait(until: deadline) {}
+                return result
+            }
+        }
+    }
 }
 
 /// Whether a task of Swift concurrency's pool (one thread per core) runs while some work holds on:
@@ -72,9 +84,13 @@ public func aPoolTaskRuns(whileHeld underWay: @escaping @Sendable () -> Bool, wi
         }
         let ran = DispatchSemaphore(value: 0)
         Task.detached { ran.signal() }
-        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-        let result = (held, ran.wait(timeout: .now() + seconds) == .success)
+        let result = (held, ran.wait(timeout: .now() + seconds(of: limit)) == .success)
         release()
         return result
     }
+}
+
+/// `duration` in seconds, for the clocks of Foundation and Dispatch.
+private func seconds(of duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
