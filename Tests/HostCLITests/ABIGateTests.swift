@@ -272,7 +272,7 @@ import Testing
     /// as an author has it: its CI script runs `swift package check-abi` against the baseline the
     /// template ships; a requirement added under a minor bump fails naming it, a major bump passes, and
     /// `--update` writes the new baseline.
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func theTemplatesContractLibraryChecksItsABIWithItsCIScript() async throws {
         let files = FileManager.default
         let work = try Workspace()
@@ -290,7 +290,7 @@ import Testing
         let script = package.appendingPathComponent("ci/check-abi").path
         try #require(files.isExecutableFile(atPath: script), "the template's ci/check-abi is not executable")
         let check = { () async throws -> (status: Int32, output: String) in
-            try await runBuild(script, [], in: package, log: work.root, timeout: .seconds(8 * 60))
+            try await runBuild(script, [], in: package, log: work.root, timeout: BuildSlot.packageBuildTimeout)
         }
 
         let shipped = try await check()
@@ -324,7 +324,7 @@ import Testing
         #expect(major.output.contains("ok: the ABI changed as 2.0.0 allows"), "\(major.output)")
 
         let update = try await runBuild("/usr/bin/env", ["swift", "package", "--allow-writing-to-package-directory", "check-abi", "--update"],
-                                        in: package, log: work.root, timeout: .seconds(8 * 60))
+                                        in: package, log: work.root, timeout: BuildSlot.packageBuildTimeout)
         #expect(update.status == 0, "\(update.output)")
         #expect(try String(contentsOf: package.appendingPathComponent("api/WeatherContracts.version"), encoding: .utf8) == "2.0.0\n")
         let released = try await check()

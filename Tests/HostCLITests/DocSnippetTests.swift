@@ -40,7 +40,7 @@ import Testing
             """,
     ]
 
-    @Test(.timeLimit(.minutes(10)), arguments: ["README.md", "Sources/PluginAPI/PluginAPI.docc/GettingStarted.md"])
+    @Test(.timeLimit(BuildSlot.testTimeLimit), arguments: ["README.md", "Sources/PluginAPI/PluginAPI.docc/GettingStarted.md"])
     func theSwiftBlocksOfADocumentCompile(_ document: String) async throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent(document), encoding: .utf8)
         let lines = swiftBlocks(in: text).joined(separator: "\n").split(separator: "\n", omittingEmptySubsequences: false)
@@ -54,8 +54,7 @@ import Testing
         let modules = BuiltPlugins.directory + "/Modules"
         let compile = try await runBuild("/usr/bin/env", ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules,
                                                           "-module-name", "Snippets", main, given],
-                                         in: URL(fileURLWithPath: work.path), log: URL(fileURLWithPath: work.path),
-                                         timeout: .seconds(480))
+                                         in: URL(fileURLWithPath: work.path), log: URL(fileURLWithPath: work.path))
         #expect(compile.status == 0, "\(document)'s Swift does not compile:\n\(compile.output)\n\(program)")
     }
 

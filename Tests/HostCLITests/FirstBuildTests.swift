@@ -7,7 +7,7 @@ import Testing
     /// The fixtures (Tests/PluginFixtures, about 80 of the 92 seconds of a first `swift build` when a plain
     /// target applied BuildFixtures) are built by the build tool plugin of the targets that apply it:
     /// each of them a test target, built only by `swift build --build-tests` and `swift test`.
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func onlyTestTargetsBuildTheFixtures() async throws {
         let dump = try await rootManifest(scratchIn: try TemporaryFolder())
         let package = try #require(dump.manifest, "\(dump.output)")

@@ -184,7 +184,7 @@ import Testing
     /// The whole path: `host new contracts Weather`, `host new plugin Forecast --contracts
     /// WeatherContracts`, `swift build` of the plugin with no warning, and the next commands it printed
     /// load the plugin and get its service, of the contract's protocol type.
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aContractsPackageAndAPluginForItBuildAndLoadAsWritten() async throws {
         let folder = try TemporaryFolder()
         let work = URL(fileURLWithPath: folder.path)
@@ -209,19 +209,19 @@ import Testing
         // to compare with, and it says how to write the baseline; once written, the check passes.
         let library = work.appendingPathComponent("WeatherContracts")
         let script = library.appendingPathComponent("ci/check-abi").path
-        let first = try await runBuild(script, [], in: library, log: work, timeout: .seconds(8 * 60))
+        let first = try await runBuild(script, [], in: library, log: work, timeout: BuildSlot.packageBuildTimeout)
         #expect(first.status != 0, "\(first.output)")
         #expect(first.output.contains("cannot compare WeatherContracts: no baseline"), "\(first.output)")
-        let update = try await runBuild(script, ["--update"], in: library, log: work, timeout: .seconds(4 * 60))
+        let update = try await runBuild(script, ["--update"], in: library, log: work, timeout: BuildSlot.packageBuildTimeout)
         #expect(update.status == 0 && update.output.contains("wrote api/WeatherContracts.abi.json"), "\(update.output)")
-        let second = try await runBuild(script, [], in: library, log: work, timeout: .seconds(4 * 60))
+        let second = try await runBuild(script, [], in: library, log: work, timeout: BuildSlot.packageBuildTimeout)
         #expect(second.status == 0 && second.output.contains("ok: no ABI change"), "\(second.output)")
     }
 
     /// `--distributed`: a contract library whose protocol is a distributed actor's, and a plugin whose
     /// distributed actor serves it, build with no warning; the plugin loads and its service is of the
     /// contract's protocol type. A plain contracts package is refused for `new plugin --distributed`.
-    @Test(.timeLimit(.minutes(15)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aDistributedContractsPackageAndAPluginForItBuildAndLoadAsWritten() async throws {
         let folder = try TemporaryFolder()
         let work = URL(fileURLWithPath: folder.path)
@@ -249,9 +249,9 @@ import Testing
         // The contract library's ABI gate reads the distributed protocol and what @Resolvable made of it.
         let library = work.appendingPathComponent("TidesContracts")
         let script = library.appendingPathComponent("ci/check-abi").path
-        let update = try await runBuild(script, ["--update"], in: library, log: work, timeout: .seconds(8 * 60))
+        let update = try await runBuild(script, ["--update"], in: library, log: work, timeout: BuildSlot.packageBuildTimeout)
         #expect(update.status == 0 && update.output.contains("wrote api/TidesContracts.abi.json"), "\(update.output)")
-        let again = try await runBuild(script, [], in: library, log: work, timeout: .seconds(4 * 60))
+        let again = try await runBuild(script, [], in: library, log: work, timeout: BuildSlot.packageBuildTimeout)
         #expect(again.status == 0 && again.output.contains("ok: no ABI change"), "\(again.output)")
 
         // The plain contracts package has no distributed protocol for a distributed plugin.
@@ -264,7 +264,7 @@ import Testing
     }
 
     /// A plugin without contracts builds with no warning and its printed `resolve` gets its service.
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aPluginOfItsOwnBuildsAndLoadsAsWritten() async throws {
         let folder = try TemporaryFolder()
         let work = URL(fileURLWithPath: folder.path)
@@ -281,7 +281,7 @@ import Testing
     private func writeAndBuild(_ arguments: [String], package: URL, in work: URL) async throws -> String {
         let written = try await runChild(try hostExecutable(), ["new"] + arguments, in: work, log: work)
         try #require(written.status == 0, "\(written.output)")
-        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: BuildSlot.packageBuildTimeout)
         try #require(build.status == 0, "swift build of \(package.lastPathComponent) failed (\(build.status)):\n\(build.output)")
         #expect(!build.output.contains("warning:"), "\(build.output)")
         return written.output

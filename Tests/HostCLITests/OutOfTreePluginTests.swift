@@ -7,7 +7,7 @@ import Testing
 /// use their modules; and they share a contract library of their own (`WeatherContracts`, a dynamic
 /// package beside them), or one plugin could not cast the other's service.
 @Suite struct OutOfTreePluginTests {
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func templatePluginsBuiltElsewhereLoadIntoHostAndShareTheirContracts() async throws {
         let files = FileManager.default
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("out-of-tree-\(UUID().uuidString)")
@@ -27,7 +27,7 @@ import Testing
         try copyManifest("Package.swift", from: template, to: package, replacing: #"path: "../..""#, with: "")
         try copyManifest("WeatherContracts/Package.swift", from: template, to: package, replacing: #"path: "../../..""#, with: "")
 
-        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: BuildSlot.packageBuildTimeout)
         try #require(build.status == 0, "swift build of the template failed (\(build.status)):\n\(build.output)")
         let motd = package.appendingPathComponent(".build/debug/libMotdPlugin.so").path
         let weather = package.appendingPathComponent(".build/debug/libWeatherPlugin.so").path
@@ -54,7 +54,7 @@ import Testing
     /// two plugins. Each plugin then carries its own copy of the protocol, and the host says so at load,
     /// naming the module and what to change, instead of a riddle at the first get ("holds X, but X was
     /// requested").
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func contractsLinkedIntoTwoPluginsAreRefusedSayingWhy() async throws {
         let files = FileManager.default
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("two-copies-\(UUID().uuidString)")
@@ -115,7 +115,7 @@ import Testing
 
     /// A plugin built elsewhere uses the sample contracts through this package's `SampleContracts`
     /// product, as the README's examples do, and gets the sample clock plugin's service.
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aPluginBuiltElsewhereUsesTheSampleContracts() async throws {
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sample-user-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
@@ -171,7 +171,7 @@ import Testing
             """
         try manifest.write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         let work = package.deletingLastPathComponent()
-        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: BuildSlot.packageBuildTimeout)
         try #require(build.status == 0, "swift build of \(package.lastPathComponent) failed (\(build.status)):\n\(build.output)")
         return package.appendingPathComponent(".build/debug")
     }

@@ -6,7 +6,7 @@ import Testing
 /// fixtures are built apart from the sample plugins, so that `host --plugins .build/debug` finds no
 /// crashing or hanging plugin.
 @Suite struct PackageProductsTests {
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func theRootPackageOffersNoFixtureAndTheFixturesAreBuiltApart() async throws {
         let dump = try await rootManifest(scratchIn: try TemporaryFolder())
         let manifest = try #require(dump.manifest, "\(dump.output)")

@@ -115,7 +115,7 @@ import Testing
     /// Builds the plugin package of `work`; returns the library's path.
     func build(_ work: URL) async throws -> String {
         let package = work.appendingPathComponent("Plugin")
-        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: .seconds(8 * 60))
+        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: package, log: work, timeout: BuildSlot.packageBuildTimeout)
         try #require(build.status == 0, "swift build failed (\(build.status)):\n\(build.output)")
         return package.appendingPathComponent(".build/debug/libCompatPlugin.so").path
     }
@@ -124,7 +124,7 @@ import Testing
     private static let greetingKey = ServiceLocatorParamsEasyKey<Greeting, String>(name: "compat.greeting")
 
     /// Built against 1.0: a `Clock` without `zone()`, a `Greeting` without `language`.
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aPluginBuiltAgainstAnOlderReleaseLoadsAndWorks() async throws {
         let work = try workspace(.older, plugin: """
             import PluginAPI
@@ -175,7 +175,7 @@ import Testing
 
     /// Built against a newer release whose new function it calls: `dlopen` finds the symbol missing
     /// in the copy the host loaded, and the refusal names the function in Swift terms, its library and that copy.
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aPluginUsingANewerDeclarationIsRefusedNamingIt() async throws {
         let work = try workspace(.newer, plugin: """
             import PluginAPI
@@ -276,7 +276,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aPluginBuiltAgainstNewerMinorsIsRefusedNamingBothVersions() async throws {
         let host = LibraryVersion.pluginAPI
         try await expectRefusal(pluginAPI: (host.major, host.minor + 1), contracts: (1, 2),
@@ -284,7 +284,7 @@ import Testing
                                     + "(\(BuiltPlugins.realPath("SampleContracts"))): a newer minor version, it needs SampleContracts 1.2.0 or a newer 1.x")
     }
 
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aPluginBuiltAgainstOtherMajorsIsRefusedNamingBothVersions() async throws {
         let host = LibraryVersion.pluginAPI
         try await expectRefusal(pluginAPI: (host.major + 1, 0), contracts: (2, 0),

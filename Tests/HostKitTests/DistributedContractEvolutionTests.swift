@@ -54,7 +54,7 @@ struct DistributedContractEvolutionTests {
     }
 
     // Each package build costs minutes, and waits for the other tests' builds (BuildSlot): built once,
-    // each when a test first needs it; the time limits leave room for that wait.
+    // each when a test first needs it; the time limits (BuildSlot.testTimeLimit) leave room for that wait.
     private static let older = Task { try await build(.older) }
     private static let newer = Task { try await build(.newer) }
     private static let changed = Task { try await build(.changed) }
@@ -68,7 +68,7 @@ struct DistributedContractEvolutionTests {
 
     /// A host whose copy is 1.0 calls a child built against 1.1: the child reads the field 1.0 does
     /// not send as its default, and the host skips the one it does not know in the answer.
-    @Test(.timeLimit(.minutes(30)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aHostOnTheOlderReleaseCallsAChildOnTheNewerOne() async throws {
         let (caller, server) = (try await Self.older.value, try await Self.newer.value)
         let answer = try await Self.run(caller: caller, server: server)
@@ -79,7 +79,7 @@ struct DistributedContractEvolutionTests {
     /// A host whose copy is 1.1 calls a child built against 1.0: the field 1.0 does not send back
     /// reads as its default; the method 1.0 lacks fails with `notServed` naming it, and the child
     /// answers the next call. With a child on 1.1 too, the same caller's calls all work.
-    @Test(.timeLimit(.minutes(30)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aHostOnTheNewerReleaseCallsAChildOnTheOlderOne() async throws {
         let (caller, server) = (try await Self.newer.value, try await Self.older.value)
         let answer = try await Self.run(caller: caller, server: server)
@@ -97,7 +97,7 @@ struct DistributedContractEvolutionTests {
 
     /// A child whose contract changed a field's type (`count`: `Int` to `String`) cannot read the
     /// host's argument: the call fails with `invalidMessage` naming the field, and the child lives on.
-    @Test(.timeLimit(.minutes(30)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aChildWhoseContractChangedAFieldsTypeFailsTheCallByName() async throws {
         let (caller, server) = (try await Self.older.value, try await Self.changed.value)
         let answer = try await Self.run(caller: caller, server: server)
@@ -152,7 +152,7 @@ struct DistributedContractEvolutionTests {
             try files.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: file, atomically: true, encoding: .utf8)
         }
-        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: plugins, log: work, timeout: .seconds(10 * 60))
+        let build = try await runBuild("/usr/bin/env", ["swift", "build"], in: plugins, log: work, timeout: BuildSlot.packageBuildTimeout)
         try #require(build.status == 0, "swift build of release \(release.name) failed (\(build.status)):\n\(build.output)")
         let folder = plugins.appendingPathComponent(".build/debug")
         return Build(release: release, server: folder.appendingPathComponent("libNotebookServer.so").path,

@@ -53,7 +53,7 @@ import Testing
     /// `--plugins OLDER --plugins NEWER` loaded the older folder's copy and refused the newer plugin;
     /// now both orders load both plugins with the newer copy, and `check` says which file each plugin
     /// uses, of which version, and that the older copy was not used (in text and in JSON).
-    @Test(.timeLimit(.minutes(12)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func theNewestCopyIsUsedWhateverTheOrderOfThePluginsAndEachCopyIsNamed() async throws {
         let (builtOlder, builtNewer, work) = try await Self.builds.value
         let (olderFolder, newerFolder) = (Self.folder(of: builtOlder), Self.folder(of: builtNewer))
@@ -90,7 +90,7 @@ import Testing
     /// would leave a file behind: no plugin brings it, so it is not chosen, and as it has no entry
     /// symbol it is not opened as a plugin either: nothing of it runs. The report says which copy the
     /// plugins use instead.
-    @Test(.timeLimit(.minutes(12)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aCopyNoPluginBringsIsNeverOpenedAndTheReportNamesTheCopyUsed() async throws {
         let (builtOlder, builtNewer, work) = try await Self.builds.value
         let folder = try TemporaryFolder()
@@ -119,7 +119,7 @@ import Testing
     /// The plugin that would bring the copy chosen is refused before the loader maps it (it links a
     /// library found nowhere): the next plugin maps its own copy, and the report says so, naming
     /// the copy each plugin and each file is.
-    @Test(.timeLimit(.minutes(12)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func whenTheChosenCopysPluginIsRefusedTheReportNamesTheCopyUsedInstead() async throws {
         let (builtOlder, builtNewer, work) = try await Self.builds.value
         let folder = try TemporaryFolder()
@@ -147,7 +147,7 @@ import Testing
     /// contract library, say): it is never opened, so it maps nothing, and the plugin that brings the
     /// chosen copy still goes first. (It was counted as bringing it: the other plugin went first and
     /// mapped its older copy, and the newer plugin was refused.)
-    @Test(.timeLimit(.minutes(12)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aLibraryBesideTheChosenCopyThatLinksItDoesNotStandForItsPlugin() async throws {
         let (builtOlder, builtNewer, work) = try await Self.builds.value
         let folder = try TemporaryFolder()
@@ -181,7 +181,7 @@ import Testing
     /// copy or a newer version.
     /// Copied without any copy of the library, the plugin is refused naming the library it needs
     /// and where it belongs.
-    @Test(.timeLimit(.minutes(12)))
+    @Test(.timeLimit(BuildSlot.testTimeLimit))
     func aPluginMissingADeclarationOfTheCopyItIsBoundToIsRefusedNamingTheCopyAndItsVersion() async throws {
         let (older, newer, work) = try await Self.builds.value
         let folder = try TemporaryFolder()

@@ -24,19 +24,22 @@ import Testing
         let (host, reported) = try OwnProcessTests.host(settings)
         defer { host.shutdown() }
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
-        let first = try await echo.pid()
         _ = try? await echo.crash()
-        var bound = PollBound(.seconds(60), every: .milliseconds(20))
-        while (try? await echo.pid()).map({ $0 == first }) ?? true, !bound.passed() {
-            try await Task.sleep(for: .milliseconds(20))
+        // Until run 2's restart has failed ("was not restarted") and the restart after it, run 3's, has
+        // succeeded ("restarted"): a restart that counts run 2's end too does so as it fails, and
+        // schedules a third restart then ("restarting in"), which the count below sees spawned or not.
+        let restartsDone = { (lines: [String]) in
+            lines.contains { $0.contains(" was not restarted: ") } && lines.contains { $0.hasSuffix(" restarted") }
         }
-        // Time for a second restart, if one was scheduled, to spawn and load its child.
-        try await Task.sleep(for: .seconds(2))
+        try await waitFor(atMost: .seconds(60), { restartsDone(reported.withLock { $0 }) },
+                          orSay: "reported: \(reported.withLock { $0 })")
         let runs = program.runs
+        let scheduled = reported.withLock { $0 }.filter { $0.contains("; restarting in ") }
         host.shutdown()
-        _ = try await poll(atMost: .seconds(10)) { program.running.isEmpty }
+        _ = try await poll(atMost: .seconds(60)) { program.running.isEmpty }
         let lines = reported.withLock { $0 }
         #expect(program.running.isEmpty, "still running after the shutdown: \(program.running) of runs \(runs); reported: \(lines)")
+        #expect(scheduled.count == 2, "one crash and one failed restart scheduled \(scheduled.count) restarts; reported: \(lines)")
         #expect(runs.count == 3, "one crash and one failed restart made \(runs.count) children; reported: \(lines)")
     }
 
@@ -46,19 +49,24 @@ import Testing
     /// long, a machine under load) hold those threads for as long as their load takes (up to the
     /// call timeout), and every other task of the host waits behind them.
     @Test func aRestartWaitingForItsChildHoldsNoThreadOfSwiftConcurrency() async throws {
-        // Run 1 serves; the restart's child takes 8 seconds before it loads.
+        // Run 1 serves; each restart's child waits before it loads until the test opens the gate, so
+        // the restarts wait for their children for as long as the test needs (the call timeout, which
+        // would end their wait, is far past the probe's bound).
+        let gate = try TemporaryFolder()
+        let open = gate.file("open")
         let hosts = max(2, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         var programs: [WrappedChildProgram] = []
         var started: [PluginHost] = []
         defer {
+            _ = FileManager.default.createFile(atPath: open, contents: nil)
             for host in started { host.shutdown() }
             for program in programs { program.killLeftovers() }
         }
         var echoes: [any Echo] = []
         for _ in 0..<hosts {
-            let program = try WrappedChildProgram(behaviour: #"if [ "$n" -ge 2 ]; then sleep 8; fi"#)
+            let program = try WrappedChildProgram(behaviour: #"if [ "$n" -ge 2 ]; then while [ ! -e '\#(open)' ]; do sleep 0.1; done; fi"#)
             programs.append(program)
-            var settings = OwnProcessTests.processes()
+            var settings = OwnProcessTests.processes(callTimeout: .seconds(20 * 60))
             settings.executable = program.path
             let (host, _) = try OwnProcessTests.host(settings)
             started.append(host)
@@ -67,16 +75,18 @@ import Testing
         await withTaskGroup(of: Void.self) { group in
             for echo in echoes { group.addTask { _ = try? await echo.crash() } }
         }
-        // How late a short sleep wakes while the restarts wait for their children (8 s each).
-        var latest = Duration.zero
-        for _ in 0..<30 {
-            let before = ContinuousClock.now
-            try await Task.sleep(for: .milliseconds(100))
-            latest = max(latest, ContinuousClock.now - before - .milliseconds(100))
+        // Once every host's restart has started its child (run 2, held at the gate), a task of the
+        // pool must run while they all wait. With the restarts on the pool, it runs only once their
+        // call timeouts end the waits: past the bound, which only keeps that failure from hanging.
+        let restarting = programs
+        let opened = Collected(false)
+        let probe = await aPoolTaskRuns(whileHeld: { restarting.allSatisfy { $0.runs.count >= 2 } }, within: .seconds(5 * 60)) {
+            opened.withLock { $0 = FileManager.default.createFile(atPath: open, contents: nil) }
         }
-        #expect(programs.allSatisfy { $0.runs.count >= 2 }, "not every host restarted its child: \(programs.map(\.runs))")
+        #expect(opened.withLock { $0 }, "the gate \(open) could not be opened")
+        #expect(probe.underWay, "not every host restarted its child: \(programs.map(\.runs))")
         // The point of the test is the wait: an unrelated task must not wait for children to load.
-        #expect(latest < .seconds(2), "a task woke \(latest) late behind \(hosts) restarts")
+        #expect(probe.ran, "no task of Swift concurrency ran while \(hosts) restarts waited for their children")
     }
 
     /// An operator's call timeout too long to count in milliseconds (`.seconds(Int64.max)`, "no

@@ -98,7 +98,13 @@ import Testing
     /// heartbeat) are not.
     @Test func callsToAPluginInAProcessOfItsOwnAreCounted() async throws {
         let metrics = Recorder()
-        let host = PluginHost(processes: OwnProcessTests.processes(heartbeat: .milliseconds(50)), metrics: metrics) { _ in }
+        let reported = Collected<[String]>([])
+        // A ping times out after the heartbeat's interval: 5 s, which a child that answers meets on a
+        // busy machine (at 50 ms one did not, and was killed). The child is stopped below so that a
+        // ping is known to have been made: the one that fails.
+        let host = PluginHost(processes: OwnProcessTests.processes(heartbeat: .seconds(5)), metrics: metrics) { line in
+            reported.withLock { $0.append(line) }
+        }
         defer { host.shutdown() }
         #expect(host.load([.file(BuiltPlugins.path("FixtureEchoPlugin"))]).problems.isEmpty)
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
@@ -107,10 +113,16 @@ import Testing
         await #expect(throws: (any Error).self) { try await echo.fail("no") }
         try? await echo.crash()
         #expect(try await poll(atMost: .seconds(60)) { metrics.count("restarted fixture-echo") == 1 }, "\(metrics.all)")
+        // The restarted child stops answering: the heartbeat's next ping times out, and the child is
+        // killed and started again.
+        #expect(kill(try await echo.pid(), SIGSTOP) == 0)
+        #expect(try await poll(atMost: .seconds(120)) { metrics.count("restarted fixture-echo") == 2 }, "\(metrics.all)")
+        #expect(reported.withLock { $0 }.contains { $0.contains("did not answer within") }, "\(reported.withLock { $0 })")
         let calls = metrics.all.filter { $0.hasPrefix("called ") }
         #expect(calls.filter { $0 == "called fixture-echo echo answered" }.count == 2, "\(calls)")
         #expect(calls.contains("called fixture-echo fail threw"), "\(calls)")
         #expect(calls.contains("called fixture-echo crash failed"), "\(calls)")
-        #expect(calls.count == 4, "the host's own calls (load, start, ping) were counted: \(calls)")
+        #expect(calls.contains("called fixture-echo pid answered"), "\(calls)")
+        #expect(calls.count == 5, "the host's own calls (load, start, ping) were counted: \(calls)")
     }
 }

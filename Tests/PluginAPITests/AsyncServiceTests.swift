@@ -29,8 +29,10 @@ final class FirstWins: @unchecked Sendable {
 /// operation runs in a task of its own, so a hung one cannot hold the test: it is cancelled and left.
 /// The bound is generous: in the full suite, tests that block threads can keep the two threads of the
 /// cooperative pool busy for seconds, and on a loaded 2-core CI machine a wait of 200 ms once took
-/// over 20 s; a hung operation (the bugs these bounds catch) never ends at all.
-func withTimeout<T: Sendable>(seconds: Double = 60, _ operation: @escaping @Sendable () async throws -> T)
+/// over 20 s (a task waited 45 s for the pool once at the start of a run, and over a minute under
+/// ThreadSanitizer beside two CPU-bound jobs: 5 minutes, as `eventually`); a hung operation (the bugs
+/// these bounds catch) never ends at all.
+func withTimeout<T: Sendable>(seconds: Double = 300, _ operation: @escaping @Sendable () async throws -> T)
     async throws -> T {
     let race = FirstWins()
     return try await withCheckedThrowingContinuation { continuation in

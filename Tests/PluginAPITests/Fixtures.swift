@@ -151,8 +151,9 @@ final class Collector<Element: Sendable>: @unchecked Sendable {
 /// How long a test waits for another thread before it fails instead of hanging: a deadlock, the
 /// point of such a wait, never ends, so the bound is generous. With two builds beside the suite
 /// under ThreadSanitizer on 2 cores, a thread that is not hung can wait its turn for many seconds
-/// (10 s was once too short); this is as long as `withTimeout`'s.
-let bound: TimeInterval = 60
+/// (10 s was once too short; under AddressSanitizer beside two package builds, threads the test
+/// waited for took over 120 s once); this is as long as `withTimeout`'s.
+let bound: TimeInterval = 300
 
 /// Waits for `semaphore` at most `bound` seconds; false on timeout.
 func wait(_ semaphore: DispatchSemaphore) -> Bool {

@@ -1,3 +1,4 @@
+import Dispatch
 import Distributed
 import Glibc
 import Synchronization
@@ -46,13 +47,12 @@ import Testing
         for call in 1...flood { frames += holdCall(UInt64(call)) }
         // The serving side may end the connection meanwhile (a flood): the rest of the bytes then fail.
         try? served.sendRaw(frames)
-        // Until every call started, or the serving side stopped starting them.
-        var last = -1
-        while started.value.load(ordering: .relaxed) != last {
-            last = started.value.load(ordering: .relaxed)
-            try await Task.sleep(for: .milliseconds(500))
-        }
-        #expect(last <= 1024, "\(last) calls of one peer were started at once")
+        // Until the serving side ended the connection (a flood: it starts no call after that), or started
+        // more calls than the bound allows. The sender got every frame through or met the end by now;
+        // a serving side that neither read them all nor ended the connection would have kept it waiting.
+        try await waitUntil { served.connection.isEnded || started.value.load(ordering: .relaxed) > 1024 }
+        let count = started.value.load(ordering: .relaxed)
+        #expect(count <= 1024, "\(count) calls of one peer were started at once")
     }
 
     /// A peer that sends a call under the number of a call still served: before, the second took
@@ -83,8 +83,8 @@ import Testing
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
         defer { close(pair[0]); close(pair[1]) }
         let system = PluginActorSystem()
-        // Blocked writes held their threads until this timeout: far past the bound below.
-        let timeout = Duration.seconds(30)
+        // Blocked writes held their threads until this timeout: far past the bound of the probe below.
+        let timeout = Duration.seconds(20 * 60)
         let connection = try system.connect(peer: "stalled", socket: pair[0], callTimeout: timeout,
                                             serve: { _ in throw PluginActorError.unsupported("nothing served") })
         defer { connection.close(.unavailable(peer: "stalled", reason: "test over")) }
@@ -96,18 +96,17 @@ import Testing
         let calls = (0..<8).map { index in
             Task { _ = try? await proxy.add(Pair(left: index, right: 0, label: large)) }
         }
-        // How late a short sleep wakes (and an unrelated task runs) while those calls write.
-        var latest = Duration.zero
-        for _ in 0..<20 {
-            let before = ContinuousClock.now
-            try await Task.sleep(for: .milliseconds(100))
-            await Task.detached {}.value
-            latest = max(latest, ContinuousClock.now - before - .milliseconds(100))
+        // Once all eight calls wait for their answers (their frames written, or waiting to be), a task
+        // of the pool must run while they wait. With writes that block the pool, the calls never all
+        // get under way, and the task runs only once their timeout ends the writes: past the bound,
+        // which only keeps that failure from hanging.
+        let probe = await Self.poolTaskRuns(whileHeld: { connection.pendingCalls == 8 }, within: .seconds(5 * 60)) {
+            connection.close(.unavailable(peer: "stalled", reason: "the probe is done"))
         }
         for call in calls { call.cancel() }
+        #expect(probe.underWay, "\(connection.pendingCalls) of the 8 calls were made")
         // The point of the test is the wait: an unrelated task must not wait for the stalled peer's timeout.
-        // 5 s: a busy machine wakes a sleeper a few seconds late at worst; the bug made it 30.
-        #expect(latest < .seconds(5), "a task woke \(latest) late behind writes to a peer that reads nothing")
+        #expect(probe.ran, "no task of Swift concurrency ran while 8 calls wrote to a peer that reads nothing")
     }
 
     /// A caller's timeout too long to count in milliseconds (`withCallTimeout(.seconds(Int64.max))`,
@@ -127,6 +126,31 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         stalled.connection.close(.unavailable(peer: "stalled", reason: "test over"))
         await #expect(throws: PluginActorError.self) { try await call.value }
+    }
+
+    /// Whether a task of Swift concurrency's pool runs while some work holds on, asked from a thread
+    /// of its own (a task that asked would wait for the pool itself, and find it free only once the
+    /// work let go): once `underWay` holds, a task is started and awaited, each wait at most `limit`;
+    /// then `release` lets the work go, from that thread too (the test's task resumes on the pool).
+    /// TestSupport's `aPoolTaskRuns`, which this target does not link (TestSupport links HostKit).
+    static func poolTaskRuns(whileHeld underWay: @escaping @Sendable () -> Bool, within limit: Duration,
+                             release: @escaping @Sendable () -> Void) async -> (underWay: Bool, ran: Bool) {
+        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+        return await withCheckedContinuation { continuation in
+            let started = DetachedThread.start {
+                let deadline = DispatchTime.now() + seconds
+                while !underWay(), DispatchTime.now() < deadline { usleep(20_000) }
+                let ran = DispatchSemaphore(value: 0)
+                Task.detached { ran.signal() }
+                let result = (underWay(), ran.wait(timeout: .now() + seconds) == .success)
+                release()
+                continuation.resume(returning: result)
+            }
+            if !started {
+                release()
+                continuation.resume(returning: (false, false))
+            }
+        }
     }
 
     /// A ``Holder`` served to a raw peer, what it counts, and the frame of a call of its `hold()`

@@ -67,7 +67,8 @@ import Testing
         let systems = try TwoSystems()
         let proxy = try systems.proxy()
         let call = Task { try await proxy.hang() }
-        try await Task.sleep(for: .milliseconds(50))
+        // Cancelled once the child serves it: a serving task to cancel.
+        try await waitUntil { try await systems.calculator.hangsStarted() == 1 }
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
         try await waitUntil { try await systems.calculator.hangsCancelled() == 1 }
@@ -77,7 +78,7 @@ import Testing
         let systems = try TwoSystems()
         let proxy = try systems.proxy()
         let pending = (0..<4).map { _ in Task { try await proxy.hang() } }
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil { systems.hostConnection.pendingCalls == 4 }
         // The child's end of the socket goes, as when its process dies.
         systems.childConnection.close(.unavailable(peer: "host", reason: "killed"))
         for call in pending {
@@ -118,7 +119,8 @@ import Testing
             let connection = try system.connect(peer: "hostile", socket: pair[0], serve: { _ in throw PluginActorError.unsupported("") })
             let proxy = try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "hostile", name: "calc"), using: system)
             let call = Task { try await proxy.nothing() }
-            try await Task.sleep(for: .milliseconds(20))
+            // The garbage comes while the call waits for its answer.
+            try await waitUntil { connection.pendingCalls == 1 }
             _ = garbage.withUnsafeBytes { send(pair[1], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if garbage.count < 13 { shutdown(pair[1], Int32(SHUT_WR)) }
             do {

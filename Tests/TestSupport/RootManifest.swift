@@ -7,7 +7,7 @@ public func rootManifest(scratchIn work: TemporaryFolder) async throws -> (manif
     let folder = URL(fileURLWithPath: work.path)
     let dump = try await runBuild("/usr/bin/env", ["swift", "package", "--package-path", repositoryRoot.path,
                                                   "--scratch-path", work.file("scratch"), "dump-package"],
-                                  in: folder, log: folder, timeout: .seconds(480))
+                                  in: folder, log: folder, timeout: BuildSlot.packageBuildTimeout)
     let json = String(dump.output.drop { $0 != "{" })
     let manifest = dump.status == 0 ? (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] : nil
     return (manifest, dump.output)
