@@ -35,21 +35,23 @@ extension BuiltServer {
         return folder
     }
 
-    /// Starts the server on a free loopback port with the plugins in `folder` (the fixtures active),
-    /// logging to server.log there; returns once it serves the plugins' routes.
-    func startServer(plugins folder: URL, _ options: [String] = []) async throws -> (server: Process, log: URL, base: String) {
-        try await startServer(["--plugins", folder.path] + options, logIn: folder)
+    /// Starts the server on a free loopback port with the plugins in `folder` (the fixtures active, and
+    /// `environment` beside), logging to server.log there; returns once it serves the plugins' routes.
+    func startServer(plugins folder: URL, _ options: [String] = [],
+                     environment: [String: String] = [:]) async throws -> (server: Process, log: URL, base: String) {
+        try await startServer(["--plugins", folder.path] + options, logIn: folder, environment: environment)
     }
 
-    /// Starts the server on a free loopback port with `arguments` (the fixtures active), logging to
-    /// server.log in `folder`; returns once it serves the plugins' routes, or, given the line that
-    /// names its port (`accepting on`, `listening on`), once it has written that line.
-    func startServer(_ arguments: [String], logIn folder: URL,
-                     awaiting line: String? = nil) async throws -> (server: Process, log: URL, base: String) {
+    /// Starts the server on a free loopback port with `arguments` (the fixtures active, and
+    /// `environment` beside), logging to server.log in `folder`; returns once it serves the plugins'
+    /// routes, or, given the line that names its port (`accepting on`, `listening on`), once it has
+    /// written that line.
+    func startServer(_ arguments: [String], logIn folder: URL, awaiting line: String? = nil,
+                     environment: [String: String] = [:]) async throws -> (server: Process, log: URL, base: String) {
         let log = folder.appendingPathComponent("server.log")
         let server = try start(builtProducts.appendingPathComponent("plugin-server").path,
                                ["--port", "0"] + arguments, log: log,
-                               environment: ["PLUGIN_SERVER_FIXTURES": "1"])
+                               environment: environment.merging(["PLUGIN_SERVER_FIXTURES": "1"]) { $1 })
         do {
             let port = try await waitForLine(in: log, startingWith: "\(line ?? "listening on") 127.0.0.1:")
             if line == nil { try await waitForLine(in: log, containing: "serving plugin routes") }

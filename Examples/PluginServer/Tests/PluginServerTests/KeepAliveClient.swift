@@ -52,6 +52,63 @@ final class KeepAliveClient: @unchecked Sendable {
         }
     }
 
+    /// Sends GET `path` (a request that takes the server a while to answer) and returns once the server
+    /// has read it, at most `limit`: the kernel holds none of its bytes, unacknowledged at this end or
+    /// unread at the server's (/proc/net/tcp). The request is then the server's, however late this
+    /// thread got here: a test waits for that, not for a time it guesses. ``answer()`` reads the answer.
+    func sendWaitingUntilRead(_ path: String, atMost limit: Duration) throws {
+        do {
+            if socket < 0 { try connect() }
+            try send(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+            var address = sockaddr_in()
+            var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let named = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &size) }
+            }
+            guard named == 0 else { throw Failure.system("getsockname") }
+            let local = UInt16(bigEndian: address.sin_port)
+            let deadline = ContinuousClock.now + limit
+            while !Self.drained(from: local, to: port) {
+                guard ContinuousClock.now < deadline else {
+                    throw Failure(description: "the server did not read GET \(path) within \(limit)")
+                }
+                usleep(10_000)
+            }
+        } catch {
+            disconnect()
+            throw error
+        }
+    }
+
+    /// The answer to the request ``sendWaitingUntilRead(_:atMost:)`` sent.
+    func answer() throws -> Answer {
+        do {
+            return try readResponse()
+        } catch {
+            disconnect()
+            throw error
+        }
+    }
+
+    /// True if the loopback connection from port `client` to port `server` is established and holds
+    /// no byte: none unacknowledged at the client's end (tx_queue), none unread at the server's
+    /// (rx_queue), as /proc/net/tcp lists them (`local_address rem_address st tx_queue:rx_queue`).
+    private static func drained(from client: UInt16, to server: UInt16) -> Bool {
+        // Read to its end: String(contentsOfFile:) stops after the first page of a file of /proc.
+        let table = String(decoding: FileHandle(forReadingAtPath: "/proc/net/tcp")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        var queues: [String: (sent: Int, unread: Int)] = [:]
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 4, fields[3] == "01" else { continue }
+            let port = { (address: Substring) in address.split(separator: ":").last.flatMap { UInt16($0, radix: 16) } }
+            let counts = fields[4].split(separator: ":").compactMap { Int($0, radix: 16) }
+            guard let local = port(fields[1]), let remote = port(fields[2]), counts.count == 2 else { continue }
+            queues["\(local)>\(remote)"] = (counts[0], counts[1])
+        }
+        guard let ours = queues["\(client)>\(server)"], let theirs = queues["\(server)>\(client)"] else { return false }
+        return ours.sent == 0 && theirs.unread == 0
+    }
+
     private func connect() throws {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure.system("socket") }
