@@ -20,11 +20,12 @@ import Testing
 
     @Test(.timeLimit(.minutes(10)))
     func listeningIsWrittenOnlyOnceThePluginRoutesAreInstalled() async throws {
-        // The blocking plugin holds the install for the handler timeout (1 s): long enough that a
-        // request sent on an early line would find no plugin route.
+        // The blocking plugin holds the install for the handler timeout (5 s, below the 15 s it blocks,
+        // and room for HelloRoute's own answers on a busy machine): long enough that a request sent on
+        // an early line would find no plugin route.
         let folder = try pluginFolder(["HelloRoutePlugin", "FixtureBlockingPath"])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (server, log, base) = try await startServer(["--handler-timeout", "1", "--plugins", folder.path], logIn: folder,
+        let (server, log, base) = try await startServer(["--handler-timeout", "5", "--plugins", folder.path], logIn: folder,
                                                         awaiting: "listening on")
         defer { if server.isRunning { server.terminate() } }
 

@@ -51,8 +51,10 @@ import Testing
     func aPluginWhoseRoutePathBlocksStopsNeitherTheServersRoutesNorTheOtherPlugins() async throws {
         let folder = try pluginFolder(["HelloRoutePlugin", "FixtureBlockingPath"])
         defer { try? FileManager.default.removeItem(at: folder) }
-        // Bound: the plugins' routes are not installed yet ("listening on" waits for them).
-        let (server, log, base) = try await startServer(["--handler-timeout", "1", "--plugins", folder.path], logIn: folder,
+        // Bound: the plugins' routes are not installed yet ("listening on" waits for them). The handler
+        // timeout is below the 15 s the blocking plugin takes, with room for HelloRoute's own answers
+        // on a busy machine.
+        let (server, log, base) = try await startServer(["--handler-timeout", "5", "--plugins", folder.path], logIn: folder,
                                                         awaiting: "accepting on")
         defer { if server.isRunning { server.terminate() } }
 
@@ -67,7 +69,7 @@ import Testing
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
         #expect(lines.contains { line in
             line.contains(" error ") && line.hasSuffix("plugin route unusable") && line.contains(" plugin=fixture-blocking-path ")
-                && line.contains("problem=the plugin's code did not give its routes within 1.0 seconds")
+                && line.contains("problem=the plugin's code did not give its routes within 5.0 seconds")
         }, "\(lines.suffix(6))")
         #expect(lines.last { $0.hasSuffix("serving plugin routes") }?.contains("routes=GET /hello, POST /echo ") == true)
         try await stopWithSigterm(server)
