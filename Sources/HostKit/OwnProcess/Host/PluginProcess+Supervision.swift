@@ -81,7 +81,7 @@ extension PluginProcess {
 
     /// A new child, loading and starting the plugin as the first did.
     private func restart() {
-        guard let services = state.withLock({ $0.stopping || $0.withdrawn != nil ? nil : $0.services }) else { return }
+        guard !state.withLock({ $0.stopping || $0.withdrawn != nil }), let services = served.lent else { return }
         var spawned = false
         switch spawnAndLoad(spawned: &spawned) {
         case let .failure(error):

@@ -17,8 +17,6 @@ final class PluginProcess: Sendable {
         var child: ChildProcess?
         var connection: PluginActorConnection?
         var generation = 0
-        /// What the plugin's requirements are served from, once the host started it.
-        var services: ServiceResolver?
         var restarts: [ContinuousClock.Instant] = []
         var stopping = false
         /// Why it is not started again, once it is not.
@@ -194,7 +192,6 @@ final class PluginProcess: Sendable {
 
     /// Registers and starts the plugin in its child; its requirements are served from `services`.
     func start(services: ServiceResolver) async throws {
-        state.withLock { $0.services = services }
         served.lend(services)
         let logLevel = pluginName.withLock({ $0 }).flatMap { launcher.logs?.level(of: $0) }
         try await PluginActorSystem.withCallTimeout(startTimeout + Self.hookCallMargin) {
