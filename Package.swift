@@ -61,7 +61,10 @@ let package = Package(
         .target(name: "HostKit", dependencies: [pluginAPI, pluginActors, "DynamicLoading", "ProcessSignals"], swiftSettings: swift6),
         // The floor under HostKit: what reads, checks and maps files (ELF, paths, the dynamic linker,
         // foreign memory, system calls), knowing nothing of plugins' lives. No product: HostKit only.
-        .target(name: "DynamicLoading", dependencies: ["CDynamicLinker"], swiftSettings: swift6),
+        .target(name: "DynamicLoading", dependencies: ["CDynamicLinker", "CSandbox"], swiftSettings: swift6),
+        // The system calls a plugin's process confines itself with (Landlock, seccomp, namespaces),
+        // which Swift's Glibc module does not import.
+        .target(name: "CSandbox"),
         // The process's one signal relay and its AsyncSequence; depends on nothing.
         .target(name: "ProcessSignals", swiftSettings: swift6),
         // dladdr and a loaded library's link map, which Swift's Glibc module does not import.

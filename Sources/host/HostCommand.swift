@@ -12,7 +12,8 @@ struct HostCommand {
         switch arguments.command {
         case .inspect: return inspect(arguments.operand ?? "")
         case .probe: return PluginProbe.probe(arguments.operand ?? "", discovery: discovery, settings: arguments.settings)
-        case .servePlugin: return PluginChild.serve(discovery: discovery)
+        // main.swift serves a plugin's process before any thread starts.
+        case .servePlugin: return 2
         case .new: return arguments.new.map { NewCommand(arguments: $0).run() } ?? 2
         case .run, .list, .check, .resolve, .serve: break
         }
@@ -23,7 +24,15 @@ struct HostCommand {
             return 1
         }
         // A crash, restart or withdrawal of a plugin's process is told on stderr (PluginHost's default).
-        let processes = arguments.ownProcess.processes(childArguments: arguments.discoveryOptions)
+        // What the settings file grants plugins' sandboxes, read once: a process's sandbox is fixed when it starts.
+        let grants: [String: SandboxGrant]
+        do {
+            grants = try arguments.settings?.sandboxGrants() ?? [:]
+        } catch {
+            Output.problem("\(error)")
+            return 2
+        }
+        let processes = arguments.ownProcess.processes(childArguments: arguments.discoveryOptions, grants: grants)
         // Each plugin's own log, on stderr as the host's other lines, with the plugin's name and version.
         let logs = PluginLogs.standardError(prefix: "host: ", level: arguments.logLevel, levels: arguments.pluginLogLevels)
         // Each plugin's own settings, from `--config FILE` (read again at each SIGHUP's reload).

@@ -7,7 +7,7 @@ import HostKit
 struct OwnProcessArguments {
     /// Every option this type reads; each takes a value.
     static let options: Set<String> = ["--own-process", "--memory-limit", "--cpu-limit", "--open-files",
-                                       "--call-timeout", "--heartbeat", "--restarts"]
+                                       "--call-timeout", "--heartbeat", "--restarts", "--sandbox"]
 
     /// The plugin files placed in processes of their own: file names, real paths, or `*` for all.
     var files: Set<String> = []
@@ -17,6 +17,8 @@ struct OwnProcessArguments {
     var heartbeat: Duration? = .seconds(5)
     /// Restarts allowed within a minute.
     var restarts = PluginProcesses.RestartPolicy().maximum
+    /// `--sandbox`: every layer (`full`, the default), what this kernel offers (`available`), or none (`off`).
+    var sandbox = PluginSandbox()
     /// The first option given that sets how the processes run: it means nothing without `--own-process`.
     private var firstSetting: String?
 
@@ -32,6 +34,14 @@ struct OwnProcessArguments {
         case "--open-files": limits.openFiles = try Self.count(option, value, of: "descriptors", in: 16...1_048_576)
         case "--call-timeout": callTimeout = try Arguments.seconds(option, value)
         case "--heartbeat": heartbeat = try Self.heartbeat(value)
+        case "--sandbox":
+            switch value {
+            case "full": sandbox = PluginSandbox()
+            case "available": sandbox = PluginSandbox(acceptsMissingLayers: true)
+            case "off": sandbox = PluginSandbox(isEnabled: false)
+            default: throw Arguments.UsageError(description: "--sandbox needs full (every layer, the default), available"
+                                                + " (the layers this kernel offers) or off")
+            }
         default: restarts = Int(try Self.count(option, value, of: "restarts", in: 0...1000))
         }
         firstSetting = firstSetting ?? option
@@ -45,14 +55,16 @@ struct OwnProcessArguments {
     }
 
     /// The processes the options ask for, each running this very program as `host __serve-plugin`
-    /// with `childArguments` (the trust options); nil without `--own-process`.
-    func processes(childArguments: [String]) -> PluginProcesses? {
+    /// with `childArguments` (the trust options), their sandboxes with `grants`; nil without `--own-process`.
+    func processes(childArguments: [String], grants: [String: SandboxGrant]) -> PluginProcesses? {
         guard !files.isEmpty else { return nil }
+        var sandbox = sandbox
+        sandbox.grants = grants
         // The running image, even once the file it came from is replaced (a rebuild): a restarted
         // child is the same program as the host.
         return PluginProcesses(executable: "/proc/self/exe", arguments: [Arguments.Command.servePlugin.rawValue] + childArguments,
                                files: files, limits: limits, callTimeout: callTimeout, heartbeat: heartbeat,
-                               restarts: PluginProcesses.RestartPolicy(maximum: restarts))
+                               restarts: PluginProcesses.RestartPolicy(maximum: restarts), sandbox: sandbox)
     }
 
     /// `--own-process`'s value: `*`, a file name, or a path, made real as the load compares them.

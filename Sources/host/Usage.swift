@@ -62,6 +62,14 @@ enum Usage {
                               does not within as long; 0: never asked (default 5)
         --restarts N          is restarted at most N times a minute, then withdrawn with the
                               plugins that require it, as a reload withdraws one (default 5)
+        --sandbox MODE        is confined before it loads its plugin (SECURITY.md): full, every
+                              layer or the plugin is refused (default); available, the layers this
+                              kernel offers; off, none (it then runs with the host's environment
+                              and rights). It reads only its plugin's files, writes only in a
+                              private folder, has no network, reaches no other process; what the
+                              settings file grants under {"sandbox": {"NAME": {"read": [PATH...],
+                              "write": [DIR...], "tcpPorts": [PORT...], "run": [PROGRAM...]}}}
+                              it reaches too
         --config FILE         each plugin's own settings, from a JSON file: {"plugins": {"NAME":
                               {"key": value, ...}}} (a plugin reads those of its name only); FILE
                               is read again at each reload, which starts again a plugin whose

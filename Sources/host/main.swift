@@ -1,4 +1,5 @@
 import Glibc
+import HostKit
 import PluginAPI
 
 // A closed standard output (a pipe whose reader went away) must not end the host with SIGPIPE before
@@ -25,5 +26,10 @@ if arguments.help {
 if arguments.version {
     Output.line("host \(HostCommand.version) (PluginAPI \(LibraryVersion.pluginAPI))")
     exit(0)
+}
+// A plugin's process confines itself before it starts any thread (its sandbox binds the thread that
+// enters it): here, before the first `await` hands the rest to Swift concurrency's threads.
+if arguments.command == .servePlugin {
+    exit(PluginChild.serve(discovery: arguments.discovery))
 }
 exit(await HostCommand(arguments: arguments).run())

@@ -91,6 +91,9 @@ let fixtures = [
     // Version 2.0.0 of the echo plugin (one plugin name, another file): the upgrade of the reload tests.
     plugin("FixtureEchoPluginTwo", contracts: false, also: [pluginActors, remoteContracts, "FixtureEchoSupport"]),
     plugin("FixtureEchoUserPlugin", contracts: false, also: [pluginActors, remoteContracts]),
+    // Tries, from its own process, what a plugin may try against its host (files, network, signals,
+    // ptrace, memory, programs, privileged calls): the sandbox's tests, with it on and off.
+    plugin("FixtureSandboxProbe", contracts: false, also: [pluginActors, remoteContracts, "FixtureDoors"]),
     // Requires the echo service and provides a distributed one: placed in a process of its own beside the echo plugin's.
     plugin("FixtureEchoRelayPlugin", contracts: false, also: [pluginActors, remoteContracts]),
     // A C library whose `swift_plugin_entry` is a data object: calling it would crash the host.
@@ -115,6 +118,8 @@ let package = Package(
         // The echo fixtures' service and plugin, linked into each version of the echo plugin.
         .target(name: "FixtureEchoSupport", dependencies: [pluginAPI, pluginActors, remoteContracts], path: "FixtureEchoSupport",
                 swiftSettings: swift6),
+        // The doors the sandbox probe tries, as system calls (several are variadic in C, or not imported).
+        .target(name: "FixtureDoors", path: "FixtureDoors"),
         // Copies a real plugin header with fields changed, for the fixtures that lie in theirs.
         .target(name: "FixtureHeaderForge", dependencies: [pluginAPI], path: "FixtureHeaderForge", swiftSettings: swift6),
     ] + fixtures.map(\.1)

@@ -43,14 +43,15 @@ package final class ShadowFolder: Sendable {
     }
 
     /// A new folder in `parent` (``defaultParent`` if `nil`), or why there cannot be one there: it
-    /// cannot be made, or its file system is mounted without permission to map code (`noexec`).
-    package static func make(in parent: String?) -> Result<ShadowFolder, Unusable> {
+    /// cannot be made, or its file system is mounted without permission to map code (`noexec`), or
+    /// (if `checkingParent`) others than this user or root could change the path to it.
+    package static func make(in parent: String?, checkingParent: Bool = true) -> Result<ShadowFolder, Unusable> {
         let parent = parent ?? defaultParent
         let unusable = { (reason: String) in Unusable(path: parent, reason: reason) }
         guard parent.hasPrefix("/") else { return .failure(unusable("it is not an absolute path")) }
         // Whoever may write the parent may rename the folder away and put another in its place: the
         // same rule as for a plugin's folders (a sticky folder such as /tmp is fine).
-        if let reason = PathTrust.problem(parent) {
+        if checkingParent, let reason = PathTrust.problem(parent) {
             return .failure(unusable(reason.replacing("; " + PathTrust.allowance, with: "")))
         }
         let prefix = (parent.hasSuffix("/") ? parent : parent + "/") + namePrefix

@@ -67,17 +67,18 @@ package final class ChildProcess: Sendable {
         watch.kill(SIGKILL)
     }
 
-    /// Starts `executable` (a path, not searched for in `PATH`) with `arguments` and the host's
-    /// environment plus `environment` (its values win), a Unix stream socket pair between them (the
+    /// Starts `executable` (a path, not searched for in `PATH`) with `arguments` and `environment`
+    /// (added to the host's, its values winning, if `inheritingEnvironment`), a Unix stream socket pair between them (the
     /// parent's end ``socket``, the child's its descriptor 3), standard input from `/dev/null`, standard
     /// output and error into one stream the host drains, whose last lines ``lastOutputLines`` keeps and
     /// each of which goes to `onOutput` (on the reader thread, as they come; it must not wait for the end).
     /// Sets `limits` before it returns. `onEnd` is called once, on the waiter thread, when the child
     /// has ended and been reaped, with ``socket`` still open (see the type's invariants).
-    package static func spawn(executable: String, arguments: [String], environment: [String: String], limits: Limits,
+    package static func spawn(executable: String, arguments: [String], environment: [String: String],
+                              inheritingEnvironment: Bool = true, limits: Limits,
                               onOutput: (@Sendable (String) -> Void)?,
                               onEnd: @escaping @Sendable (Ending) -> Void) throws(ChildProcessError) -> ChildProcess {
-        let variables = try commandLineEnvironment(adding: environment)
+        let variables = try commandLineEnvironment(environment, inheriting: inheritingEnvironment)
         for (what, text) in [("program path", executable)] + arguments.map({ ("argument", $0) }) where text.utf8.contains(0) {
             throw .unusableText(what: what, text: text)
         }
@@ -130,16 +131,17 @@ package final class ChildProcess: Sendable {
         watch.waitForEnd()
     }
 
-    /// The host's environment with `added` put in, as "NAME=value" entries; a name or value the system
-    /// cannot take is thrown.
-    private static func commandLineEnvironment(adding added: [String: String]) throws(ChildProcessError) -> [String] {
+    /// `added`, put in the host's environment if `inheriting`, as "NAME=value" entries; a name or value
+    /// the system cannot take is thrown.
+    private static func commandLineEnvironment(_ added: [String: String], inheriting: Bool) throws(ChildProcessError) -> [String] {
         for (name, value) in added {
             if name.isEmpty || name.utf8.contains(UInt8(ascii: "=")) || name.utf8.contains(0) {
                 throw .unusableText(what: "environment variable name", text: name)
             }
             if value.utf8.contains(0) { throw .unusableText(what: "value of environment variable \(name)", text: value) }
         }
-        return ProcessInfo.processInfo.environment.merging(added) { _, new in new }.map { "\($0.key)=\($0.value)" }.sorted()
+        let base = inheriting ? ProcessInfo.processInfo.environment : [:]
+        return base.merging(added) { _, new in new }.map { "\($0.key)=\($0.value)" }.sorted()
     }
 }
 

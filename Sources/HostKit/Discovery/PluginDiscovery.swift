@@ -17,6 +17,10 @@ public struct PluginDiscovery: Sendable {
     /// say); `nil` for none. A child process of the host (a probe, a plugin's own process) checks
     /// with the discovery its program gives it: give it the same check.
     public var fileCheck: (any PluginFileCheck)?
+    /// Whether ``shadowFolder`` is a folder the host made for this process, whose path the host
+    /// checked: a sandboxed plugin's process, which in its user namespace sees the owners of the
+    /// folders above it (root's, for one) as nobody.
+    var shadowFolderCheckedByHost = false
 
     /// A discovery that refuses untrusted files unless `allowUntrusted`, and plugins another
     /// toolchain built unless `allowOtherCompilers`, copies the files it maps into a folder made

@@ -23,6 +23,9 @@ public struct LoadedPlugin: Sendable {
     /// For a plugin served from a process of its own: the name the host reaches that process by;
     /// nil for a plugin in this process.
     public internal(set) var servedBy: String?
+    /// For a plugin served from a process of its own: the layers of the sandbox that process entered
+    /// before it loaded the plugin (``PluginSandbox``), in order; empty if it runs unconfined.
+    public internal(set) var sandbox: [String] = []
 
     init(path: String, metadata: PluginMetadata, libraries: [LibraryVersion], linkedLibraries: [String] = [],
          candidate: PluginCandidate? = nil, makeModule: @escaping @Sendable () -> any Module) {

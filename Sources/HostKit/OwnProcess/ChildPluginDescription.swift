@@ -23,6 +23,9 @@ struct ChildPluginDescription: Codable, Sendable {
     let requires: [Key]
     /// The libraries the plugin was built against, PluginAPI first.
     let libraries: [Library]
+    /// The layers of the sandbox its process entered before it loaded the plugin (``SandboxLayer``'s
+    /// names); nil if the host asked for none.
+    var sandbox: [String]? = nil
 }
 
 extension ChildPluginDescription {

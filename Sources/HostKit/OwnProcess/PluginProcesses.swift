@@ -73,13 +73,17 @@ public struct PluginProcesses: Sendable {
     public var heartbeat: Duration?
     /// When a process that ended is started again.
     public var restarts: RestartPolicy
-    /// Variables added to each process's environment.
+    /// Each process's environment: with the sandbox on, these variables alone (nothing of the
+    /// host's); with it off, the host's with these added.
     public var environment: [String: String]
+    /// How each process is confined: on by default.
+    public var sandbox: PluginSandbox
 
     /// Processes of `executable arguments...` for the plugin files `files`.
     public init(executable: String, arguments: [String], files: Set<String>, limits: Limits = Limits(),
                 callTimeout: Duration = .seconds(30), heartbeat: Duration? = .seconds(5),
-                restarts: RestartPolicy = RestartPolicy(), environment: [String: String] = [:]) {
+                restarts: RestartPolicy = RestartPolicy(), environment: [String: String] = [:],
+                sandbox: PluginSandbox = PluginSandbox()) {
         self.executable = executable
         self.arguments = arguments
         self.files = files
@@ -88,6 +92,7 @@ public struct PluginProcesses: Sendable {
         self.heartbeat = heartbeat
         self.restarts = restarts
         self.environment = environment
+        self.sandbox = sandbox
     }
 
     /// True if the plugin file `candidate` runs in a process of its own.

@@ -61,7 +61,8 @@ struct LoadPipeline {
         } catch {
             settingsProblem = .settingsUnreadable(reason: String(describing: error))
         }
-        shadow = ShadowFolder.make(in: discovery.shadowFolder).mapError(PluginLoadError.init)
+        shadow = ShadowFolder.make(in: discovery.shadowFolder, checkingParent: !discovery.shadowFolderCheckedByHost)
+            .mapError(PluginLoadError.init)
         fileCheck = discovery.fileCheck.map { check in
             do {
                 try check.loadBegins()

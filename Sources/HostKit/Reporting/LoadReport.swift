@@ -27,6 +27,9 @@ public struct LoadReport: Sendable {
         /// For a plugin served from a process of its own (``PluginProcesses``): the name the host
         /// reaches that process by (``LoadedPlugin/servedBy``); nil for a plugin in this process.
         public internal(set) var servedBy: String?
+        /// For a plugin served from a process of its own: the layers of that process's sandbox
+        /// (``LoadedPlugin/sandbox``); empty if it runs unconfined.
+        public internal(set) var sandbox: [String] = []
 
         /// True if the plugin's services are in the locator.
         public var isLoaded: Bool { error == nil && !isLibrary }
@@ -51,7 +54,8 @@ public struct LoadReport: Sendable {
                 let copy = copies.first { $0.version.name == version.name }
                 return "; built against \(version.name) \(version)" + (copy.map { ", uses \($0.version) (\($0.file))" } ?? "")
             }
-            let process = servedBy.map { "; in a process of its own, \($0)" } ?? ""
+            let confinement = sandbox.isEmpty ? ", not sandboxed" : ", sandboxed: " + sandbox.joined(separator: ", ")
+            let process = servedBy.map { "; in a process of its own, \($0)\(confinement)" } ?? ""
             return TerminalText.escaped("loaded \(meta) (\(path))" + contracts.joined() + process)
         }
     }
@@ -74,10 +78,10 @@ public struct LoadReport: Sendable {
     }
 
     /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "grants", "status", "error",
-    /// "builtAgainst", "libraries", "usedInstead", "servedBy"}]}`; `status` is `loaded`, `library` (a library the
+    /// "builtAgainst", "libraries", "usedInstead", "servedBy", "sandbox"}]}`; `status` is `loaded`, `library` (a library the
     /// load's plugins link, or a copy of one it did not use) or `failed`; `libraries` are the copies
     /// (`{"name", "version", "file"}`) a plugin uses, or the copy a library file is; `servedBy` names
-    /// the process of a plugin in a process of its own; `grants` are the keys what the plugin is lent
+    /// the process of a plugin in a process of its own, `sandbox` that process's layers; `grants` are the keys what the plugin is lent
     /// reads (those it requires and its own, sorted).
     public var json: String {
         encodeJSON(["plugins": jsonPlugins])
@@ -102,6 +106,8 @@ public struct LoadReport: Sendable {
         let usedInstead: JSONLibrary?
         /// For a plugin in a process of its own: that process's name.
         let servedBy: String?
+        /// For a plugin in a process of its own: the layers of its sandbox (empty: none).
+        let sandbox: [String]?
     }
 
     /// A copy of a library in ``json``: `{"name", "version", "file"}`.
@@ -124,7 +130,8 @@ public struct LoadReport: Sendable {
                        status: $0.isLoaded ? "loaded" : $0.isLibrary ? "library" : "failed", error: $0.error?.description,
                        builtAgainst: $0.builtAgainst.isEmpty ? nil : $0.builtAgainst.map { "\($0.name) \($0)" },
                        libraries: $0.library.map { [JSONLibrary($0)] } ?? ($0.copies.isEmpty ? nil : $0.copies.map(JSONLibrary.init)),
-                       usedInstead: $0.usedInstead.map(JSONLibrary.init), servedBy: $0.servedBy)
+                       usedInstead: $0.usedInstead.map(JSONLibrary.init), servedBy: $0.servedBy,
+                       sandbox: $0.servedBy == nil ? nil : $0.sandbox)
         }
     }
 }

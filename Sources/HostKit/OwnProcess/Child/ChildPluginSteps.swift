@@ -1,4 +1,5 @@
 import Foundation
+internal import DynamicLoading
 @_spi(HostKit) import PluginAPI
 @_spi(HostKit) import PluginActors
 
@@ -14,9 +15,13 @@ actor ChildPluginSteps {
     /// The plugin's log, sent to the host's.
     private let log = ChildLogForwarder()
 
-    init(discovery: PluginDiscovery, services: ChildServices) {
+    /// The layers of the sandbox this process entered before it served; nil: none was asked for.
+    private let sandbox: [SandboxLayer]?
+
+    init(discovery: PluginDiscovery, services: ChildServices, sandbox: [SandboxLayer]?) {
         self.discovery = discovery
         self.services = services
+        self.sandbox = sandbox
     }
 
     /// Opens and checks the plugin file the host checked, and says what it declares. Throws (a
@@ -34,7 +39,9 @@ actor ChildPluginSteps {
         }
         let plugin = try pipeline.openUnprobed(candidate).mapError { ChildRefusal(description: "\($0)") }.get()
         self.plugin = plugin
-        return ChildPluginDescription(plugin)
+        var description = ChildPluginDescription(plugin)
+        description.sandbox = sandbox?.map(\.rawValue)
+        return description
     }
 
     /// Registers the plugin's module on a locator that serves its requirements from the host, then

@@ -13,14 +13,25 @@ import Foundation
 /// The child program calls ``serve(discovery:)`` (the `host` command does so for `host __serve-plugin`)
 /// with the same trust options as the host, and exits with what it returns.
 public enum PluginChild {
-    /// Serves the host on descriptor 3 until the host closes the connection (then returns 0), or
-    /// returns 2 if there is no such connection. Nothing of a plugin runs before the host asks.
+    /// Serves the host on descriptor 3 until the host closes the connection (then ends the process at
+    /// once, status 0), or returns 2 if there is no such connection, 4 if it could not enter the
+    /// sandbox the host asked for. Call it before the process starts a thread: the sandbox binds the
+    /// thread that enters it. Nothing of a plugin runs before the host asks.
     public static func serve(discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
         let environment = ProcessInfo.processInfo.environment
         let milliseconds = environment[ChildControlService.callTimeoutVariable].flatMap(Int64.init) ?? 30_000
         Posix.removeEnvironment(ChildControlService.callTimeoutVariable)
+        var discovery = discovery
+        let sandbox: [SandboxLayer]?
+        switch ChildSandbox.enter(environment[SandboxPolicy.variable], discovery: &discovery) {
+        case let .success(layers): sandbox = layers
+        case let .failure(problem):
+            FileHandle.standardError.write(Data("\(problem)\n".utf8))
+            return sandboxRefusedStatus
+        }
         let services = ChildServices()
-        let control = ChildControlService(actorSystem: .shared, steps: ChildPluginSteps(discovery: discovery, services: services))
+        let steps = ChildPluginSteps(discovery: discovery, services: services, sandbox: sandbox)
+        let control = ChildControlService(actorSystem: .shared, steps: steps)
         let hostGone = DispatchSemaphore(value: 0)
         do {
             _ = try PluginActorSystem.shared.connect(
@@ -41,6 +52,11 @@ public enum PluginChild {
         // The connection holds its own duplicate: the plugin finds no socket at the number it was given.
         close(ChildProcess.socketDescriptor)
         hostGone.wait()
-        return 0
+        // At once, not through `exit`: a plugin's exit handler that never returns must not keep its
+        // process past its host.
+        _exit(0)
     }
+
+    /// The status of a child that could not enter its sandbox (it wrote why on its standard error).
+    static let sandboxRefusedStatus: Int32 = 4
 }

@@ -59,10 +59,16 @@ final class PluginProcess: Sendable {
     static func launch(_ candidate: PluginCandidate, by launcher: OwnProcessLauncher, startTimeout: Duration,
                        fileCheck: FileCheck?) -> Result<LoadedPlugin, PluginLoadError> {
         let process = PluginProcess(candidate: candidate, launcher: launcher, startTimeout: startTimeout)
-        let description: ChildPluginDescription
+        var description: ChildPluginDescription
         var spawned = false
         do {
             description = try process.spawnAndLoad(spawned: &spawned).get()
+            // Its name is known only now: a plugin the operator granted more gets a process whose
+            // sandbox has it (the sandbox is fixed at spawn), before its start hook runs.
+            if launcher.settings.sandbox.isEnabled, let grant = launcher.settings.sandbox.grants[description.name], !grant.isEmpty {
+                process.pluginName.withLock { $0 = description.name }
+                description = try process.replaceChild(spawned: &spawned).get()
+            }
         } catch {
             process.stopNow()
             return .failure(error)
@@ -84,6 +90,7 @@ final class PluginProcess: Sendable {
                 RemotePluginModule(process: process, metadata: metadata)
             }
             plugin.servedBy = process.peer
+            plugin.sandbox = description.sandbox ?? []
             return .success(plugin)
         }
     }
@@ -111,13 +118,25 @@ final class PluginProcess: Sendable {
         environment[ChildControlService.callTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
         let limits = ChildProcess.Limits(memoryBytes: settings.limits.memoryBytes, cpuSeconds: settings.limits.cpuSeconds,
                                          openFiles: settings.limits.openFiles)
+        var confinement: ChildConfinement?
+        if settings.sandbox.isEnabled {
+            let grant = pluginName.withLock { $0 }.flatMap { settings.sandbox.grants[$0] }
+            switch ChildConfinement.make(for: candidate, sandbox: settings.sandbox, grant: grant) {
+            case let .success(made): confinement = made
+            case let .failure(error): return .failure(error)
+            }
+            if let variable = confinement?.variable { environment[variable.name] = variable.value }
+        }
+        let folder = confinement?.folder
         let child: ChildProcess
         do {
-            child = try ChildProcess.spawn(executable: settings.executable, arguments: settings.arguments,
-                                           environment: environment, limits: limits, onOutput: nil) { [weak self] ending in
+            child = try ChildProcess.spawn(executable: settings.executable, arguments: settings.arguments, environment: environment,
+                                           inheritingEnvironment: confinement == nil, limits: limits, onOutput: nil) { [weak self] ending in
+                folder?.remove()
                 self?.ended(generation: generation, ending)
             }
         } catch {
+            confinement?.folder.remove()
             return .failure(.processFailed(path: path, reason: "could not start \(settings.executable): \(error)"))
         }
         spawned = true
@@ -153,9 +172,31 @@ final class PluginProcess: Sendable {
             return .failure(.processFailed(path: path, reason: "its plugin was stopped while its process started"))
         }
         let request = ChildLoadRequest(candidate: candidate, startTimeout: startTimeout)
-        return BlockingCall.run { try await self.controlProxy().load(request) }.mapError { error in
+        let loaded = BlockingCall.run { try await self.controlProxy().load(request) }.mapError { error -> PluginLoadError in
             .processFailed(path: path, reason: Self.text(of: error))
         }
+        // The child's word that it entered its sandbox, and the kernel's.
+        if confinement != nil, case let .success(description) = loaded,
+           let problem = description.sandbox == nil ? "its program did not enter the sandbox (it is not PluginChild.serve of this HostKit)"
+                                                    : ChildConfinement.problem(ofProcess: child.pid) {
+            child.kill()
+            return .failure(.processFailed(path: path, reason: "its process is not confined: \(problem)"))
+        }
+        return loaded
+    }
+
+    /// Ends the current child, before its plugin started, and starts another that loads it again.
+    func replaceChild(spawned: inout Bool) -> Result<ChildPluginDescription, PluginLoadError> {
+        let (child, connection) = state.withLock { state in
+            // Its end is no crash, and restarts nothing.
+            state.generation += 1
+            defer { (state.child, state.connection) = (nil, nil) }
+            return (state.child, state.connection)
+        }
+        connection?.close(.unavailable(peer: peer, reason: "its process was replaced by one with its grant"))
+        child?.kill()
+        _ = child?.waitForEnd()
+        return spawnAndLoad(spawned: &spawned)
     }
 
     /// The host's proxy of the child's control (making it sends nothing).

@@ -1,0 +1,99 @@
+import CSandbox
+import Foundation
+import Glibc
+
+/// How a plugin's process confines itself, first thing, before it starts a thread or the host sends it
+/// a plugin: the layers of ``SandboxLayer``, each entered in order, with the rules of a
+/// ``SandboxPolicy``. What is entered stays for the process's life and passes to what it starts:
+/// none of it can be undone, so the sandbox is fixed at spawn.
+///
+/// Fails closed: a layer the kernel does not offer is a ``SandboxError`` naming it, unless the
+/// policy accepts missing layers, and then it is left out of the layers returned.
+package enum Sandbox {
+    /// Confines this process with `policy`; the layers entered, in order.
+    package static func enter(_ policy: SandboxPolicy) throws(SandboxError) -> [SandboxLayer] {
+        // Landlock binds this thread and those it starts later, and a process with threads cannot
+        // enter a user namespace: a thread started before would stay outside.
+        let threads = threadCount()
+        guard threads == 1 else {
+            throw SandboxError(layer: .landlockFiles, reason: "the process already runs \(threads.map(String.init) ?? "an unknown number of") threads")
+        }
+        var layers: [SandboxLayer] = []
+        func enter(_ layer: SandboxLayer, _ step: () -> String?) throws(SandboxError) {
+            if let failure = step() {
+                guard policy.acceptsMissingLayers else { throw SandboxError(layer: layer, reason: failure) }
+            } else {
+                layers.append(layer)
+            }
+        }
+        try enter(.userNamespace) { enterUserNamespace() }
+        if policy.tcpPorts.isEmpty {
+            try enter(.networkNamespace) { failure(sandbox_unshare(Int32(sandbox_new_network)), "unshare(CLONE_NEWNET)") }
+        }
+        try enter(.ipcNamespace) { failure(sandbox_unshare(Int32(sandbox_new_ipc)), "unshare(CLONE_NEWIPC)") }
+        try enter(.noCapabilities) { failure(sandbox_drop_capabilities(), "capset") }
+        try enter(.noNewPrivileges) { failure(sandbox_no_new_privileges(), "prctl(PR_SET_NO_NEW_PRIVS)") }
+        layers += try Landlock.restrict(readable: policy.readable + runtimeFiles(), writable: policy.writable + (policy.folder.map { [$0] } ?? []),
+                                        runnable: policy.runnable.isEmpty ? [] : policy.runnable + dynamicLoader(),
+                                        tcpPorts: policy.tcpPorts, acceptsMissingLayers: policy.acceptsMissingLayers)
+        try SeccompFilter(SystemCallRule.policy(policy, pid: getpid())).install()
+        layers.append(.systemCallFilter)
+        return layers
+    }
+
+    /// A user namespace with this process's user and group mapped to themselves: nil, or why not.
+    private static func enterUserNamespace() -> String? {
+        let (user, group) = (getuid(), getgid())
+        if let failure = failure(sandbox_unshare(Int32(sandbox_new_user)), "unshare(CLONE_NEWUSER)") { return failure }
+        // Until its maps are written the process is nobody in it; setgroups must be denied before a group map.
+        for (file, text) in [("uid_map", "\(user) \(user) 1"), ("setgroups", "deny"), ("gid_map", "\(group) \(group) 1")] {
+            guard write(text, to: "/proc/self/\(file)") else {
+                return "writing /proc/self/\(file): \(String(cString: strerror(errno)))"
+            }
+        }
+        return nil
+    }
+
+    /// Writes `text` to the existing file `path` in one write: false if it could not.
+    private static func write(_ text: String, to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return text.utf8CString.withUnsafeBufferPointer { Glibc.write(descriptor, $0.baseAddress, $0.count - 1) == $0.count - 1 }
+    }
+
+    /// nil for 0; else `call: reason` for a negated errno.
+    private static func failure(_ result: Int32, _ call: String) -> String? {
+        result == 0 ? nil : "\(call): \(String(cString: strerror(-result)))"
+    }
+
+    /// What the runtime reads: every object mapped now (the program, the Swift runtime and its
+    /// libraries, by file), the folders of the system's and the Swift runtime's libraries (a plugin
+    /// links more of them), the loader's cache, the time zones, `/dev/null` and `/dev/urandom`, the
+    /// processors' list, and `/proc`: Dispatch reads its threads' `/proc/TID/stat` to size its pool,
+    /// and crashes if it cannot. (Landlock still keeps the memory, environment, descriptors and
+    /// maps of a process outside the sandbox from it: those need the right to `ptrace` it.)
+    private static func runtimeFiles() -> [String] {
+        let objects = LoadedObjects.added(since: 0).map(\.real)
+        let systemFolders = ["/lib", "/lib64", "/usr/lib", "/usr/lib64"]
+        let folders = objects.compactMap { path -> String? in
+            let folder = (path as NSString).deletingLastPathComponent
+            let isSystem = systemFolders.contains { folder == $0 || folder.hasPrefix($0 + "/") }
+            return isSystem || objects.contains(where: { $0.hasSuffix("/libswiftCore.so") && $0.hasPrefix(folder + "/") }) ? folder : nil
+        }
+        return objects + folders + ["/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/dev/null", "/dev/urandom",
+                                  "/sys/devices/system/cpu", "/proc"]
+    }
+
+    /// The dynamic loader, which the kernel runs a program with (and checks the right to run).
+    private static func dynamicLoader() -> [String] {
+        LoadedObjects.added(since: 0).map(\.real).filter { ($0 as NSString).lastPathComponent.hasPrefix("ld-linux") }
+    }
+
+    /// The process's thread count, from `/proc/self/status`.
+    private static func threadCount() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        return status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
+            .flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) }
+    }
+}

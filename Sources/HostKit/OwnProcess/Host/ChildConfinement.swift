@@ -1,0 +1,57 @@
+internal import DynamicLoading
+import Foundation
+
+/// The sandbox one child of a plugin's process is started in (``PluginSandbox``): the policy the
+/// child enters before it loads anything, and the private folder the host made for it, removed when
+/// the child ends.
+struct ChildConfinement {
+    let policy: SandboxPolicy
+    let folder: ShadowFolder
+
+    /// The confinement of a child for `candidate`: it reads the plugin's file and the libraries beside
+    /// it, writes in a folder of its own (made here, in the folder the host's copies go to), and
+    /// reaches what `grant` adds.
+    static func make(for candidate: PluginCandidate, sandbox: PluginSandbox, grant: SandboxGrant?) -> Result<ChildConfinement, PluginLoadError> {
+        let parent = candidate.shadowRoot.map { ($0 as NSString).deletingLastPathComponent }
+        let folder: ShadowFolder
+        switch ShadowFolder.make(in: parent) {
+        case let .success(made): folder = made
+        case let .failure(unusable):
+            return .failure(.processFailed(path: candidate.realPath, reason: "no private folder for its process in \(unusable.path): \(unusable.reason)"))
+        }
+        let grant = grant ?? SandboxGrant()
+        let policy = SandboxPolicy(readable: [candidate.realPath] + libraries(beside: candidate.realPath) + grant.read,
+                                   writable: grant.write, folder: folder.root, tcpPorts: grant.tcpPorts,
+                                   runnable: grant.run, acceptsMissingLayers: sandbox.acceptsMissingLayers)
+        return .success(ChildConfinement(policy: policy, folder: folder))
+    }
+
+    /// The policy as the child reads it, from ``SandboxPolicy/variable``.
+    var variable: (name: String, value: String) {
+        let text = (try? JSONEncoder().encode(policy)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (SandboxPolicy.variable, text)
+    }
+
+    /// The shared libraries in the plugin's folder, which it may link (its contract libraries, say):
+    /// by file, so that nothing else of that folder is readable.
+    private static func libraries(beside path: String) -> [String] {
+        let folder = (path as NSString).deletingLastPathComponent
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".so") || $0.contains(".so.") }.map { folder + "/" + $0 }
+    }
+
+    /// Nil if the process `pid` runs with `no_new_privs` and a seccomp filter, as a child that entered
+    /// its sandbox does; else what `/proc/PID/status` says instead. The host's own check of the
+    /// child's word.
+    static func problem(ofProcess pid: Int32) -> String? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+            return "its status cannot be read"
+        }
+        let fields = status.split(separator: "\n").map { $0.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) } }
+        let value = { (name: String) in fields.first { $0.first == name }?.last }
+        guard value("NoNewPrivs") == "1", value("Seccomp") == "2" else {
+            return "it runs without no_new_privs or a seccomp filter (NoNewPrivs \(value("NoNewPrivs") ?? "?"), Seccomp \(value("Seccomp") ?? "?"))"
+        }
+        return nil
+    }
+}

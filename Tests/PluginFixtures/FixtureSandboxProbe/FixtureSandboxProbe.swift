@@ -1,0 +1,66 @@
+import Distributed
+import FixtureDoors
+import FixtureRemoteContracts
+import Foundation
+import PluginActors
+import PluginAPI
+
+/// Provides the sandbox probe (``SandboxProbe``): it tries the doors it is asked to from its own
+/// process, and, in its start hook, the doors its `doors` setting names (lines separated by `;`).
+struct SandboxProbePlugin: Plugin {
+    static let metadata = PluginMetadata(name: "fixture-sandbox-probe", version: "1.0.0", provides: [RemoteKeys.sandboxProbe])
+    static let contractLibraries: [LibraryVersion] = [.pluginActors, .fixtureRemoteContracts]
+
+    let atStart = Attempts()
+
+    func registerServices(in registrar: ModuleRegistrar) throws {
+        let atStart = atStart
+        try registrar.addService(key: RemoteKeys.sandboxProbe) { ProbeService(atStart: atStart) }
+    }
+
+    func start(services: ServiceResolver) async throws {
+        let doors = (try services.settings.string(forKey: "doors") ?? "").split(separator: ";").map(String.init)
+        atStart.lines = ProbeService.attempt(doors)
+        // Each door's answer reaches the host's log too, for a host run as a command.
+        for (door, answer) in zip(doors, atStart.lines) {
+            services.log.notice("door \(door) -> \(answer)")
+        }
+    }
+}
+
+distributed actor ProbeService: SandboxProbe {
+    typealias ActorSystem = PluginActorSystem
+    let atStart: Attempts
+
+    init(atStart: Attempts) {
+        actorSystem = .shared
+        self.atStart = atStart
+    }
+
+    distributed func attempt(_ doors: [String]) -> [String] { Self.attempt(doors) }
+
+    distributed func startAttempts() -> [String] { atStart.lines }
+
+    /// `allowed` or `denied: REASON` for each `KIND TARGET`.
+    static func attempt(_ doors: [String]) -> [String] {
+        doors.map { door in
+            let parts = door.split(separator: " ", maxSplits: 1).map(String.init)
+            let error = door_try(parts.first ?? "", parts.count > 1 ? parts[1] : "")
+            return error == 0 ? "allowed" : "denied: \(String(cString: strerror(error)))"
+        }
+    }
+}
+
+/// What the start hook's attempts said, set once and read by any thread (an `NSLock`: ThreadSanitizer
+/// does not see through `Mutex` on Linux).
+final class Attempts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: [String] = []
+    var lines: [String] {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}
+
+@c(swift_plugin_entry)
+public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(SandboxProbePlugin.self) }
