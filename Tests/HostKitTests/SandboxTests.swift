@@ -30,15 +30,17 @@ import Testing
     /// host's process (another process of the host's user, with a secret in its environment: its
     /// memory is read and it is ptraced with the sandbox off, which the tests' own process must not be).
     final class Scene: @unchecked Sendable {
-        let folder = try! TemporaryFolder()
+        let folder: TemporaryFolder
         let settingsFile: String
         let secretFile: String
         let victim = Process()
-        let tcp: Int32
-        let tcpPort: UInt16
+        let tcp: LoopbackListener
+        var tcpPort: UInt16 { tcp.port }
         let unixPath: String
 
         init() throws {
+            folder = try TemporaryFolder()
+            tcp = try LoopbackListener()
             settingsFile = folder.file("settings.json")
             let settings = #"{ "plugins": { "fixture-sandbox-probe": { "doors": "DOORS" }, "other": { "apiToken": "s3cr3t-of-another" } } }"#
             try folder.write("settings.json", Array(settings.utf8), mode: 0o600)
@@ -50,14 +52,12 @@ import Testing
             victim.arguments = ["120"]
             victim.environment = ["HOST_SECRET_TOKEN": "token-of-the-host"]
             try victim.run()
-            (tcp, tcpPort) = try Self.listen()
             unixPath = folder.file("host.sock")
             try Self.listen(at: unixPath)
         }
 
         deinit {
             victim.terminate()
-            close(tcp)
         }
 
         /// The doors, each the same with the sandbox on (denied) and off (opened).
@@ -109,19 +109,6 @@ import Testing
                                                  .filter { $0 != "network namespace" || sandbox.grants.values.allSatisfy(\.tcpPorts.isEmpty) } : []),
                     "\(layers)")
             return (host, layers)
-        }
-
-        /// A loopback TCP listener: its descriptor and port.
-        private static func listen() throws -> (Int32, UInt16) {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && Glibc.listen(descriptor, 8) == 0
-                    && getsockname(descriptor, $0, &length) == 0 }
-            }
-            guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
-            return (descriptor, UInt16(bigEndian: address.sin_port))
         }
 
         /// A Unix socket listening at `path` (left open: the scene's folder goes with it).

@@ -6,12 +6,15 @@ import PluginActors
 import PluginAPI
 
 /// Provides the sandbox probe (``SandboxProbe``): it tries the doors it is asked to from its own
-/// process, and, in its start hook, the doors its `doors` setting names (lines separated by `;`).
+/// process, and, in its start hook, the doors its `doors` setting names (lines separated by `;`),
+/// each logged with its answer, and its process id. With its `hangAtShutdown` setting `true` its
+/// shutdown hook never returns (with the door `exit-handler`, nor does its process's exit).
 struct SandboxProbePlugin: Plugin {
     static let metadata = PluginMetadata(name: "fixture-sandbox-probe", version: "1.0.0", provides: [RemoteKeys.sandboxProbe])
     static let contractLibraries: [LibraryVersion] = [.pluginActors, .fixtureRemoteContracts]
 
     let atStart = Attempts()
+    let hangsAtShutdown = Attempts()
 
     func registerServices(in registrar: ModuleRegistrar) throws {
         let atStart = atStart
@@ -25,6 +28,12 @@ struct SandboxProbePlugin: Plugin {
         for (door, answer) in zip(doors, atStart.lines) {
             services.log.notice("door \(door) -> \(answer)")
         }
+        services.log.notice("process \(getpid())")
+        hangsAtShutdown.lines = try services.settings.string(forKey: "hangAtShutdown") == "true" ? ["hang"] : []
+    }
+
+    func shutdown() async throws {
+        while !hangsAtShutdown.lines.isEmpty { sleep(3600) }
     }
 }
 

@@ -1,0 +1,136 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The sandbox of a plugin's own process, run as an operator runs it: `host run --own-process` with
+/// the settings file, as root (as CI runs) and as an unprivileged user made for the test, whose
+/// namespaces the kernel treats otherwise. The sandbox probe's start hook tries each door and logs
+/// what it did; each door denied is opened with `--sandbox off`.
+extension HostCommandTests {
+    /// The user a host runs as: its name (for `setpriv`) and ids; nil name: this process's user.
+    struct HostUser {
+        let name: String?
+        let uid: UInt32
+        let gid: UInt32
+
+        /// The user of this process.
+        static var current: HostUser { HostUser(name: nil, uid: getuid(), gid: getgid()) }
+
+        /// An unprivileged user of the machine, made for these tests if missing (`useradd`, as root).
+        static func unprivileged() async throws -> HostUser {
+            let name = "swiftplugin-sandbox"
+            if getpwnam(name) == nil {
+                let made = try await runChild("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                                              in: URL(fileURLWithPath: "/"), log: URL(fileURLWithPath: NSTemporaryDirectory()))
+                #expect(made.status == 0 || getpwnam(name) != nil, "\(made.output)")
+            }
+            let entry = try #require(getpwnam(name))
+            return HostUser(name: name, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
+        }
+
+        /// `command` run as this user: through `setpriv` for another.
+        func command(_ executable: String, _ arguments: [String]) -> (String, [String]) {
+            guard let name, uid != getuid() else { return (executable, arguments) }
+            _ = name
+            return ("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", executable] + arguments)
+        }
+    }
+
+    @Test func theSandboxHoldsForRootAndForAnUnprivilegedUser() async throws {
+        var users = [HostUser.current]
+        if getuid() == 0 { users.append(try await HostUser.unprivileged()) }
+        for user in users {
+            try await sandboxHolds(for: user)
+        }
+    }
+
+    /// Every door closed for `user`'s host with the sandbox, opened without.
+    private func sandboxHolds(for user: HostUser) async throws {
+        let folder = try TemporaryFolder()
+        let victim = Process()
+        let (sleep, sleepArguments) = user.command("/bin/sleep", ["120"])
+        victim.executableURL = URL(fileURLWithPath: sleep)
+        victim.arguments = sleepArguments
+        victim.environment = ["HOST_SECRET_TOKEN": "token-of-the-host"]
+        try victim.run()
+        defer { victim.terminate() }
+        let pid = victim.processIdentifier
+        let secretFolder = folder.file("private")
+        try FileManager.default.createDirectory(atPath: secretFolder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let secret = try folder.write("private/secret", Array("secret".utf8), mode: 0o600)
+        let settings = folder.file("settings.json")
+        let tcp = try LoopbackListener()
+        let doors: [(line: String, opensForRootOnly: Bool)] = [
+            ("read \(settings)", false), ("read \(secret)", false), ("list /", false),
+            ("write /tmp/sandbox-door-\(UUID().uuidString)", false), ("tcp 127.0.0.1:\(tcp.port)", false),
+            ("udp 127.0.0.1:\(tcp.port)", false), ("signal \(pid)", false), ("ptrace \(pid)", false),
+            ("open /proc/\(pid)/mem", false), ("read /proc/\(pid)/environ", false), ("getenv SANDBOX_TESTS_HOST_SECRET", false),
+            ("run /bin/true", false), ("shared 64", false), ("memfd -", false),
+            ("setuid 0", true), ("unshare -", true), ("bpf -", true), ("mount \(folder.path)", true),
+        ]
+        let text = #"{ "plugins": { "fixture-sandbox-probe": { "doors": "\#(doors.map(\.line).joined(separator: ";"))" } } }"#
+        try folder.write("settings.json", Array(text.utf8), mode: 0o600)
+        for path in [folder.path, secretFolder, secret, settings] { chown(path, user.uid, user.gid) }
+        for sandbox in ["full", "off"] {
+            // Served until its plugin's last line arrived (a run's end would cut off lines still on their way).
+            let (executable, arguments) = user.command("\(BuiltPlugins.directory)/host", [
+                "serve", "--plugins", BuiltPlugins.path("FixtureSandboxProbe"), "--own-process", "*", "--config", settings, "--sandbox", sandbox,
+            ])
+            let server = try Child(arguments, executable: executable, environment: ["SANDBOX_TESTS_HOST_SECRET": "in-the-host's-environment"])
+            _ = try await poll(atMost: .seconds(120)) { server.errors.contains("notice: process ") || !server.process.isRunning }
+            kill(server.process.processIdentifier, SIGTERM)
+            _ = try await poll(atMost: .seconds(120)) { !server.process.isRunning }
+            server.process.waitUntilExit()
+            let run = Run(status: server.process.terminationStatus, output: server.output, errors: server.errors)
+            let who = "\(user.name ?? "this user") (\(user.uid)), sandbox \(sandbox)"
+            #expect(run.status == 0, "\(who): \(run.errors)")
+            let answers = Dictionary(run.errorLines.compactMap { line -> (String, String)? in
+                guard let door = line.range(of: "notice: door "), let arrow = line.range(of: " -> ") else { return nil }
+                return (String(line[door.upperBound..<arrow.lowerBound]), String(line[arrow.upperBound...]))
+            }) { first, _ in first }
+            for door in doors {
+                let answer = answers[door.line] ?? "not tried"
+                if sandbox == "full" {
+                    #expect(answer.hasPrefix("denied: "), "\(who): \(door.line): \(answer)")
+                } else if !door.opensForRootOnly || user.uid == 0 {
+                    #expect(answer == "allowed", "\(who): \(door.line): \(answer)")
+                }
+            }
+            if sandbox == "full" {
+                #expect(run.output.contains("sandboxed: user namespace, network namespace"), "\(who): \(run.output)")
+            }
+        }
+    }
+}
+
+extension HostCommandTests {
+    /// A plugin whose shutdown hook never returns, and whose process's exit never ends (an exit handler
+    /// that waits forever), does not outlive `host serve`: the host gives up on the hook after its
+    /// shutdown timeout and exits, and the child ends when its connection to the host closes.
+    @Test(arguments: ["full", "off"])
+    func aPluginThatWillNotEndDoesNotOutliveItsHost(sandbox: String) async throws {
+        let folder = try TemporaryFolder()
+        let text = #"{ "plugins": { "fixture-sandbox-probe": { "doors": "exit-handler -", "hangAtShutdown": "true" } } }"#
+        let settings = try folder.write("settings.json", Array(text.utf8), mode: 0o600)
+        let server = try Child(["serve", "--plugins", plugin("FixtureSandboxProbe"), "--own-process", "*", "--config", settings,
+                                "--sandbox", sandbox, "--shutdown-timeout", "0.5"])
+        var childID: Int32?
+        _ = try await poll(atMost: .seconds(120)) {
+            childID = server.errors.split(separator: "\n").compactMap { line in
+                line.range(of: "notice: process ").flatMap { Int32(line[$0.upperBound...]) }
+            }.first
+            return childID != nil || !server.process.isRunning
+        }
+        let child = try #require(childID, "\(server.errors)")
+        #expect(server.errors.contains("door exit-handler - -> allowed"), "\(server.errors)")
+        kill(server.process.processIdentifier, SIGTERM)
+        #expect(try await poll(atMost: .seconds(120)) { !server.process.isRunning }, "\(server.errors)")
+        // Gone, or a zombie its new parent has yet to reap: not running either way.
+        let ended = try await poll(atMost: .seconds(60)) {
+            let stat = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)) ?? ""
+            return stat.isEmpty || stat.contains(") Z ")
+        }
+        #expect(ended, "the plugin's process \(child) outlived its host: \(server.errors)")
+        if !ended { kill(child, SIGKILL) }
+    }
+}
