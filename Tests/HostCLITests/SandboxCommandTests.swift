@@ -134,3 +134,17 @@ extension HostCommandTests {
         if !ended { kill(child, SIGKILL) }
     }
 }
+
+extension HostCommandTests {
+    /// `check` and `list` register a plugin placed in a process of its own in that process, as `run`
+    /// does: a registration that throws (a setting of another type) is a problem there too, named.
+    @Test(arguments: ["check", "list", "run"])
+    func aRegistrationThatFailsInItsOwnProcessIsAProblemOfEveryCommand(command: String) async throws {
+        let folder = try TemporaryFolder()
+        let text = #"{ "plugins": { "fixture-sandbox-probe": { "workers": "many" } } }"#
+        let settings = try folder.write("settings.json", Array(text.utf8), mode: 0o600)
+        let run = try await host([command, "--plugins", plugin("FixtureSandboxProbe"), "--own-process", "*", "--config", settings])
+        #expect(run.status == 1, "\(command): \(run.output)")
+        #expect(run.errors.contains("registration failed") && run.errors.contains("workers"), "\(command): \(run.errors)")
+    }
+}

@@ -32,12 +32,16 @@ distributed actor ChildControlService {
         try await steps.load(request)
     }
 
-    /// Registers the plugin's module on a locator that serves its requirements from the host, then
-    /// runs its start hook, bounded by `timeout`; the plugin's log lines at `logLevel` (a
-    /// ``PluginAPI/PluginLog/Level``'s raw value) or above go to the host's ``HostLogService``, none
-    /// without. Throws (a ``ChildRefusal``) if either fails.
-    distributed func start(timeout: Duration, logLevel: String?) async throws {
-        try await steps.start(timeout: timeout, logLevel: logLevel)
+    /// Registers the plugin's module on a locator that serves its requirements from the host; the
+    /// plugin's log lines at `logLevel` (a ``PluginAPI/PluginLog/Level``'s raw value) or above go to
+    /// the host's ``HostLogService``, none without. Throws (a ``ChildRefusal``) if it fails.
+    distributed func register(logLevel: String?) async throws {
+        try await steps.register(logLevel: logLevel)
+    }
+
+    /// Runs the registered plugin's start hook, bounded by `timeout`. Throws (a ``ChildRefusal``) if it fails.
+    distributed func start(timeout: Duration) async throws {
+        try await steps.start(timeout: timeout)
     }
 
     /// Runs the plugin's shutdown hook, bounded by `timeout`; returns what went wrong, if anything.

@@ -33,6 +33,9 @@ extension LoadPipeline {
         let started: [StartedPlugin]
         /// The settings lent to each plugin of `registered`, by name: what a reload asks again.
         var settings: [String: PluginSettings] = [:]
+        /// Each plugin of `registered` with its module: what a pipeline without start hooks leaves
+        /// to start later (a plugin's own process, whose host registers and starts it apart).
+        var modules: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
     }
 
     /// Why a stage publishes nothing, and what it registered or started meanwhile (to be stopped).
@@ -107,6 +110,7 @@ extension LoadPipeline {
         let kept = registered.filter { !droppedPaths.contains($0.plugin.path) }
         var publication = Publication(locator: next, source: source, registered: kept.map(\.plugin), started: started)
         for (plugin, module) in kept { publication.settings[plugin.metadata.name] = module.services.settings }
+        publication.modules = kept
         return Staged(outcome: outcome, result: .success(publication))
     }
 

@@ -7,7 +7,8 @@ import PluginAPI
 
 /// Provides the sandbox probe (``SandboxProbe``): it tries the doors it is asked to from its own
 /// process, and, in its start hook, the doors its `doors` setting names (lines separated by `;`),
-/// each logged with its answer, and its process id. With its `hangAtShutdown` setting `true` its
+/// each logged with its answer, and its process id. It reads its `workers` setting as a whole number
+/// as it registers (another value fails its registration). With its `hangAtShutdown` setting `true` its
 /// shutdown hook never returns (with the door `exit-handler`, nor does its process's exit).
 struct SandboxProbePlugin: Plugin {
     static let metadata = PluginMetadata(name: "fixture-sandbox-probe", version: "1.0.0", provides: [RemoteKeys.sandboxProbe])
@@ -17,6 +18,8 @@ struct SandboxProbePlugin: Plugin {
     let hangsAtShutdown = Attempts()
 
     func registerServices(in registrar: ModuleRegistrar) throws {
+        // Read as it registers: a value of another type fails the registration, as an operator's typo would.
+        _ = try registrar.services.settings.int(forKey: "workers")
         let atStart = atStart
         try registrar.addService(key: RemoteKeys.sandboxProbe) { ProbeService(atStart: atStart) }
     }

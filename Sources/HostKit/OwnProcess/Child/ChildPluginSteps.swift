@@ -11,6 +11,8 @@ actor ChildPluginSteps {
     private var plugin: LoadedPlugin?
     private var pipeline: LoadPipeline?
     private var published: ServiceLocator?
+    /// The plugin registered and not started yet, with its module.
+    private var registered: [(plugin: LoadedPlugin, module: ModuleHandle)] = []
     private var started: [StartedPlugin] = []
     /// The plugin's log, sent to the host's.
     private let log = ChildLogForwarder()
@@ -28,8 +30,8 @@ actor ChildPluginSteps {
     /// ``ChildRefusal``) if the file is not the one the host checked, or is refused.
     func load(_ request: ChildLoadRequest) throws -> ChildPluginDescription {
         guard plugin == nil else { throw ChildRefusal(description: "this process has loaded its plugin already") }
-        let pipeline = LoadPipeline(discovery: discovery, start: PluginStart(timeout: request.startTimeout) { false }, logs: log,
-                                    settings: ChildSettingsSource())
+        // No start hooks in the stage: the host starts the plugin apart, once every plugin is registered.
+        let pipeline = LoadPipeline(discovery: discovery, start: nil, logs: log, settings: ChildSettingsSource())
         self.pipeline = pipeline
         defer { pipeline.finish() }
         let path = request.candidate.realPath
@@ -44,12 +46,11 @@ actor ChildPluginSteps {
         return description
     }
 
-    /// Registers the plugin's module on a locator that serves its requirements from the host, then
-    /// runs its start hook, bounded by `timeout`; its log lines at `logLevel` or above go to the
-    /// host. Throws (a ``ChildRefusal``) if either fails.
-    func start(timeout: Duration, logLevel: String?) async throws {
+    /// Registers the plugin's module on a locator that serves its requirements from the host; its
+    /// log lines at `logLevel` or above go to the host. Throws (a ``ChildRefusal``) if it fails.
+    func register(logLevel: String?) async throws {
         guard let plugin, let pipeline, published == nil else {
-            throw ChildRefusal(description: "this process has no plugin loaded to start, or started it already")
+            throw ChildRefusal(description: "this process has no plugin loaded to register, or registered it already")
         }
         log.setLevel(logLevel.flatMap(PluginLog.Level.init(rawValue:)))
         let base = ServiceLocator()
@@ -66,20 +67,39 @@ actor ChildPluginSteps {
             }
         }
         base.setReadOnly(denyClone: false)
-        // The stage blocks while hooks run: on a thread of its own, not one of the few of Swift concurrency.
-        let staged = await withCheckedContinuation { (continuation: CheckedContinuation<LoadPipeline.Staged, Never>) in
-            Thread.detachNewThread {
-                continuation.resume(returning: pipeline.stage([plugin], onto: base, after: [], registeredInProbe: [plugin.path],
-                                                              as: .allOrNothing(withdrawing: [])))
-            }
+        let staged = await onAThreadOfItsOwn {
+            pipeline.stage([plugin], onto: base, after: [], registeredInProbe: [plugin.path], as: .allOrNothing(withdrawing: []))
         }
         switch staged.result {
         case let .success(publication):
             published = publication.locator
-            started = publication.started
+            registered = publication.modules
             services.serve(publication.locator, provides: plugin.metadata.provides)
         case let .failure(failure):
+            // The host's registration says which plugin failed and that nothing was registered.
+            if case let .registrationFailed(_, reason) = failure.error { throw ChildRefusal(description: reason) }
             throw ChildRefusal(description: "\(failure.error)")
+        }
+    }
+
+    /// Runs the registered plugin's start hook, bounded by `timeout`. Throws (a ``ChildRefusal``) if it fails.
+    func start(timeout: Duration) async throws {
+        guard let published, !registered.isEmpty, started.isEmpty else {
+            throw ChildRefusal(description: "this process has no plugin registered to start, or started it already")
+        }
+        let registered = registered
+        let (started, dropped) = await onAThreadOfItsOwn {
+            PluginStart(timeout: timeout) { false }.run(registered, in: published, served: published)
+        }
+        if let failure = dropped.first { throw ChildRefusal(description: "\(failure.error)") }
+        self.started = started
+    }
+
+    /// `body`'s value, run on a thread of its own: a stage blocks while hooks run, which must hold
+    /// none of Swift concurrency's few threads.
+    private func onAThreadOfItsOwn<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
         }
     }
 
@@ -88,11 +108,7 @@ actor ChildPluginSteps {
         guard let published, !started.isEmpty else { return nil }
         let stopping = started
         started = []
-        let report = await withCheckedContinuation { (continuation: CheckedContinuation<ShutdownReport, Never>) in
-            Thread.detachNewThread {
-                continuation.resume(returning: PluginStop.run(stopping, in: published, timeout: timeout))
-            }
-        }
+        let report = await onAThreadOfItsOwn { PluginStop.run(stopping, in: published, timeout: timeout) }
         return report.problems.isEmpty ? nil : report.problems.map(\.summary).joined(separator: "; ")
     }
 }

@@ -95,7 +95,8 @@ extension PluginProcess {
                 ended(generation: generation, .exited(-1))
             }
         case .success:
-            switch BlockingCall.run({ try await self.start(services: services) }) {
+            let registered = Result { try register(services: services) }
+            switch registered.flatMap({ BlockingCall.run({ try await self.start(services: services) }) }) {
             case .success:
                 report("plugin process \(TerminalText.escaped(peer)) restarted")
                 if let metrics = launcher.metrics, let name = pluginName.withLock({ $0 }) { metrics.processRestarted(plugin: name) }

@@ -231,12 +231,21 @@ final class PluginProcess: Sendable {
 
     // MARK: Lifecycle
 
-    /// Registers and starts the plugin in its child; its requirements are served from `services`.
-    func start(services: ServiceResolver) async throws {
+    /// Registers the plugin in its child, as the host registers a plugin in process: its requirements
+    /// and settings are served from `services`. Throws what the registration threw there. Bounded by
+    /// the call timeout; blocks its thread (registration is synchronous).
+    func register(services: ServiceResolver) throws {
         served.lend(services)
         let logLevel = pluginName.withLock({ $0 }).flatMap { launcher.logs?.level(of: $0) }
+        try BlockingCall.run { try await self.controlProxy().register(logLevel: logLevel?.rawValue) }
+            .mapError { ChildRefusal(description: Self.text(of: $0)) }.get()
+    }
+
+    /// Starts the plugin registered in its child; its requirements are served from `services`.
+    func start(services: ServiceResolver) async throws {
+        served.lend(services)
         try await PluginActorSystem.withCallTimeout(startTimeout + Self.hookCallMargin) {
-            try await controlProxy().start(timeout: startTimeout, logLevel: logLevel?.rawValue)
+            try await controlProxy().start(timeout: startTimeout)
         }
         startHeartbeat()
     }

@@ -2,8 +2,10 @@
 @_spi(HostKit) import PluginActors
 
 /// The host's side of a plugin served from a process of its own (``PluginProcess``): registering
-/// it adds a slot per key it provides, each handing out a proxy of the service in that process
-/// (made once, on the first get); its start and shutdown hooks are the plugin's, run there.
+/// it registers the plugin in that process (what its registration throws is thrown here, so `check`
+/// and `list` see it as in process), then adds a slot per key it provides, each handing out a proxy
+/// of the service in that process (made once, on the first get); its start and shutdown hooks are
+/// the plugin's, run there.
 struct RemotePluginModule: Module {
     let process: PluginProcess
     let metadata: PluginMetadata
@@ -11,6 +13,7 @@ struct RemotePluginModule: Module {
     var name: String { metadata.name }
 
     func registerServices(in registrar: ModuleRegistrar) throws {
+        try process.register(services: registrar.services)
         let peer = process.peer
         for key in metadata.provides {
             guard let stub = key.stubType else { throw ChildRefusal(description: "\(key) is not distributed") }
