@@ -92,8 +92,8 @@ import Testing
         }
 
         /// A host with the probe in its own process, sandboxed as `sandbox` says, the doors in its
-        /// settings; the layers its load report names (every one, with the sandbox on).
-        func host(_ sandbox: PluginSandbox) throws -> (PluginHost, [String]) {
+        /// settings; its entry in the load report, which names every layer with the sandbox on.
+        func host(_ sandbox: PluginSandbox) throws -> (PluginHost, LoadReport.Entry?) {
             let text = try String(contentsOfFile: settingsFile, encoding: .utf8)
                 .replacingOccurrences(of: "DOORS", with: doors.map(\.line).joined(separator: ";"))
             try folder.write("settings.json", Array(text.utf8), mode: 0o600)
@@ -103,12 +103,13 @@ import Testing
             let host = PluginHost(processes: processes, settings: try PluginSettingsFile(contentsOf: settingsFile))
             let report = host.load([.file(BuiltPlugins.path("FixtureSandboxProbe"))])
             #expect(report.problems.isEmpty, "\(report.problems)")
-            let layers = report.loaded.first?.sandbox ?? []
+            let entry = report.loaded.first
+            let layers = entry?.sandbox ?? []
             #expect(layers == (sandbox.isEnabled ? ["user namespace", "network namespace", "IPC namespace", "no capabilities", "no_new_privs",
                                                     "Landlock files", "Landlock TCP", "Landlock scopes", "seccomp filter"]
-                                                 .filter { $0 != "network namespace" || sandbox.grants.values.allSatisfy(\.tcpPorts.isEmpty) } : []),
+                                                 .filter { $0 != "network namespace" || sandbox.grants.isEmpty } : []),
                     "\(layers)")
-            return (host, layers)
+            return (host, entry)
         }
 
         /// A Unix socket listening at `path` (left open: the scene's folder goes with it).
@@ -161,22 +162,30 @@ import Testing
 
 extension SandboxTests {
     /// What the sandbox must leave working: the plugin's own file, its settings (the doors reached its
-    /// start hook through them), and what the operator granted it, each by name, the rest still denied.
-    @Test func whatTheOperatorGrantedOpensAndNothingBeside() async throws {
+    /// start hook through them), and what it declared (`PluginMetadata.needs`) and the operator granted,
+    /// each by name; what it declared and was not granted, and what was granted and not declared, stay denied.
+    @Test func whatThePluginDeclaredAndTheOperatorGrantedOpensAndNothingBeside() async throws {
         let scene = try Scene()
-        let readable = scene.folder.file("granted-read"), writable = scene.folder.file("granted-write")
-        for folder in [readable, writable] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) }
+        let base = "/tmp/fixture-sandbox-probe"
+        let readable = base + "/read", writable = base + "/write", refused = base + "-denied"
+        for folder in [readable, writable, refused] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         try Data("granted".utf8).write(to: URL(fileURLWithPath: readable + "/file"))
-        let grant = SandboxGrant(read: [readable], write: [writable], tcpPorts: [scene.tcpPort], run: ["/bin/true"])
-        let (host, _) = try scene.host(PluginSandbox(grants: ["fixture-sandbox-probe": grant]))
+        let declaredPort = try LoopbackListener(port: 47_101)
+        // The write of the base folder covers its `read` and `write` needs, not its sibling's; /etc is granted, not declared.
+        let grant = SandboxGrant(read: ["/etc"], write: [base], tcpPorts: [declaredPort.port, scene.tcpPort], run: ["/bin"])
+        let (host, report) = try scene.host(PluginSandbox(grants: ["fixture-sandbox-probe": grant]))
         defer { host.shutdown() }
+        #expect(report?.sandboxGranted == ["read \(readable)", "write \(writable)", "run /bin/true", "tcp 47101"], "\(String(describing: report))")
+        #expect(report?.sandboxRefused == ["write \(refused)"], "\(String(describing: report))")
+        #expect(report?.summary.contains("; declared and not granted: write \(refused)") == true, "\(String(describing: report?.summary))")
         let probe = try host.locator.tryService(key: RemoteKeys.sandboxProbe)
         let doors = [
             ("read \(BuiltPlugins.realPath("FixtureSandboxProbe"))", true),
             ("read \(readable)/file", true), ("list \(readable)", true), ("write \(readable)/new", false),
-            ("write \(writable)/new", true), ("read \(scene.settingsFile)", false),
-            ("tcp 127.0.0.1:\(scene.tcpPort)", true), ("tcp 127.0.0.1:\(scene.tcpPort == 65535 ? 65534 : scene.tcpPort + 1)", false),
-            ("udp 127.0.0.1:\(scene.tcpPort)", false), ("unix \(scene.unixPath)", false),
+            ("write \(writable)/new-\(UUID().uuidString)", true), ("write \(refused)/new", false), ("read /etc/hostname", false),
+            ("read \(scene.settingsFile)", false),
+            ("tcp 127.0.0.1:47101", true), ("tcp 127.0.0.1:\(scene.tcpPort)", false),
+            ("udp 127.0.0.1:47101", false), ("unix \(scene.unixPath)", false),
             ("run /bin/true", true), ("run /bin/false", false), ("ptrace \(scene.victim.processIdentifier)", false),
         ]
         let answers = try await probe.attempt(doors.map(\.0))

@@ -18,6 +18,8 @@ enum OwnProcessCases {
         var startups: Int
         /// Crashes, and kills, timed.
         var crashes: Int
+        /// Pings timed, to each kind of child.
+        var pings: Int
     }
 
     /// An idle child's memory, from `/proc/PID/smaps_rollup`, in KiB.
@@ -29,8 +31,13 @@ enum OwnProcessCases {
 
     struct Result: Sendable {
         let size: Size
-        /// `PluginHost(processes:)`, `load`, the first get and call, in ms.
+        /// `PluginHost(processes:)`, `load`, the first get and call, in ms (the child sandboxed, the default).
         let startup: [Double]
+        /// The same with the sandbox off (`PluginSandbox(isEnabled: false)`), in the same loop.
+        let unconfinedStartup: [Double]
+        /// A `ping` call's round trip, µs, to a sandboxed child and to an unconfined one: the
+        /// seccomp filter's cost on each system call the child makes.
+        let pings: (confined: [Double], unconfined: [Double])
         /// The same plugin loaded in this process: `PluginHost()`, `load`, the first get and call, in ms.
         let inProcessStartup: [Double]
         let memory: Memory
@@ -56,18 +63,24 @@ enum OwnProcessCases {
             fail("\(name): no \(child); build it with `swift build -c release --product plugin-process` (ci-smoke does)")
         }
         let processes = PluginProcesses(executable: child, arguments: [], files: [pluginFile], heartbeat: nil, restarts: restarts)
+        var unconfined = processes
+        unconfined.sandbox = PluginSandbox(isEnabled: false)
 
-        var startupSamples: [Double] = [], inProcessSamples: [Double] = []
+        var startupSamples: [Double] = [], unconfinedSamples: [Double] = [], inProcessSamples: [Double] = []
         // Warm-up: the first host of each kind pays for this process's first uses of HostKit.
         for repetition in -1..<size.startups {
             let remote = startUp(plugin, processes)
+            let free = startUp(plugin, unconfined)
             let local = startUp(plugin, nil)
-            for host in [remote.host, local.host] { _ = host.shutdown() }
+            for host in [remote.host, free.host, local.host] { _ = host.shutdown() }
             if repetition >= 0 {
                 startupSamples.append(remote.milliseconds)
+                unconfinedSamples.append(free.milliseconds)
                 inProcessSamples.append(local.milliseconds)
             }
         }
+        let pings = (confined: pingRoundTrips(plugin, processes, count: size.pings),
+                     unconfined: pingRoundTrips(plugin, unconfined, count: size.pings))
 
         let host = startUp(plugin, processes).host
         let local = startUp(plugin, nil).host
@@ -82,7 +95,8 @@ enum OwnProcessCases {
                     getCase("get/in-process: the same plugin's actor, loaded here", local.locator)].map { measure($0, getConfig) }
         let crashes = (0..<size.crashes).map { _ in crash(echo) }
         let kills = (0..<size.crashes).map { _ in kill(echo) }
-        return Result(size: size, startup: startupSamples, inProcessStartup: inProcessSamples, memory: memory,
+        return Result(size: size, startup: startupSamples, unconfinedStartup: unconfinedSamples, pings: pings,
+                      inProcessStartup: inProcessSamples, memory: memory,
                       crashToError: crashes.map(\.error), crashToServed: crashes.map(\.served),
                       killToError: kills.map(\.error), killToServed: kills.map(\.served), gets: gets)
     }
@@ -100,6 +114,22 @@ enum OwnProcessCases {
         let elapsed = Double(now() - start) / 1e6
         guard echoed == .bench else { fail("\(name): the echo returned \(echoed)") }
         return (host, elapsed)
+    }
+
+    /// `count` sequential `ping` calls to a new child: each round trip in µs (the first 100 not kept).
+    private static func pingRoundTrips(_ plugin: String, _ processes: PluginProcesses, count: Int) -> [Double] {
+        let host = startUp(plugin, processes).host
+        defer { _ = host.shutdown() }
+        guard let echo = host.locator.getService(key: RemoteKeys.echo) else { fail("\(name): no echo service") }
+        return mustAwait("\(name): pings") {
+            var samples: [Double] = []
+            for index in 0..<(count + 100) {
+                let start = now()
+                try await echo.ping()
+                if index >= 100 { samples.append(Double(now() - start) / 1e3) }
+            }
+            return samples
+        }
     }
 
     private static func getCase(_ caseName: String, _ locator: ServiceLocator) -> BenchCase {

@@ -30,6 +30,7 @@ extension Report {
         print("| case | median | min | max | samples |")
         print("|---|---:|---:|---:|---:|")
         for (label, samples) in [("own-process/start-up: spawn, checks, load, first call", result.startup),
+                                 ("own-process/start-up, sandbox off: the same, the child unconfined", result.unconfinedStartup),
                                  ("own-process/in-process start-up: the same plugin loaded here, first call", result.inProcessStartup),
                                  ("own-process/crash: to the caller's error", result.crashToError),
                                  ("own-process/crash: to the same proxy served again", result.crashToServed),
@@ -37,6 +38,11 @@ extension Report {
                                  ("own-process/kill: to the same proxy served again", result.killToServed)] {
             print("| \(label) | \(format(samples.median, 2)) | \(format(samples.min() ?? .nan, 2)) | \(format(samples.max() ?? .nan, 2)) | \(samples.count) |")
         }
+        let (confined, unconfined) = result.pings
+        print("\nA `ping` call's round trip, µs (\(confined.count) sequential calls to a child, after 100 not kept): sandboxed "
+              + "p50 \(format(confined.median, 1)), p90 \(format(confined.percentile(0.9), 1)); sandbox off p50 "
+              + "\(format(unconfined.median, 1)), p90 \(format(unconfined.percentile(0.9), 1)) (\(format(confined.median / unconfined.median, 2))x).")
+        print("Start-up with the sandbox against without: +\(format(result.startup.median - result.unconfinedStartup.median, 2)) ms (medians).")
         let memory = result.memory
         print("\nAn idle child (plugin loaded and started, one call served), `/proc/PID/smaps_rollup`: Rss \(memory.resident) KiB, Pss \(memory.proportional) KiB (of which anonymous \(memory.proportionalAnonymous) KiB).")
         print("\n| get (ns) | median | min | max | iterations |")

@@ -135,7 +135,7 @@ if let upgrade = report.upgrade, upgrade.failedGets > 0 {
 // the test of a release build of both sides of a plugin's process: the host and `plugin-process`.
 if filter.admits(OwnProcessCases.name) {
     fflush(nil)
-    let result = OwnProcessCases.run(OwnProcessCases.Size(startups: quick ? 2 : 15, crashes: quick ? 1 : 5), getConfig: getConfig)
+    let result = OwnProcessCases.run(OwnProcessCases.Size(startups: quick ? 2 : 15, crashes: quick ? 1 : 5, pings: quick ? 200 : 5_000), getConfig: getConfig)
     progress("own-process: start-up \(format(result.startup.median, 2)) ms, crash to error \(format(result.crashToError.median, 2)) ms")
     Report(ownProcess: result).printOwnProcessPart()
 }

@@ -26,6 +26,12 @@ public struct LoadedPlugin: Sendable {
     /// For a plugin served from a process of its own: the layers of the sandbox that process entered
     /// before it loaded the plugin (``PluginSandbox``), in order; empty if it runs unconfined.
     public internal(set) var sandbox: [String] = []
+    /// For a sandboxed plugin in a process of its own: what its sandbox grants beyond the layers, the
+    /// needs it declared (`PluginMetadata.needs`) that the operator granted (``SandboxGrant``), as
+    /// `read PATH`, `write PATH`, `run PATH`, `tcp PORT`.
+    public internal(set) var sandboxGranted: [String] = []
+    /// The needs it declared that the operator did not grant, in the same words: denied.
+    public internal(set) var sandboxRefused: [String] = []
 
     init(path: String, metadata: PluginMetadata, libraries: [LibraryVersion], linkedLibraries: [String] = [],
          candidate: PluginCandidate? = nil, makeModule: @escaping @Sendable () -> any Module) {

@@ -26,6 +26,18 @@ struct ChildPluginDescription: Codable, Sendable {
     /// The layers of the sandbox its process entered before it loaded the plugin (``SandboxLayer``'s
     /// names); nil if the host asked for none.
     var sandbox: [String]? = nil
+    /// What the plugin declares it needs beyond the sandbox (`PluginMetadata.needs`).
+    var needs = Needs()
+
+    /// `PluginNeeds`, as it crosses a process.
+    struct Needs: Codable, Sendable {
+        var read: [String] = []
+        var write: [String] = []
+        var run: [String] = []
+        var tcpPorts: [UInt16] = []
+
+        var pluginNeeds: PluginNeeds { PluginNeeds(read: read, write: write, run: run, tcpPorts: tcpPorts) }
+    }
 }
 
 extension ChildPluginDescription {
@@ -37,5 +49,7 @@ extension ChildPluginDescription {
         self.init(name: plugin.metadata.name, version: plugin.metadata.version, provides: plugin.metadata.provides.map(key),
                   requires: plugin.metadata.requires.map(key),
                   libraries: plugin.libraries.map { Library(name: $0.name, version: $0.encoded) })
+        let needs = plugin.metadata.needs
+        self.needs = Needs(read: needs.read, write: needs.write, run: needs.run, tcpPorts: needs.tcpPorts)
     }
 }

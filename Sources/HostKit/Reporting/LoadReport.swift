@@ -30,6 +30,11 @@ public struct LoadReport: Sendable {
         /// For a plugin served from a process of its own: the layers of that process's sandbox
         /// (``LoadedPlugin/sandbox``); empty if it runs unconfined.
         public internal(set) var sandbox: [String] = []
+        /// For a sandboxed plugin in a process of its own: what it declared and was granted
+        /// (``LoadedPlugin/sandboxGranted``).
+        public internal(set) var sandboxGranted: [String] = []
+        /// What it declared and was not granted (``LoadedPlugin/sandboxRefused``).
+        public internal(set) var sandboxRefused: [String] = []
 
         /// True if the plugin's services are in the locator.
         public var isLoaded: Bool { error == nil && !isLibrary }
@@ -54,7 +59,9 @@ public struct LoadReport: Sendable {
                 let copy = copies.first { $0.version.name == version.name }
                 return "; built against \(version.name) \(version)" + (copy.map { ", uses \($0.version) (\($0.file))" } ?? "")
             }
-            let confinement = sandbox.isEmpty ? ", not sandboxed" : ", sandboxed: " + sandbox.joined(separator: ", ")
+            let granted = sandboxGranted.isEmpty ? "" : "; granted: " + sandboxGranted.joined(separator: ", ")
+            let refused = sandboxRefused.isEmpty ? "" : "; declared and not granted: " + sandboxRefused.joined(separator: ", ")
+            let confinement = sandbox.isEmpty ? ", not sandboxed" : ", sandboxed: " + sandbox.joined(separator: ", ") + granted + refused
             let process = servedBy.map { "; in a process of its own, \($0)\(confinement)" } ?? ""
             return TerminalText.escaped("loaded \(meta) (\(path))" + contracts.joined() + process)
         }
@@ -78,7 +85,7 @@ public struct LoadReport: Sendable {
     }
 
     /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "grants", "status", "error",
-    /// "builtAgainst", "libraries", "usedInstead", "servedBy", "sandbox"}]}`; `status` is `loaded`, `library` (a library the
+    /// "builtAgainst", "libraries", "usedInstead", "servedBy", "sandbox", "sandboxGranted", "sandboxRefused"}]}`; `status` is `loaded`, `library` (a library the
     /// load's plugins link, or a copy of one it did not use) or `failed`; `libraries` are the copies
     /// (`{"name", "version", "file"}`) a plugin uses, or the copy a library file is; `servedBy` names
     /// the process of a plugin in a process of its own, `sandbox` that process's layers; `grants` are the keys what the plugin is lent
@@ -106,8 +113,11 @@ public struct LoadReport: Sendable {
         let usedInstead: JSONLibrary?
         /// For a plugin in a process of its own: that process's name.
         let servedBy: String?
-        /// For a plugin in a process of its own: the layers of its sandbox (empty: none).
+        /// For a plugin in a process of its own: the layers of its sandbox (empty: none), what it
+        /// declared and was granted, and what it declared and was not.
         let sandbox: [String]?
+        let sandboxGranted: [String]?
+        let sandboxRefused: [String]?
     }
 
     /// A copy of a library in ``json``: `{"name", "version", "file"}`.
@@ -131,7 +141,9 @@ public struct LoadReport: Sendable {
                        builtAgainst: $0.builtAgainst.isEmpty ? nil : $0.builtAgainst.map { "\($0.name) \($0)" },
                        libraries: $0.library.map { [JSONLibrary($0)] } ?? ($0.copies.isEmpty ? nil : $0.copies.map(JSONLibrary.init)),
                        usedInstead: $0.usedInstead.map(JSONLibrary.init), servedBy: $0.servedBy,
-                       sandbox: $0.servedBy == nil ? nil : $0.sandbox)
+                       sandbox: $0.servedBy == nil ? nil : $0.sandbox,
+                       sandboxGranted: $0.servedBy == nil ? nil : $0.sandboxGranted,
+                       sandboxRefused: $0.servedBy == nil ? nil : $0.sandboxRefused)
         }
     }
 }

@@ -7,5 +7,6 @@ extension PluginMetadata {
         self.version = version
         provides = declaredProvides
         requires = declaredRequires
+        needs = PluginNeeds()
     }
 }

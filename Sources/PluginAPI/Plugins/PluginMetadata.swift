@@ -15,14 +15,24 @@ public struct PluginMetadata: Sendable {
     /// The keys of other plugins' services the plugin needs, with their types: the host registers
     /// those plugins first, and refuses the plugin if the slot that meets one holds another type.
     public let requires: [DeclaredKey]
+    /// What it needs beyond the sandbox of a process of its own (none unless declared).
+    public let needs: PluginNeeds
 
     /// Metadata for a plugin named `name` that adds the slots of `provides` and needs those of
     /// `requires`: the keys themselves, whose types the host checks (`key.async` for an async slot).
     public init(name: String, version: String, provides: [any ServiceLocatorKey],
                 requires: [any ServiceLocatorKey] = []) {
+        self.init(name: name, version: version, provides: provides, requires: requires, needs: PluginNeeds())
+    }
+
+    /// Metadata as ``init(name:version:provides:requires:)`` makes it, with what the plugin `needs`
+    /// beyond the sandbox of a process of its own.
+    public init(name: String, version: String, provides: [any ServiceLocatorKey], requires: [any ServiceLocatorKey] = [],
+                needs: PluginNeeds) {
         self.name = name
         self.version = version
         self.provides = provides.map { DeclaredKey($0) }
         self.requires = requires.map { DeclaredKey($0) }
+        self.needs = needs
     }
 }

@@ -11,7 +11,12 @@ import PluginAPI
 /// as it registers (another value fails its registration). With its `hangAtShutdown` setting `true` its
 /// shutdown hook never returns (with the door `exit-handler`, nor does its process's exit).
 struct SandboxProbePlugin: Plugin {
-    static let metadata = PluginMetadata(name: "fixture-sandbox-probe", version: "1.0.0", provides: [RemoteKeys.sandboxProbe])
+    /// What it declares it needs (the tests grant all but the last write, and more it does not declare).
+    static let needs = PluginNeeds(read: ["/tmp/fixture-sandbox-probe/read"],
+                                   write: ["/tmp/fixture-sandbox-probe/write", "/tmp/fixture-sandbox-probe-denied"],
+                                   run: ["/bin/true"], tcpPorts: [47_101])
+    static let metadata = PluginMetadata(name: "fixture-sandbox-probe", version: "1.0.0", provides: [RemoteKeys.sandboxProbe],
+                                         needs: needs)
     static let contractLibraries: [LibraryVersion] = [.pluginActors, .fixtureRemoteContracts]
 
     let atStart = Attempts()

@@ -36,6 +36,9 @@ final class PluginProcess: Sendable {
     let state = Lock(State())
     /// The plugin's name, once its first process said it (what its restarts are counted under).
     let pluginName = Lock<String?>(nil)
+    /// What its sandbox grants (what it declared and the operator granted), and what it declared and
+    /// was not granted, once its first process said what it declares: every later process gets the same.
+    let grant = Lock<(granted: SandboxGrant, refused: [String])>((SandboxGrant(), []))
 
     private static let count = Lock(0)
 
@@ -63,11 +66,16 @@ final class PluginProcess: Sendable {
         var spawned = false
         do {
             description = try process.spawnAndLoad(spawned: &spawned).get()
-            // Its name is known only now: a plugin the operator granted more gets a process whose
-            // sandbox has it (the sandbox is fixed at spawn), before its start hook runs.
-            if launcher.settings.sandbox.isEnabled, let grant = launcher.settings.sandbox.grants[description.name], !grant.isEmpty {
-                process.pluginName.withLock { $0 = description.name }
-                description = try process.replaceChild(spawned: &spawned).get()
+            // Its name and needs are known only now: a plugin that declared needs the operator granted
+            // gets a process whose sandbox has them (the sandbox is fixed at spawn), before it registers.
+            if launcher.settings.sandbox.isEnabled {
+                let operatorGrant = launcher.settings.sandbox.grants[description.name] ?? SandboxGrant()
+                let (granted, refused) = operatorGrant.covering(description.needs.pluginNeeds)
+                process.grant.withLock { $0 = (granted, refused) }
+                if !granted.isEmpty {
+                    process.pluginName.withLock { $0 = description.name }
+                    description = try process.replaceChild(spawned: &spawned).get()
+                }
             }
         } catch {
             process.stopNow()
@@ -91,6 +99,7 @@ final class PluginProcess: Sendable {
             }
             plugin.servedBy = process.peer
             plugin.sandbox = description.sandbox ?? []
+            (plugin.sandboxGranted, plugin.sandboxRefused) = process.grant.withLock { ($0.granted.lines, $0.refused) }
             return .success(plugin)
         }
     }
@@ -120,8 +129,7 @@ final class PluginProcess: Sendable {
                                          openFiles: settings.limits.openFiles)
         var confinement: ChildConfinement?
         if settings.sandbox.isEnabled {
-            let grant = pluginName.withLock { $0 }.flatMap { settings.sandbox.grants[$0] }
-            switch ChildConfinement.make(for: candidate, sandbox: settings.sandbox, grant: grant) {
+            switch ChildConfinement.make(for: candidate, sandbox: settings.sandbox, grant: grant.withLock(\.granted)) {
             case let .success(made): confinement = made
             case let .failure(error): return .failure(error)
             }
