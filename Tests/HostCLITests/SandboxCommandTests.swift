@@ -148,3 +148,24 @@ extension HostCommandTests {
         #expect(run.errors.contains("registration failed") && run.errors.contains("workers"), "\(command): \(run.errors)")
     }
 }
+
+extension HostCommandTests {
+    /// Where a layer is missing (here no user namespace may be made: the host runs in a user namespace
+    /// whose limit of them is 0), the plugin is refused, naming the layer and the option that accepts
+    /// less; with `--sandbox available` it loads with the layers there are, and says which.
+    @Test func aMissingLayerRefusesThePluginUnlessTheOperatorAcceptsLess() async throws {
+        let script = #"echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" "$@""#
+        let probe = plugin("FixtureSandboxProbe")
+        let refused = try await host(["--user", "--map-root-user", "/bin/sh", "-c", script, "\(BuiltPlugins.directory)/host",
+                                      "check", "--plugins", probe, "--own-process", "*"], executable: "/usr/bin/unshare")
+        #expect(refused.status == 1, "\(refused.output) \(refused.errors)")
+        #expect(refused.errors.contains("the sandbox's user namespace is not available here"), "\(refused.errors)")
+        #expect(refused.errors.contains("--sandbox available"), "\(refused.errors)")
+        let accepted = try await host(["--user", "--map-root-user", "/bin/sh", "-c", script, "\(BuiltPlugins.directory)/host",
+                                       "check", "--plugins", probe, "--own-process", "*", "--sandbox", "available"], executable: "/usr/bin/unshare")
+        #expect(accepted.status == 0, "\(accepted.errors)")
+        #expect(accepted.output.contains("sandboxed: network namespace, IPC namespace, no capabilities, no_new_privs, Landlock files"),
+                "\(accepted.output)")
+        #expect(!accepted.output.contains("user namespace"), "\(accepted.output)")
+    }
+}
