@@ -14,11 +14,16 @@ struct ServerOptions {
 
     /// The first argument that makes the executable the child of a plugin placed in a process of its own.
     static let serveOnePluginArgument = "__serve-plugin"
+    /// What turns the test fixtures among the plugins on (they are inert without it).
+    static let fixturesVariable = "PLUGIN_SERVER_FIXTURES"
 
     /// Processes of this executable for the ``ownProcess`` plugins, restarted as HostKit's defaults say.
     func pluginProcesses() -> PluginProcesses {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "plugin-server"
-        return PluginProcesses(executable: executable, arguments: [Self.serveOnePluginArgument], files: ownProcess)
+        // A sandboxed child gets none of the server's variables: the test fixtures' switch is passed on by name.
+        let passed = ProcessInfo.processInfo.environment.filter { $0.key == Self.fixturesVariable }
+        return PluginProcesses(executable: executable, arguments: [Self.serveOnePluginArgument], files: ownProcess,
+                               environment: passed)
     }
 
     /// What a command line comes to.
