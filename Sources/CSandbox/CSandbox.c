@@ -34,7 +34,7 @@ static const struct { const char *name; long number; } calls[] = {
     CALL(reboot), CALL(swapon), CALL(swapoff), CALL(acct), CALL(quotactl), CALL(settimeofday), CALL(clock_settime),
     CALL(clock_adjtime), CALL(adjtimex), CALL(sethostname), CALL(setdomainname), CALL(syslog), CALL(vhangup),
     CALL(open_by_handle_at), CALL(name_to_handle_at), CALL(io_uring_setup), CALL(io_uring_enter), CALL(io_uring_register),
-    CALL(execve), CALL(execveat), CALL(fork), CALL(vfork), CALL(clone), CALL(clone3),
+    CALL(execve), CALL(execveat), CALL(clone), CALL(clone3),
     CALL(setuid), CALL(setgid), CALL(setreuid), CALL(setregid), CALL(setresuid), CALL(setresgid), CALL(setfsuid),
     CALL(setfsgid), CALL(setgroups), CALL(capset), CALL(personality),
     CALL(socket), CALL(memfd_create), CALL(memfd_secret), CALL(mmap), CALL(shmget), CALL(shmat), CALL(mq_open),
@@ -42,6 +42,15 @@ static const struct { const char *name; long number; } calls[] = {
     CALL(iopl), CALL(ioperm),
 #endif
     CALL(landlock_create_ruleset), CALL(seccomp),
+    // The calls a serving process makes most, which the filter allows before it reads any rule.
+    CALL(read), CALL(write), CALL(readv), CALL(writev), CALL(pread64), CALL(pwrite64), CALL(close), CALL(futex),
+    CALL(recvmsg), CALL(sendmsg), CALL(recvfrom), CALL(sendto), CALL(epoll_pwait), CALL(ppoll),
+    CALL(nanosleep), CALL(clock_nanosleep), CALL(sched_yield), CALL(madvise), CALL(munmap), CALL(mprotect), CALL(brk),
+    CALL(getpid), CALL(gettid), CALL(rt_sigprocmask), CALL(eventfd2), CALL(timerfd_settime),
+// x86_64 has these; aarch64 has only their newer forms (ppoll, epoll_pwait, clone).
+#ifdef SYS_poll
+    CALL(poll), CALL(epoll_wait), CALL(fork), CALL(vfork),
+#endif
 };
 
 int sandbox_system_call(const char *name) {
