@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
@@ -112,3 +114,37 @@ int sandbox_landlock_allow_port(int ruleset, uint64_t port, uint64_t access) {
 }
 
 int sandbox_landlock_restrict(int ruleset) { return result(syscall(SYS_landlock_restrict_self, ruleset, 0)); }
+
+struct listing { char *buffer; size_t size, needed; };
+
+static int list_object(struct dl_phdr_info *info, size_t info_size, void *data) {
+    (void)info_size;
+    struct listing *listing = data;
+    // The program itself and the vDSO have no path here.
+    if (!info->dlpi_name || info->dlpi_name[0] != '/') return 0;
+    size_t length = strlen(info->dlpi_name);
+    if (listing->buffer && listing->needed + length + 1 <= listing->size) {
+        memcpy(listing->buffer + listing->needed, info->dlpi_name, length);
+        listing->buffer[listing->needed + length] = '\n';
+    }
+    listing->needed += length + 1;
+    return 0;
+}
+
+size_t sandbox_loaded_objects(char *buffer, size_t size) {
+    struct listing listing = { buffer, size, 0 };
+    dl_iterate_phdr(list_object, &listing);
+    return listing.needed;
+}
+
+int sandbox_thread_count(void) {
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char text[4096];
+    ssize_t count = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (count <= 0) return -1;
+    text[count] = 0;
+    const char *field = strstr(text, "\nThreads:");
+    return field ? atoi(field + strlen("\nThreads:")) : -1;
+}

@@ -1,6 +1,7 @@
 #ifndef C_SANDBOX_H
 #define C_SANDBOX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 // The few system calls a plugin's process makes to confine itself (DynamicLoading's Sandbox), which
@@ -47,6 +48,14 @@ int sandbox_landlock_abi(void);
 
 /// A Landlock ruleset handling `files`, `network` and `scoped` (an ABI that lacks a field gets 0 there): its descriptor.
 int sandbox_landlock_ruleset(uint64_t files, uint64_t network, uint64_t scoped, int abi);
+
+/// The paths of the objects the dynamic loader has mapped (`dl_iterate_phdr`), each followed by a
+/// newline, written into `buffer` as far as `size` allows: the bytes all of them need (call again with
+/// a buffer that large if it is more than `size`).
+size_t sandbox_loaded_objects(char *_Nullable buffer, size_t size);
+
+/// The number of threads of this process (`Threads:` of `/proc/self/status`), or -1 if it cannot be read.
+int sandbox_thread_count(void);
 
 /// `open(path, O_PATH | O_CLOEXEC)`: a descriptor naming a file or folder, for a Landlock rule.
 int sandbox_open_path(const char *_Nonnull path);

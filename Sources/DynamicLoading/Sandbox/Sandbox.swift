@@ -1,5 +1,4 @@
 import CSandbox
-import Foundation
 import Glibc
 
 /// How a plugin's process confines itself, first thing, before it starts a thread or the host sends it
@@ -14,9 +13,9 @@ package enum Sandbox {
     package static func enter(_ policy: SandboxPolicy) throws(SandboxError) -> [SandboxLayer] {
         // Landlock binds this thread and those it starts later, and a process with threads cannot
         // enter a user namespace: a thread started before would stay outside.
-        let threads = threadCount()
+        let threads = sandbox_thread_count()
         guard threads == 1 else {
-            throw SandboxError(layer: .landlockFiles, reason: "the process already runs \(threads.map(String.init) ?? "an unknown number of") threads")
+            throw SandboxError(layer: .landlockFiles, reason: "the process already runs \(threads < 0 ? "an unknown number of" : "\(threads)") threads")
         }
         var layers: [SandboxLayer] = []
         func enter(_ layer: SandboxLayer, _ step: () -> String?) throws(SandboxError) {
@@ -74,26 +73,35 @@ package enum Sandbox {
     /// and crashes if it cannot. (Landlock still keeps the memory, environment, descriptors and
     /// maps of a process outside the sandbox from it: those need the right to `ptrace` it.)
     private static func runtimeFiles() -> [String] {
-        let objects = LoadedObjects.added(since: 0).map(\.real)
+        let objects = loadedObjects()
         let systemFolders = ["/lib", "/lib64", "/usr/lib", "/usr/lib64"]
-        let folders = objects.compactMap { path -> String? in
-            let folder = (path as NSString).deletingLastPathComponent
-            let isSystem = systemFolders.contains { folder == $0 || folder.hasPrefix($0 + "/") }
-            return isSystem || objects.contains(where: { $0.hasSuffix("/libswiftCore.so") && $0.hasPrefix(folder + "/") }) ? folder : nil
-        }
+        let runtime = objects.first { $0.hasSuffix("/libswiftCore.so") }.map(folder(of:))
+        let folders = Set(objects.map(folder(of:)).filter { folder in
+            folder == runtime || systemFolders.contains { folder == $0 || folder.hasPrefix($0 + "/") }
+        })
         return objects + folders + ["/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/dev/null", "/dev/urandom",
-                                  "/sys/devices/system/cpu", "/proc"]
+                                    "/sys/devices/system/cpu", "/proc"]
+    }
+
+    /// The paths of the objects mapped now, as the loader opened them.
+    private static func loadedObjects() -> [String] {
+        var bytes = [CChar](repeating: 0, count: 16 * 1024)
+        var needed = bytes.withUnsafeMutableBufferPointer { sandbox_loaded_objects($0.baseAddress, $0.count) }
+        if needed > bytes.count {
+            bytes = [CChar](repeating: 0, count: needed)
+            needed = bytes.withUnsafeMutableBufferPointer { sandbox_loaded_objects($0.baseAddress, $0.count) }
+        }
+        let text = String(decoding: bytes.prefix(min(needed, bytes.count)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    /// The folder `path` lies in.
+    private static func folder(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? path
     }
 
     /// The dynamic loader, which the kernel runs a program with (and checks the right to run).
     private static func dynamicLoader() -> [String] {
-        LoadedObjects.added(since: 0).map(\.real).filter { ($0 as NSString).lastPathComponent.hasPrefix("ld-linux") }
-    }
-
-    /// The process's thread count, from `/proc/self/status`.
-    private static func threadCount() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        return status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
-            .flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) }
+        loadedObjects().filter { $0.split(separator: "/").last?.hasPrefix("ld-linux") == true }
     }
 }

@@ -31,7 +31,8 @@ package struct SeccompFilter {
         #endif
         // The frequent calls first, each one comparison, allowed; then the rules.
         emit(Self.loadWord, k: Self.numberOffset)
-        let frequent = SystemCallRule.frequent.map { sandbox_system_call($0) }.filter { $0 >= 0 && !refused(by: rules).contains($0) }
+        let refused = Self.numbers(of: rules)
+        let frequent = SystemCallRule.frequent.map { sandbox_system_call($0) }.filter { $0 >= 0 && !refused.contains($0) }
         for (position, number) in frequent.enumerated() {
             emit(Self.jumpIfEqual, jt: UInt8(frequent.count - position), jf: 0, k: UInt32(number))
         }
@@ -49,7 +50,7 @@ package struct SeccompFilter {
     }
 
     /// The numbers of the calls `rules` name: never among the frequent ones allowed first (none is; this keeps it so).
-    private func refused(by rules: [SystemCallRule]) -> Set<Int32> {
+    private static func numbers(of rules: [SystemCallRule]) -> Set<Int32> {
         Set(rules.flatMap(\.calls).map { sandbox_system_call($0) })
     }
 
