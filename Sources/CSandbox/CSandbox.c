@@ -133,6 +133,14 @@ static int list_object(struct dl_phdr_info *info, size_t info_size, void *data) 
 
 size_t sandbox_loaded_objects(char *buffer, size_t size) {
     struct listing listing = { buffer, size, 0 };
+    // The program first: the loader names it "" (HostKit reads its file, for the libraries it links).
+    char program[4096];
+    ssize_t length = readlink("/proc/self/exe", program, sizeof program - 1);
+    if (length > 0) {
+        program[length] = 0;
+        struct dl_phdr_info info = { .dlpi_name = program };
+        list_object(&info, sizeof info, &listing);
+    }
     dl_iterate_phdr(list_object, &listing);
     return listing.needed;
 }

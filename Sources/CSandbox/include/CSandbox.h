@@ -49,7 +49,8 @@ int sandbox_landlock_abi(void);
 /// A Landlock ruleset handling `files`, `network` and `scoped` (an ABI that lacks a field gets 0 there): its descriptor.
 int sandbox_landlock_ruleset(uint64_t files, uint64_t network, uint64_t scoped, int abi);
 
-/// The paths of the objects the dynamic loader has mapped (`dl_iterate_phdr`), each followed by a
+/// The paths of the program (`/proc/self/exe`) and of the objects the dynamic loader has mapped
+/// (`dl_iterate_phdr`), each followed by a
 /// newline, written into `buffer` as far as `size` allows: the bytes all of them need (call again with
 /// a buffer that large if it is more than `size`).
 size_t sandbox_loaded_objects(char *_Nullable buffer, size_t size);
