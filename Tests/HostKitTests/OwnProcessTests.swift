@@ -17,7 +17,8 @@ import Testing
                           callTimeout: Duration = .seconds(60)) -> PluginProcesses {
         PluginProcesses(executable: BuiltPlugins.directory + "/plugin-process", arguments: [],
                         files: [URL(fileURLWithPath: BuiltPlugins.path("FixtureEchoPlugin")).lastPathComponent],
-                        limits: limits, callTimeout: callTimeout, heartbeat: heartbeat, restarts: restarts)
+                        limits: limits, callTimeout: callTimeout, heartbeat: heartbeat, restarts: restarts,
+                        environment: sanitizerOptions)
     }
 
     /// A host with the echo plugin in its own process and its user in this one; the lines it reported.

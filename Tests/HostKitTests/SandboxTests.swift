@@ -99,7 +99,7 @@ import Testing
             try folder.write("settings.json", Array(text.utf8), mode: 0o600)
             let processes = PluginProcesses(executable: BuiltPlugins.directory + "/plugin-process", arguments: [],
                                             files: ["libFixtureSandboxProbe.so"], heartbeat: nil,
-                                            restarts: .init(maximum: 0), sandbox: sandbox)
+                                            restarts: .init(maximum: 0), environment: sanitizerOptions, sandbox: sandbox)
             let host = PluginHost(processes: processes, settings: try PluginSettingsFile(contentsOf: settingsFile))
             let report = host.load([.file(BuiltPlugins.path("FixtureSandboxProbe"))])
             #expect(report.problems.isEmpty, "\(report.problems)")

@@ -6,3 +6,9 @@ import Foundation
 public let underSanitizer = ["__tsan_init", "__asan_init"].contains { symbol in
     symbol.withCString { dlsym(UnsafeMutableRawPointer(bitPattern: 0), $0) != nil }
 }
+
+/// This process's sanitizer options (`ASAN_OPTIONS`, `TSAN_OPTIONS`...), for the environment of a
+/// sandboxed child, which gets none of this process's variables: under AddressSanitizer, `.ci/run`
+/// turns LeakSanitizer off (`detect_leaks=0`), whose check at a child's `exit` would stop the world
+/// with a new process the sandbox refuses, and end the child with LeakSanitizer's error, not its status.
+public let sanitizerOptions: [String: String] = ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }
