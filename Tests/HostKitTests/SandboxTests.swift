@@ -170,12 +170,13 @@ extension SandboxTests {
         let readable = base + "/read", writable = base + "/write", refused = base + "-denied"
         for folder in [readable, writable, refused] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         try Data("granted".utf8).write(to: URL(fileURLWithPath: readable + "/file"))
-        let declaredPort = try LoopbackListener(port: 47_101)
+        // Below the system's ephemeral ports (32768 and up here), which another test's socket could hold.
+        let declaredPort = try LoopbackListener(port: 29_101)
         // The write of the base folder covers its `read` and `write` needs, not its sibling's; /etc is granted, not declared.
         let grant = SandboxGrant(read: ["/etc"], write: [base], tcpPorts: [declaredPort.port, scene.tcpPort], run: ["/bin"])
         let (host, report) = try scene.host(PluginSandbox(grants: ["fixture-sandbox-probe": grant]))
         defer { host.shutdown() }
-        #expect(report?.sandboxGranted == ["read \(readable)", "write \(writable)", "run /bin/true", "tcp 47101"], "\(String(describing: report))")
+        #expect(report?.sandboxGranted == ["read \(readable)", "write \(writable)", "run /bin/true", "tcp 29101"], "\(String(describing: report))")
         #expect(report?.sandboxRefused == ["write \(refused)"], "\(String(describing: report))")
         #expect(report?.summary.contains("; declared and not granted: write \(refused)") == true, "\(String(describing: report?.summary))")
         let probe = try host.locator.tryService(key: RemoteKeys.sandboxProbe)
@@ -184,8 +185,8 @@ extension SandboxTests {
             ("read \(readable)/file", true), ("list \(readable)", true), ("write \(readable)/new", false),
             ("write \(writable)/new-\(UUID().uuidString)", true), ("write \(refused)/new", false), ("read /etc/hostname", false),
             ("read \(scene.settingsFile)", false),
-            ("tcp 127.0.0.1:47101", true), ("tcp 127.0.0.1:\(scene.tcpPort)", false),
-            ("udp 127.0.0.1:47101", false), ("unix \(scene.unixPath)", false),
+            ("tcp 127.0.0.1:29101", true), ("tcp 127.0.0.1:\(scene.tcpPort)", false),
+            ("udp 127.0.0.1:29101", false), ("unix \(scene.unixPath)", false),
             ("run /bin/true", true), ("run /bin/false", false), ("ptrace \(scene.victim.processIdentifier)", false),
         ]
         let answers = try await probe.attempt(doors.map(\.0))

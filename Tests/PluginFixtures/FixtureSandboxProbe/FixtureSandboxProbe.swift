@@ -14,7 +14,7 @@ struct SandboxProbePlugin: Plugin {
     /// What it declares it needs (the tests grant all but the last write, and more it does not declare).
     static let needs = PluginNeeds(read: ["/tmp/fixture-sandbox-probe/read"],
                                    write: ["/tmp/fixture-sandbox-probe/write", "/tmp/fixture-sandbox-probe-denied"],
-                                   run: ["/bin/true"], tcpPorts: [47_101])
+                                   run: ["/bin/true"], tcpPorts: [29_101])
     static let metadata = PluginMetadata(name: "fixture-sandbox-probe", version: "1.0.0", provides: [RemoteKeys.sandboxProbe],
                                          needs: needs)
     static let contractLibraries: [LibraryVersion] = [.pluginActors, .fixtureRemoteContracts]
