@@ -32,8 +32,9 @@ package enum Sandbox {
         try enter(.ipcNamespace) { failure(sandbox_unshare(Int32(sandbox_new_ipc)), "unshare(CLONE_NEWIPC)") }
         try enter(.noCapabilities) { failure(sandbox_drop_capabilities(), "capset") }
         try enter(.noNewPrivileges) { failure(sandbox_no_new_privileges(), "prctl(PR_SET_NO_NEW_PRIVS)") }
-        layers += try Landlock.restrict(readable: policy.readable + runtimeFiles(), writable: policy.writable + (policy.folder.map { [$0] } ?? []),
-                                        runnable: policy.runnable.isEmpty ? [] : policy.runnable + dynamicLoader(),
+        let objects = loadedObjects()
+        layers += try Landlock.restrict(readable: policy.readable + runtimeFiles(objects), writable: policy.writable + (policy.folder.map { [$0] } ?? []),
+                                        runnable: policy.runnable.isEmpty ? [] : policy.runnable + dynamicLoader(among: objects),
                                         tcpPorts: policy.tcpPorts, acceptsMissingLayers: policy.acceptsMissingLayers)
         try SeccompFilter(SystemCallRule.policy(policy, pid: getpid())).install()
         layers.append(.systemCallFilter)
@@ -66,14 +67,13 @@ package enum Sandbox {
         result == 0 ? nil : "\(call): \(String(cString: strerror(-result)))"
     }
 
-    /// What the runtime reads: every object mapped now (the program, the Swift runtime and its
+    /// What the runtime reads: every object mapped now, `objects` (the program, the Swift runtime and its
     /// libraries, by file), the folders of the system's and the Swift runtime's libraries (a plugin
     /// links more of them), the loader's cache, the time zones, `/dev/null` and `/dev/urandom`, the
     /// processors' list, and `/proc`: Dispatch reads its threads' `/proc/TID/stat` to size its pool,
     /// and crashes if it cannot. (Landlock still keeps the memory, environment, descriptors and
     /// maps of a process outside the sandbox from it: those need the right to `ptrace` it.)
-    private static func runtimeFiles() -> [String] {
-        let objects = loadedObjects()
+    private static func runtimeFiles(_ objects: [String]) -> [String] {
         let systemFolders = ["/lib", "/lib64", "/usr/lib", "/usr/lib64"]
         let runtime = objects.first { $0.hasSuffix("/libswiftCore.so") }.map(folder(of:))
         let folders = Set(objects.map(folder(of:)).filter { folder in
@@ -101,7 +101,7 @@ package enum Sandbox {
     }
 
     /// The dynamic loader, which the kernel runs a program with (and checks the right to run).
-    private static func dynamicLoader() -> [String] {
-        loadedObjects().filter { $0.split(separator: "/").last?.hasPrefix("ld-linux") == true }
+    private static func dynamicLoader(among objects: [String]) -> [String] {
+        objects.filter { $0.split(separator: "/").last?.hasPrefix("ld-linux") == true }
     }
 }

@@ -16,7 +16,8 @@ extension PluginSettingsFile {
     public func sandboxGrants() throws -> [String: SandboxGrant] {
         let bytes: [UInt8]
         do {
-            bytes = try OperatorFile.bytes(at: path, largest: 16 << 20, tooLarge: "is larger than 16 MiB, more than any settings need")
+            bytes = try OperatorFile.bytes(at: path, largest: Self.largest,
+                                           tooLarge: "is larger than \(Self.largest >> 20) MiB, more than any settings need")
         } catch {
             throw Unusable(path: path, reason: error.reason)
         }

@@ -76,7 +76,7 @@ public final class PluginSettingsFile: PluginSettingsSource {
     }
 
     /// The most a settings file may hold.
-    private static let largest = 16 << 20
+    static let largest = 16 << 20
 
     /// The `plugins` object of the file at `path`.
     private static func read(_ path: String) throws(Unusable) -> [String: SettingsValue] {
