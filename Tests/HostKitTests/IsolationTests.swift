@@ -30,6 +30,28 @@ import Testing
         #expect(!told.isEmpty && !FileManager.default.fileExists(atPath: told))
     }
 
+    /// A plugin placed in a process of its own is never opened in a probe child, which is no sandbox:
+    /// not probed itself, and not named as the provider of a plugin here that requires it, which is
+    /// probed without it ("opened" passes then). Before, that plugin's registration probe opened the
+    /// provider in the child with the host's rights. A child here records what it was asked.
+    @Test func aPluginOfAProcessOfItsOwnIsNeverOpenedInAProbeChild() async throws {
+        let work = try TemporaryFolder()
+        let record = work.file("asked")
+        let child = #"printf "%s [%s]\n" "$1" "$SWIFT_PLUGIN_PROBE_PROVIDERS" >> "$0"; "#
+            + #"if [ -z "$SWIFT_PLUGIN_PROBE_PROVIDERS" ]; then verdict=opened; else verdict=registered; fi; "#
+            + #"printf "%s %s\n" "$SWIFT_PLUGIN_PROBE_TOKEN" "$verdict""#
+        let probe = PluginProbe(executable: "/bin/sh", arguments: ["-c", child, record], timeout: .seconds(60))
+        let host = PluginHost(processes: OwnProcessTests.processes())
+        defer { host.shutdown() }
+        let report = await onAThreadOfItsOwn {
+            host.load(["FixtureEchoUserPlugin", "FixtureEchoPlugin"].map { .file(BuiltPlugins.path($0)) }, probe: probe)
+        }
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        let asked = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
+        #expect(asked.count == 2 && asked.allSatisfy { $0.contains("libFixtureEchoUserPlugin.so") }, "\(asked)")
+        #expect(!asked.contains { $0.contains("libFixtureEchoPlugin.so") }, "\(asked)")
+    }
+
     /// A provider loaded without a probe, whose own requirement the host's base serves, counts in the
     /// child that probes a plugin requiring it: the child registers what the host registered, and
     /// judges only the probed plugin (a child that planned the provider again refused it, for want of

@@ -139,21 +139,34 @@ public struct PluginProbe: Sendable {
 extension PluginProbe {
     /// Probes the registration of `plugin` in a child, after the plugins among `registered` (in their
     /// registration order) that provide its requirements, and theirs; returns why it failed, or nil.
+    ///
+    /// A provider served from a process of its own is never named to the child: the child would open
+    /// it here, outside its sandbox, with the host's rights. A plugin that requires one is probed
+    /// without it, and "opened" (its requirement unmet there) is then a pass: its opening was probed,
+    /// its registration runs first in the host.
     func checkRegistration(of plugin: LoadedPlugin, after registered: [LoadedPlugin], folder: String?) -> PluginLoadError? {
         var providerOf: [String: Int] = [:]
         for (index, candidate) in registered.enumerated() {
             for key in candidate.metadata.providedStoreKeys { providerOf[key] = index }
         }
         var needed: Set<Int> = []
+        var servedElsewhere = false
         var keys = plugin.metadata.requiredStoreKeys
         while let key = keys.popLast() {
             guard let index = providerOf[key], needed.insert(index).inserted else { continue }
+            // Its own requirements are met in its own process, by what it is lent.
+            if registered[index].servedBy != nil {
+                servedElsewhere = true
+                continue
+            }
             keys += registered[index].metadata.requiredStoreKeys
         }
-        switch check(plugin, after: needed.sorted().map { registered[$0] }, folder: folder) {
+        let providers = needed.sorted().map { registered[$0] }.filter { $0.servedBy == nil }
+        switch check(plugin, after: providers, folder: folder) {
         case let .failure(failure): return failure
         // Refused in the child without a crash: the registration here reports the exact error.
         case .success(.registered), .success(.refused): return nil
+        case .success(.opened) where servedElsewhere: return nil
         case .success(.opened):
             return .probeFailed(path: plugin.path, reason: "the probe could not meet its requirements "
                                 + "(services of the host's own base locator? give the probe child the same base)")
