@@ -72,7 +72,7 @@ extension HostCommandTests {
         try folder.write("settings.json", Array(text.utf8), mode: 0o600)
         for path in [folder.path, secretFolder, secret, settings] { chown(path, user.uid, user.gid) }
         for sandbox in ["full", "off"] {
-            // Served until its plugin's last line arrived (a run's end would cut off lines still on their way).
+            // Served, as an operator serves, until its plugin's last line arrived; then stopped with SIGTERM.
             let (executable, arguments) = user.command("\(BuiltPlugins.directory)/host", [
                 "serve", "--plugins", BuiltPlugins.path("FixtureSandboxProbe"), "--own-process", "*", "--config", settings, "--sandbox", sandbox,
             ])
@@ -146,6 +146,22 @@ extension HostCommandTests {
         let run = try await host([command, "--plugins", plugin("FixtureSandboxProbe"), "--own-process", "*", "--config", settings])
         #expect(run.status == 1, "\(command): \(run.output)")
         #expect(run.errors.contains("registration failed") && run.errors.contains("workers"), "\(command): \(run.errors)")
+    }
+}
+
+extension HostCommandTests {
+    /// A command that ends right after its plugins started has every line a plugin in a process of its
+    /// own logged in its start hook: the child answers "started" (and "stopped") once its lines reached
+    /// the host. Before, a `host run` printed 5 to 10 of these 200.
+    @Test func aRunHasEveryLineItsPluginLoggedFromItsOwnProcess() async throws {
+        let folder = try TemporaryFolder()
+        let doors = (0..<200).map { "getenv SANDBOX_TESTS_\($0)" }
+        let text = #"{ "plugins": { "fixture-sandbox-probe": { "doors": "\#(doors.joined(separator: ";"))" } } }"#
+        let settings = try folder.write("settings.json", Array(text.utf8), mode: 0o600)
+        let run = try await host(["run", "--plugins", plugin("FixtureSandboxProbe"), "--own-process", "*", "--config", settings])
+        #expect(run.status == 0, "\(run.errors)")
+        let logged = run.errorLines.filter { $0.contains("notice: door getenv SANDBOX_TESTS_") }
+        #expect(logged.count == doors.count, "\(logged.count) of \(doors.count) lines")
     }
 }
 

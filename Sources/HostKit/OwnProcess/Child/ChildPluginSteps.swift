@@ -70,6 +70,8 @@ actor ChildPluginSteps {
         let staged = await onAThreadOfItsOwn {
             pipeline.stage([plugin], onto: base, after: [], registeredInProbe: [plugin.path], as: .allOrNothing(withdrawing: []))
         }
+        // Its lines before its answer: a `host check` ends right after it.
+        await log.flush()
         switch staged.result {
         case let .success(publication):
             published = publication.locator
@@ -91,6 +93,8 @@ actor ChildPluginSteps {
         let (started, dropped) = await onAThreadOfItsOwn {
             PluginStart(timeout: timeout) { false }.run(registered, in: published, served: published)
         }
+        // Its start hook's lines before the answer: a `host run` may stop it right after.
+        await log.flush()
         if let failure = dropped.first { throw ChildRefusal(description: "\(failure.error)") }
         self.started = started
     }
@@ -109,6 +113,7 @@ actor ChildPluginSteps {
         let stopping = started
         started = []
         let report = await onAThreadOfItsOwn { PluginStop.run(stopping, in: published, timeout: timeout) }
+        await log.flush()
         return report.problems.isEmpty ? nil : report.problems.map(\.summary).joined(separator: "; ")
     }
 }
