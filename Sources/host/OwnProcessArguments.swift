@@ -2,16 +2,18 @@ import Foundation
 import HostKit
 
 /// `--own-process FILE`... and how those processes run (`--memory-limit`, `--cpu-limit`, `--open-files`,
-/// `--call-timeout`, `--heartbeat`, `--restarts`): the operator's choice of which plugins run each in a
+/// `--thread-limit`, `--call-timeout`, `--heartbeat`, `--restarts`): the operator's choice of which plugins run each in a
 /// process of its own, as the command line gives it.
 struct OwnProcessArguments {
     /// Every option this type reads; each takes a value.
     static let options: Set<String> = ["--own-process", "--memory-limit", "--cpu-limit", "--open-files",
-                                       "--call-timeout", "--heartbeat", "--restarts", "--sandbox"]
+                                       "--thread-limit", "--call-timeout", "--heartbeat", "--restarts", "--sandbox"]
 
     /// The plugin files placed in processes of their own: file names, real paths, or `*` for all.
     var files: Set<String> = []
-    var limits = PluginProcesses.Limits()
+    /// A sandboxed process is bounded to 512 threads unless the operator says otherwise: a plugin
+    /// that starts threads in a loop fails to start more, not the machine.
+    var limits = PluginProcesses.Limits(threads: 512)
     var callTimeout: Duration = .seconds(30)
     /// Nil: `--heartbeat 0`, never asked.
     var heartbeat: Duration? = .seconds(5)
@@ -32,6 +34,8 @@ struct OwnProcessArguments {
         case "--cpu-limit": limits.cpuSeconds = try Self.count(option, value, of: "seconds", in: 1...86_400)
         // Fewer than 16 and the child could not hold its standard streams, its socket and the plugin's files.
         case "--open-files": limits.openFiles = try Self.count(option, value, of: "descriptors", in: 16...1_048_576)
+        // Fewer than 16 and the Swift runtime could not start its own (about 10 idle).
+        case "--thread-limit": limits.threads = try Self.count(option, value, of: "threads", in: 16...1_000_000)
         case "--call-timeout": callTimeout = try Arguments.seconds(option, value)
         case "--heartbeat": heartbeat = try Self.heartbeat(value)
         case "--sandbox":

@@ -57,6 +57,8 @@ enum Usage {
         --memory-limit MB     may take this much memory (default: no limit)
         --cpu-limit SECS      may use this much CPU time, a whole number (default: no limit)
         --open-files N        may have this many descriptors open, 16 or more (default: no limit)
+        --thread-limit N      may run this many threads at once, 16 or more; with the sandbox only
+                              (default 512)
         --call-timeout SECS   answers each call within this, or the call fails (default 30)
         --heartbeat SECS      is asked this often whether it answers, and killed and restarted if it
                               does not within as long; 0: never asked (default 5)

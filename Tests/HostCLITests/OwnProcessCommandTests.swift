@@ -139,6 +139,8 @@ extension HostCommandTests {
         (["check", "--own-process", "*", "--memory-limit", "0"], "--memory-limit needs a whole number of megabytes"),
         (["check", "--own-process", "*", "--cpu-limit", "1.5"], "--cpu-limit needs a whole number of seconds"),
         (["check", "--own-process", "*", "--open-files", "3"], "--open-files needs a whole number of descriptors from 16"),
+        (["check", "--own-process", "*", "--thread-limit", "8"], "--thread-limit needs a whole number of threads from 16"),
+        (["serve", "--thread-limit", "64"], "--thread-limit sets how plugins in a process of their own run"),
         (["check", "--own-process", "*", "--call-timeout", "0"], "--call-timeout needs a number of seconds"),
         (["check", "--own-process", "*", "--heartbeat", "-1"], "--heartbeat needs a number of seconds from 0.01 to 86400, or 0"),
         (["check", "--own-process", "*", "--restarts", "many"], "--restarts needs a whole number of restarts from 0 to 1000"),

@@ -83,6 +83,7 @@ import Testing
                 Door(line: "run /bin/true", unconfined: .opens),
                 Door(line: "shared 64", unconfined: .opens),
                 Door(line: "memfd -", unconfined: .opens),
+                Door(line: "threads \(Self.threads + 36)", unconfined: .opens),
                 Door(line: "keyctl -", unconfined: .opens),
                 Door(line: "setuid 0", unconfined: .opensForRoot),
                 Door(line: "mount \(folder.path)", unconfined: .opensForRoot),
@@ -91,6 +92,10 @@ import Testing
             ]
         }
 
+        /// The threads the probe's process may run: the sandbox bounds them (a pids cgroup for root's
+        /// child, `RLIMIT_NPROC` in its user namespace for another's); off, nothing does.
+        static let threads: UInt64 = 64
+
         /// A host with the probe in its own process, sandboxed as `sandbox` says, the doors in its
         /// settings; its entry in the load report, which names every layer with the sandbox on.
         func host(_ sandbox: PluginSandbox) throws -> (PluginHost, LoadReport.Entry?) {
@@ -98,14 +103,16 @@ import Testing
                 .replacingOccurrences(of: "DOORS", with: doors.map(\.line).joined(separator: ";"))
             try folder.write("settings.json", Array(text.utf8), mode: 0o600)
             let processes = PluginProcesses(executable: BuiltPlugins.directory + "/plugin-process", arguments: [],
-                                            files: ["libFixtureSandboxProbe.so"], heartbeat: nil,
+                                            files: ["libFixtureSandboxProbe.so"], limits: .init(threads: Self.threads), heartbeat: nil,
                                             restarts: .init(maximum: 0), environment: sanitizerOptions, sandbox: sandbox)
             let host = PluginHost(processes: processes, settings: try PluginSettingsFile(contentsOf: settingsFile))
             let report = host.load([.file(BuiltPlugins.path("FixtureSandboxProbe"))])
             #expect(report.problems.isEmpty, "\(report.problems)")
             let entry = report.loaded.first
             let layers = entry?.sandbox ?? []
-            #expect(layers == (sandbox.isEnabled ? ["user namespace", "network namespace", "IPC namespace", "no capabilities", "no_new_privs",
+            // Root's child joins its thread group first; another's bounds itself once in its user namespace.
+            let namespaceAndThreads = getuid() == 0 ? ["thread limit", "user namespace"] : ["user namespace", "thread limit"]
+            #expect(layers == (sandbox.isEnabled ? namespaceAndThreads + ["network namespace", "IPC namespace", "no capabilities", "no_new_privs",
                                                     "Landlock files", "Landlock TCP", "Landlock scopes", "seccomp filter"]
                                                  .filter { $0 != "network namespace" || sandbox.grants.isEmpty } : []),
                     "\(layers)")

@@ -25,7 +25,15 @@ package enum Sandbox {
                 layers.append(layer)
             }
         }
+        // Root's child joins its group while it still may (root's `RLIMIT_NPROC` binds nothing).
+        if let group = policy.threadGroup {
+            try enter(.threadLimit) { ThreadGroup.join(group) }
+        }
         try enter(.userNamespace) { enterUserNamespace() }
+        if policy.threadGroup == nil, let threads = policy.threads {
+            let ownNamespace = layers.contains(.userNamespace)
+            try enter(.threadLimit) { limitThreads(to: threads, inOwnUserNamespace: ownNamespace) }
+        }
         if policy.tcpPorts.isEmpty {
             try enter(.networkNamespace) { failure(sandbox_unshare(Int32(sandbox_new_network)), "unshare(CLONE_NEWNET)") }
         }
@@ -47,19 +55,35 @@ package enum Sandbox {
         if let failure = failure(sandbox_unshare(Int32(sandbox_new_user)), "unshare(CLONE_NEWUSER)") { return failure }
         // Until its maps are written the process is nobody in it; setgroups must be denied before a group map.
         for (file, text) in [("uid_map", "\(user) \(user) 1"), ("setgroups", "deny"), ("gid_map", "\(group) \(group) 1")] {
-            guard write(text, to: "/proc/self/\(file)") else {
-                return "writing /proc/self/\(file): \(String(cString: strerror(errno)))"
-            }
+            if let failure = write(text, to: "/proc/self/\(file)") { return failure }
         }
         return nil
     }
 
-    /// Writes `text` to the existing file `path` in one write: false if it could not.
-    private static func write(_ text: String, to path: String) -> Bool {
+    /// `RLIMIT_NPROC` at `threads`, set in the process's own user namespace, where it counts only the
+    /// process's own threads (the kernel counts tasks per user per namespace): nil, or why not.
+    private static func limitThreads(to threads: UInt64, inOwnUserNamespace: Bool) -> String? {
+        guard inOwnUserNamespace else {
+            return "without a user namespace of its own, RLIMIT_NPROC would count every process of its user"
+        }
+        guard getuid() != 0 else {
+            return "RLIMIT_NPROC does not bind root, and the host made it no pids cgroup"
+        }
+        do {
+            try Posix.setLimit(Int32(__RLIMIT_NPROC.rawValue), of: 0, soft: threads, hard: threads)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Writes `text` to the existing file `path` in one write: nil, or why not.
+    static func write(_ text: String, to path: String) -> String? {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
+        guard descriptor >= 0 else { return "open \(path): \(String(cString: strerror(errno)))" }
         defer { close(descriptor) }
-        return text.utf8CString.withUnsafeBufferPointer { Glibc.write(descriptor, $0.baseAddress, $0.count - 1) == $0.count - 1 }
+        let written = text.utf8CString.withUnsafeBufferPointer { Glibc.write(descriptor, $0.baseAddress, $0.count - 1) }
+        return written == text.utf8.count ? nil : "write \(path): \(String(cString: strerror(errno)))"
     }
 
     /// nil for 0; else `call: reason` for a negated errno.

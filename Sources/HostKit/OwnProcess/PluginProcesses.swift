@@ -26,12 +26,19 @@ public struct PluginProcesses: Sendable {
         public var cpuSeconds: UInt64?
         /// The descriptors it may have open (`RLIMIT_NOFILE`).
         public var openFiles: UInt64?
+        /// The threads (and, with a run grant, processes) it may run at once; past it, starting
+        /// another fails (`EAGAIN`). Part of the sandbox (``PluginSandbox``), without which it is not
+        /// applied: a pids cgroup the host makes for a root host's child (a missing layer where the
+        /// host can make none), `RLIMIT_NPROC` in the child's user namespace otherwise. A Swift
+        /// program runs about 10 threads idle, and Dispatch starts up to 64 more under load.
+        public var threads: UInt64?
 
         /// Limits as given; none by default.
-        public init(memoryBytes: UInt64? = nil, cpuSeconds: UInt64? = nil, openFiles: UInt64? = nil) {
+        public init(memoryBytes: UInt64? = nil, cpuSeconds: UInt64? = nil, openFiles: UInt64? = nil, threads: UInt64? = nil) {
             self.memoryBytes = memoryBytes
             self.cpuSeconds = cpuSeconds
             self.openFiles = openFiles
+            self.threads = threads
         }
     }
 

@@ -7,7 +7,8 @@
 /// writes only in a private folder the host made for it, reaches no process outside its sandbox) and a
 /// seccomp filter that fails the system calls no plugin needs (`ptrace`, mounts, namespaces, keyrings,
 /// BPF, programs, processes, sockets, shared memory the memory limit does not count...). Its
-/// environment is only ``PluginProcesses/environment``, nothing of the host's. SECURITY.md has the
+/// environment is only ``PluginProcesses/environment``, nothing of the host's. With
+/// ``PluginProcesses/Limits/threads``, a bound on its threads comes first. SECURITY.md has the
 /// table of what each layer denies.
 ///
 /// What a plugin needs beyond that, the operator grants it by name (``grants``). The sandbox is fixed

@@ -6,6 +6,7 @@
 #include <linux/bpf.h>
 #include <linux/keyctl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -164,6 +165,33 @@ static int memfd(void) {
     return 0;
 }
 
+static void *wait_for_close(void *pipe_end) {
+    char byte;
+    while (read((int)(intptr_t)pipe_end, &byte, 1) > 0) {}
+    return NULL;
+}
+
+/// Starts `count` threads at once (small stacks: the bound tried is the thread limit, not memory),
+/// then ends them: 0 if all started, else the error of the first that did not.
+static int threads(const char *count) {
+    int wanted = atoi(count), started = 0, error = 0, ends[2];
+    if (wanted <= 0 || pipe(ends) != 0) return EINVAL;
+    pthread_t *made = calloc((size_t)wanted, sizeof(pthread_t));
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setstacksize(&attributes, 64 * 1024);
+    while (started < wanted && !error) {
+        error = pthread_create(&made[started], &attributes, wait_for_close, (void *)(intptr_t)ends[0]);
+        if (!error) started++;
+    }
+    close(ends[1]);
+    for (int index = 0; index < started; index++) pthread_join(made[index], NULL);
+    close(ends[0]);
+    pthread_attr_destroy(&attributes);
+    free(made);
+    return error;
+}
+
 /// An exit handler that never returns: a process that runs its exit handlers never ends.
 static void never_return(void) {
     for (;;) pause();
@@ -197,6 +225,7 @@ int door_try(const char *kind, const char *target) {
     if (!strcmp(kind, "bpf")) return bpf_map();
     if (!strcmp(kind, "shared")) return shared_memory(target);
     if (!strcmp(kind, "memfd")) return memfd();
+    if (!strcmp(kind, "threads")) return threads(target);
     if (!strcmp(kind, "exit-handler")) return atexit(never_return) == 0 ? 0 : ENOMEM;
     return ENOSYS;
 }

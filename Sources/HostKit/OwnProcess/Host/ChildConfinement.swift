@@ -2,16 +2,18 @@ internal import DynamicLoading
 import Foundation
 
 /// The sandbox one child of a plugin's process is started in (``PluginSandbox``): the policy the
-/// child enters before it loads anything, and the private folder the host made for it, removed when
-/// the child ends.
+/// child enters before it loads anything, and the private folder (and, for a root host's child with
+/// a thread limit, the pids cgroup) the host made for it, removed when the child ends.
 struct ChildConfinement {
     let policy: SandboxPolicy
     let folder: ShadowFolder
+    let threadGroup: ThreadGroup?
 
     /// The confinement of a child for `candidate`: it reads the plugin's file and the libraries beside
     /// it, writes in a folder of its own (made here, in the folder the host's copies go to), and
     /// reaches what `grant` adds.
-    static func make(for candidate: PluginCandidate, sandbox: PluginSandbox, grant: SandboxGrant?) -> Result<ChildConfinement, PluginLoadError> {
+    static func make(for candidate: PluginCandidate, sandbox: PluginSandbox, grant: SandboxGrant?,
+                     threads: UInt64?) -> Result<ChildConfinement, PluginLoadError> {
         let parent = candidate.shadowRoot.map { ($0 as NSString).deletingLastPathComponent }
         let folder: ShadowFolder
         switch ShadowFolder.make(in: parent) {
@@ -19,11 +21,30 @@ struct ChildConfinement {
         case let .failure(unusable):
             return .failure(.processFailed(path: candidate.realPath, reason: "no private folder for its process in \(unusable.path): \(unusable.reason)"))
         }
+        // `RLIMIT_NPROC` does not bind root: its child's threads are bounded by a group of their own.
+        var threadGroup: ThreadGroup?
+        if let threads, geteuid() == 0 {
+            switch ThreadGroup.make(limit: threads) {
+            case let .success(made): threadGroup = made
+            case let .failure(missing):
+                if !sandbox.acceptsMissingLayers {
+                    folder.remove()
+                    return .failure(.processFailed(path: candidate.realPath, reason: "\(missing)"))
+                }
+            }
+        }
         let grant = grant ?? SandboxGrant()
         let policy = SandboxPolicy(readable: [candidate.realPath] + libraries(beside: candidate.realPath) + grant.read,
                                    writable: grant.write, folder: folder.root, tcpPorts: grant.tcpPorts,
-                                   runnable: grant.run, acceptsMissingLayers: sandbox.acceptsMissingLayers)
-        return .success(ChildConfinement(policy: policy, folder: folder))
+                                   runnable: grant.run, threads: threads, threadGroup: threadGroup?.path,
+                                   acceptsMissingLayers: sandbox.acceptsMissingLayers)
+        return .success(ChildConfinement(policy: policy, folder: folder, threadGroup: threadGroup))
+    }
+
+    /// Removes what the host made for the child, once it ended.
+    func remove() {
+        folder.remove()
+        threadGroup?.remove()
     }
 
     /// The policy as the child reads it, from ``SandboxPolicy/variable``.
@@ -41,9 +62,10 @@ struct ChildConfinement {
     }
 
     /// Nil if the process `pid` runs with `no_new_privs` and a seccomp filter, as a child that entered
-    /// its sandbox does; else what `/proc/PID/status` says instead. The host's own check of the
-    /// child's word.
-    static func problem(ofProcess pid: Int32) -> String? {
+    /// its sandbox does, and in its thread group if it has one; else what `/proc/PID/status` (or
+    /// `/proc/PID/cgroup`) says instead. The host's own check of the child's word.
+    func problem(ofProcess pid: Int32) -> String? {
+        if let threadGroup, !threadGroup.holds(pid) { return "it is not in its thread group \(threadGroup.path)" }
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
             return "its status cannot be read"
         }

@@ -129,22 +129,23 @@ final class PluginProcess: Sendable {
                                          openFiles: settings.limits.openFiles)
         var confinement: ChildConfinement?
         if settings.sandbox.isEnabled {
-            switch ChildConfinement.make(for: candidate, sandbox: settings.sandbox, grant: grant.withLock(\.granted)) {
+            switch ChildConfinement.make(for: candidate, sandbox: settings.sandbox, grant: grant.withLock(\.granted),
+                                         threads: settings.limits.threads) {
             case let .success(made): confinement = made
             case let .failure(error): return .failure(error)
             }
             if let variable = confinement?.variable { environment[variable.name] = variable.value }
         }
-        let folder = confinement?.folder
+        let made = confinement
         let child: ChildProcess
         do {
             child = try ChildProcess.spawn(executable: settings.executable, arguments: settings.arguments, environment: environment,
                                            inheritingEnvironment: confinement == nil, limits: limits, onOutput: nil) { [weak self] ending in
-                folder?.remove()
+                made?.remove()
                 self?.ended(generation: generation, ending)
             }
         } catch {
-            confinement?.folder.remove()
+            confinement?.remove()
             return .failure(.processFailed(path: path, reason: "could not start \(settings.executable): \(error)"))
         }
         spawned = true
@@ -184,9 +185,9 @@ final class PluginProcess: Sendable {
             .processFailed(path: path, reason: Self.text(of: error))
         }
         // The child's word that it entered its sandbox, and the kernel's.
-        if confinement != nil, case let .success(description) = loaded,
+        if let confinement, case let .success(description) = loaded,
            let problem = description.sandbox == nil ? "its program did not enter the sandbox (it is not PluginChild.serve of this HostKit)"
-                                                    : ChildConfinement.problem(ofProcess: child.pid) {
+                                                    : confinement.problem(ofProcess: child.pid) {
             child.kill()
             return .failure(.processFailed(path: path, reason: "its process is not confined: \(problem)"))
         }
