@@ -12,7 +12,8 @@
 /// table of what each layer denies.
 ///
 /// What a plugin needs beyond that, the operator grants it by name (``grants``). The sandbox is fixed
-/// when the process starts: a changed grant takes effect in the plugin's next process (a reload's).
+/// when the process starts, and the grants are the host's ``PluginProcesses`` from its start: a
+/// changed grant takes effect in a host started after it (a reload does not read them again).
 public struct PluginSandbox: Sendable, Equatable {
     /// Whether each process enters the sandbox. Off, a plugin's process runs as the host does, with
     /// its environment: it is then no boundary, only a place to crash in.
