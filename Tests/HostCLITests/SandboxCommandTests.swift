@@ -152,18 +152,25 @@ extension HostCommandTests {
 }
 
 extension HostCommandTests {
-    /// A command that ends right after its plugins started has every line a plugin in a process of its
-    /// own logged in its start hook: the child answers "started" (and "stopped") once its lines reached
-    /// the host. Before, a `host run` printed 5 to 10 of these 200.
-    @Test func aRunHasEveryLineItsPluginLoggedFromItsOwnProcess() async throws {
+    /// A command that ends right after its plugins registered (`check`) or started (`run`) has every
+    /// line a plugin in a process of its own logged there: the child answers once its lines reached
+    /// the host, and the host writes them before it goes on. Before, a `host run` printed 5 to 10 of
+    /// 200 lines a start hook logged, and a `check` in a release build lost its plugin's one
+    /// registration line in 1 run of 20.
+    @Test(arguments: ["check", "run"])
+    func aCommandHasEveryLineItsPluginLoggedFromItsOwnProcess(command: String) async throws {
         let folder = try TemporaryFolder()
         let doors = (0..<200).map { "getenv SANDBOX_TESTS_\($0)" }
-        let text = #"{ "plugins": { "fixture-sandbox-probe": { "doors": "\#(doors.joined(separator: ";"))" } } }"#
+        let text = #"{ "plugins": { "fixture-sandbox-probe": { "doors": "\#(doors.joined(separator: ";"))", "registrationLines": 2000 } } }"#
         let settings = try folder.write("settings.json", Array(text.utf8), mode: 0o600)
-        let run = try await host(["run", "--plugins", plugin("FixtureSandboxProbe"), "--own-process", "*", "--config", settings])
+        let run = try await host([command, "--plugins", plugin("FixtureSandboxProbe"), "--own-process", "*", "--config", settings])
         #expect(run.status == 0, "\(run.errors)")
-        let logged = run.errorLines.filter { $0.contains("notice: door getenv SANDBOX_TESTS_") }
-        #expect(logged.count == doors.count, "\(logged.count) of \(doors.count) lines")
+        let registered = run.errorLines.filter { $0.contains("notice: registration line ") }
+        #expect(registered.count == 2000, "\(command): \(registered.count) of 2000 lines")
+        if command == "run" {
+            let logged = run.errorLines.filter { $0.contains("notice: door getenv SANDBOX_TESTS_") }
+            #expect(logged.count == doors.count, "\(logged.count) of \(doors.count) lines")
+        }
     }
 }
 

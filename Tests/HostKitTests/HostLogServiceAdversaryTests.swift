@@ -23,7 +23,8 @@ import Testing
             var pair: [Int32] = [0, 0]
             try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
             sockets = (pair[0], pair[1])
-            let service = HostLogService(actorSystem: host, plugin: "real", version: "1.0.0", handler: logs)
+            let service = HostLogService(actorSystem: host, plugin: "real", version: "1.0.0", handler: logs,
+                                         writer: DispatchQueue(label: "plugin log"))
             self.service = service
             connections = try (host.connect(peer: "child", socket: pair[0], serve: { name in
                 guard name == HostLogService.name else { throw ChildRefusal(description: "no \(name)") }

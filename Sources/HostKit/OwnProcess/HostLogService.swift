@@ -20,8 +20,9 @@ distributed actor HostLogService {
     private let handler: any PluginLogHandler
     /// Where the lines are handed to the handler, in order, on a thread of the queue's: a call from
     /// the child returns at once, so a handler that blocks (a standard error nobody reads) holds no
-    /// call of the child's, which would count against the calls a peer may have in flight.
-    private let writer = DispatchQueue(label: "plugin log")
+    /// call of the child's, which would count against the calls a peer may have in flight. The
+    /// host's own, which drains it (``PluginProcessServices/drainLog()``).
+    private let writer: DispatchQueue
     /// The lines handed to ``writer`` and not yet written: past ``backlog``, later lines are dropped.
     private let waiting = Lock(0)
     static let backlog = 4096
@@ -30,8 +31,9 @@ distributed actor HostLogService {
     /// a child's would cost the host that much memory, and seconds, to escape and print.
     static let messageLimit = 16 * 1024, fieldLimit = 1024, fieldCount = 64
 
-    init(actorSystem: PluginActorSystem, plugin: String, version: String, handler: any PluginLogHandler) {
+    init(actorSystem: PluginActorSystem, plugin: String, version: String, handler: any PluginLogHandler, writer: DispatchQueue) {
         self.actorSystem = actorSystem
+        self.writer = writer
         self.plugin = plugin
         self.version = version
         self.handler = handler

@@ -25,6 +25,10 @@ struct SandboxProbePlugin: Plugin {
     func registerServices(in registrar: ModuleRegistrar) throws {
         // Read as it registers: a value of another type fails the registration, as an operator's typo would.
         _ = try registrar.services.settings.int(forKey: "workers")
+        // As many lines as `registrationLines` says, for a host that ends right after registering (`check`).
+        for line in 0..<(try registrar.services.settings.int(forKey: "registrationLines") ?? 0) {
+            registrar.services.log.notice("registration line \(line)")
+        }
         let atStart = atStart
         try registrar.addService(key: RemoteKeys.sandboxProbe) { ProbeService(atStart: atStart) }
     }

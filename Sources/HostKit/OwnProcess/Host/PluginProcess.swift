@@ -246,6 +246,8 @@ final class PluginProcess: Sendable {
     func register(services: ServiceResolver) throws {
         served.lend(services)
         let logLevel = pluginName.withLock({ $0 }).flatMap { launcher.logs?.level(of: $0) }
+        // The child answers once its lines were sent: they are written before the host goes on.
+        defer { served.drainLogBlocking() }
         try BlockingCall.run { try await self.controlProxy().register(logLevel: logLevel?.rawValue) }
             .mapError { ChildRefusal(description: Self.text(of: $0)) }.get()
     }
@@ -253,9 +255,16 @@ final class PluginProcess: Sendable {
     /// Starts the plugin registered in its child; its requirements are served from `services`.
     func start(services: ServiceResolver) async throws {
         served.lend(services)
-        try await PluginActorSystem.withCallTimeout(startTimeout + Self.hookCallMargin) {
-            try await controlProxy().start(timeout: startTimeout)
+        // The child answers once its lines were sent: they are written before the host goes on.
+        do {
+            try await PluginActorSystem.withCallTimeout(startTimeout + Self.hookCallMargin) {
+                try await controlProxy().start(timeout: startTimeout)
+            }
+        } catch {
+            await served.drainLog()
+            throw error
         }
+        await served.drainLog()
         startHeartbeat()
     }
 
@@ -282,6 +291,7 @@ final class PluginProcess: Sendable {
         } catch {
             problem = "its process did not stop cleanly: \(Self.text(of: error))"
         }
+        await served.drainLog()
         stopNow()
         return problem
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import Distributed
 internal import DynamicLoading
 @_spi(HostKit) import PluginAPI
@@ -21,12 +22,15 @@ final class PluginProcessServices: Sendable {
     }
 
     private let served = Lock(Served())
+    /// Where the plugin's lines are written, in order (``HostLogService``'s writer).
+    private let logWriter = DispatchQueue(label: "plugin log")
 
     /// The plugin's process said what it declares: its requirements are served by their
     /// contracts, and its log lines reach `logs` under the name and version the host read.
     func declare(_ metadata: PluginMetadata, logs: (any PluginLogHandler)?) {
         let contracts = metadata.requires.compactMap { key in key.stubType.map { (key.storeKey, $0) } }
-        let log = logs.map { HostLogService(actorSystem: .shared, plugin: metadata.name, version: metadata.version, handler: $0) }
+        let log = logs.map { HostLogService(actorSystem: .shared, plugin: metadata.name, version: metadata.version, handler: $0,
+                                        writer: logWriter) }
         served.withLock { served in
             served.requires = Dictionary(contracts) { first, _ in first }
             served.log = log
@@ -41,6 +45,18 @@ final class PluginProcessServices: Sendable {
             served.services = services
             served.settings = settings
         }
+    }
+
+    /// Returns once the lines the plugin's process sent so far are written: the host's step that the
+    /// child answered after its lines (register, start, stop) shows them before it goes on, also
+    /// when it is a command's last.
+    func drainLog() async {
+        await withCheckedContinuation { continuation in logWriter.async { continuation.resume() } }
+    }
+
+    /// The same, blocking this thread (one that blocks already, a registration's).
+    func drainLogBlocking() {
+        logWriter.sync {}
     }
 
     /// What the plugin's requirements are served from, once the host started it: a restarted child's
