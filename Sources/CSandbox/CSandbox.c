@@ -76,6 +76,8 @@ int sandbox_no_new_privileges(void) { return result(prctl(PR_SET_NO_NEW_PRIVS, 1
 
 int sandbox_unshare(int flags) { return result(unshare(flags)); }
 
+int sandbox_set_real_user(unsigned int user) { return result(setresuid(user, (uid_t)-1, (uid_t)-1)); }
+
 int sandbox_drop_capabilities(void) {
     for (int capability = 0; capability <= CAP_LAST_CAP; capability++) {
         // EINVAL: a capability this kernel does not know; anything else is a failure.

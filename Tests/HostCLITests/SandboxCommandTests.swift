@@ -97,9 +97,7 @@ extension HostCommandTests {
                 }
             }
             if sandbox == "full" {
-                // Root's child joins the pids cgroup its host made first; another's sets RLIMIT_NPROC in its user namespace.
-                let layers = user.uid == 0 ? "thread limit, user namespace" : "user namespace, thread limit"
-                #expect(run.output.contains("sandboxed: \(layers), network namespace"), "\(who): \(run.output)")
+                #expect(run.output.contains("sandboxed: user namespace, thread limit, network namespace"), "\(who): \(run.output)")
             }
         }
     }

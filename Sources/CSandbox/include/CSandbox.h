@@ -37,6 +37,9 @@ int sandbox_no_new_privileges(void);
 /// `unshare(2)` with `flags` (`CLONE_NEW*`).
 int sandbox_unshare(int flags);
 
+/// `setresuid(user, -1, -1)`: the real user changes, the effective and saved users stay.
+int sandbox_set_real_user(unsigned int user);
+
 /// Drops every capability of the calling thread (`capset` with empty sets), and each from the bounding set.
 int sandbox_drop_capabilities(void);
 

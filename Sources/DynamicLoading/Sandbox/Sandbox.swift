@@ -25,14 +25,13 @@ package enum Sandbox {
                 layers.append(layer)
             }
         }
-        // Root's child joins its group while it still may (root's `RLIMIT_NPROC` binds nothing).
-        if let group = policy.threadGroup {
-            try enter(.threadLimit) { ThreadGroup.join(group) }
-        }
+        // The kernel exempts root's real user from RLIMIT_NPROC, also in a user namespace: a root
+        // host's child takes a real user of no account's, its effective user (its rights) staying root's.
+        let counted = policy.threads == nil || getuid() != 0 ? nil : takeCountedRealUser()
         try enter(.userNamespace) { enterUserNamespace() }
-        if policy.threadGroup == nil, let threads = policy.threads {
+        if let threads = policy.threads {
             let ownNamespace = layers.contains(.userNamespace)
-            try enter(.threadLimit) { limitThreads(to: threads, inOwnUserNamespace: ownNamespace) }
+            try enter(.threadLimit) { counted ?? limitThreads(to: threads, inOwnUserNamespace: ownNamespace) }
         }
         if policy.tcpPorts.isEmpty {
             try enter(.networkNamespace) { failure(sandbox_unshare(Int32(sandbox_new_network)), "unshare(CLONE_NEWNET)") }
@@ -49,9 +48,20 @@ package enum Sandbox {
         return layers
     }
 
-    /// A user namespace with this process's user and group mapped to themselves: nil, or why not.
+    /// The real user a root host's child takes so that `RLIMIT_NPROC` binds it (``SandboxPolicy/threads``):
+    /// one no account has (no other process runs as it, so none may signal the child), below 2^31.
+    /// Effective and saved users stay root: files, capabilities and its user namespace's map are
+    /// as before; only the count of its threads, and `access(2)`, see the real user.
+    package static let countedRealUser: uid_t = 2_147_483_000
+
+    /// Takes ``countedRealUser`` as the real user: nil, or why not.
+    private static func takeCountedRealUser() -> String? {
+        failure(sandbox_set_real_user(countedRealUser), "setresuid")
+    }
+
+    /// A user namespace with this process's effective user and group mapped to themselves: nil, or why not.
     private static func enterUserNamespace() -> String? {
-        let (user, group) = (getuid(), getgid())
+        let (user, group) = (geteuid(), getegid())
         if let failure = failure(sandbox_unshare(Int32(sandbox_new_user)), "unshare(CLONE_NEWUSER)") { return failure }
         // Until its maps are written the process is nobody in it; setgroups must be denied before a group map.
         for (file, text) in [("uid_map", "\(user) \(user) 1"), ("setgroups", "deny"), ("gid_map", "\(group) \(group) 1")] {
@@ -61,13 +71,10 @@ package enum Sandbox {
     }
 
     /// `RLIMIT_NPROC` at `threads`, set in the process's own user namespace, where it counts only the
-    /// process's own threads (the kernel counts tasks per user per namespace): nil, or why not.
+    /// process's own threads (the kernel counts tasks per real user per namespace): nil, or why not.
     private static func limitThreads(to threads: UInt64, inOwnUserNamespace: Bool) -> String? {
         guard inOwnUserNamespace else {
             return "without a user namespace of its own, RLIMIT_NPROC would count every process of its user"
-        }
-        guard getuid() != 0 else {
-            return "RLIMIT_NPROC does not bind root, and the host made it no pids cgroup"
         }
         do {
             try Posix.setLimit(Int32(__RLIMIT_NPROC.rawValue), of: 0, soft: threads, hard: threads)

@@ -1,13 +1,13 @@
 /// One layer of a plugin process's sandbox, in the order the child enters them. Each guards
 /// something the others may not; together they are the table in SECURITY.md.
 package enum SandboxLayer: String, Codable, Sendable, CaseIterable {
-    /// A bound on the threads and processes it runs at once (``SandboxPolicy/threads``): the pids
-    /// cgroup the host made for it (``ThreadGroup``), or `RLIMIT_NPROC` in its user namespace, which
-    /// counts only its own there. Only when the host asks for a bound.
-    case threadLimit = "thread limit"
     /// A user namespace of its own (its user mapped to itself): what lets an unprivileged child make
     /// the namespaces below, and what strips a root host's child of root's capabilities outside it.
     case userNamespace = "user namespace"
+    /// A bound on the threads and processes it runs at once (``SandboxPolicy/threads``):
+    /// `RLIMIT_NPROC`, set in its user namespace, where it counts only its own. Only when the host
+    /// asks for a bound.
+    case threadLimit = "thread limit"
     /// A network namespace of its own, with no interface: no network at all (left out when the
     /// operator granted TCP ports, which Landlock then filters).
     case networkNamespace = "network namespace"

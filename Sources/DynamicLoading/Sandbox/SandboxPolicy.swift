@@ -18,24 +18,22 @@ package struct SandboxPolicy: Codable, Sendable, Equatable {
     /// Programs (or folders of them) it may run: granted by the operator. With any, it may also
     /// start processes (`fork`, `execve`); with none, neither.
     package var runnable: [String]
-    /// The threads (and, with ``runnable``, processes) it may run at once; nil: no bound.
+    /// The threads (and, with ``runnable``, processes) it may run at once, which it bounds itself to
+    /// with `RLIMIT_NPROC` in its user namespace (a root host's child first takes a real user the
+    /// limit binds, ``Sandbox/countedRealUser``); nil: no bound.
     package var threads: UInt64?
-    /// The pids cgroup the host made for it, bounded to ``threads``, which it joins: a root host's
-    /// child, which `RLIMIT_NPROC` does not bind. Nil: the child bounds itself with `RLIMIT_NPROC`.
-    package var threadGroup: String?
     /// Whether a layer the kernel does not offer is left out (named in what ``Sandbox/enter(_:)``
     /// returns) instead of refusing to start: the operator's choice to accept less.
     package var acceptsMissingLayers: Bool
 
     package init(readable: [String] = [], writable: [String] = [], folder: String? = nil, tcpPorts: [UInt16] = [], runnable: [String] = [],
-                 threads: UInt64? = nil, threadGroup: String? = nil, acceptsMissingLayers: Bool = false) {
+                 threads: UInt64? = nil, acceptsMissingLayers: Bool = false) {
         self.readable = readable
         self.writable = writable
         self.folder = folder
         self.tcpPorts = tcpPorts
         self.runnable = runnable
         self.threads = threads
-        self.threadGroup = threadGroup
         self.acceptsMissingLayers = acceptsMissingLayers
     }
 

@@ -28,9 +28,9 @@ public struct PluginProcesses: Sendable {
         public var openFiles: UInt64?
         /// The threads (and, with a run grant, processes) it may run at once; past it, starting
         /// another fails (`EAGAIN`). Part of the sandbox (``PluginSandbox``), without which it is not
-        /// applied: a pids cgroup the host makes for a root host's child (a missing layer where the
-        /// host can make none), `RLIMIT_NPROC` in the child's user namespace otherwise. A Swift
-        /// program runs about 10 threads idle, and Dispatch starts up to 64 more under load.
+        /// applied: `RLIMIT_NPROC`, set in the child's user namespace (where it counts the child's
+        /// threads alone). A Swift program runs about 10 threads idle, and Dispatch starts up to 64
+        /// more under load.
         public var threads: UInt64?
 
         /// Limits as given; none by default.

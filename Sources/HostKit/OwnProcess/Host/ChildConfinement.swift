@@ -2,12 +2,11 @@ internal import DynamicLoading
 import Foundation
 
 /// The sandbox one child of a plugin's process is started in (``PluginSandbox``): the policy the
-/// child enters before it loads anything, and the private folder (and, for a root host's child with
-/// a thread limit, the pids cgroup) the host made for it, removed when the child ends.
+/// child enters before it loads anything, and the private folder the host made for it, removed when
+/// the child ends.
 struct ChildConfinement {
     let policy: SandboxPolicy
     let folder: ShadowFolder
-    let threadGroup: ThreadGroup?
 
     /// The confinement of a child for `candidate`: it reads the plugin's file and the libraries beside
     /// it, writes in a folder of its own (made here, in the folder the host's copies go to), and
@@ -21,30 +20,17 @@ struct ChildConfinement {
         case let .failure(unusable):
             return .failure(.processFailed(path: candidate.realPath, reason: "no private folder for its process in \(unusable.path): \(unusable.reason)"))
         }
-        // `RLIMIT_NPROC` does not bind root: its child's threads are bounded by a group of their own.
-        var threadGroup: ThreadGroup?
-        if let threads, geteuid() == 0 {
-            switch ThreadGroup.make(limit: threads) {
-            case let .success(made): threadGroup = made
-            case let .failure(missing):
-                if !sandbox.acceptsMissingLayers {
-                    folder.remove()
-                    return .failure(.processFailed(path: candidate.realPath, reason: "\(missing)"))
-                }
-            }
-        }
         let grant = grant ?? SandboxGrant()
         let policy = SandboxPolicy(readable: [candidate.realPath] + libraries(beside: candidate.realPath) + grant.read,
                                    writable: grant.write, folder: folder.root, tcpPorts: grant.tcpPorts,
-                                   runnable: grant.run, threads: threads, threadGroup: threadGroup?.path,
+                                   runnable: grant.run, threads: threads,
                                    acceptsMissingLayers: sandbox.acceptsMissingLayers)
-        return .success(ChildConfinement(policy: policy, folder: folder, threadGroup: threadGroup))
+        return .success(ChildConfinement(policy: policy, folder: folder))
     }
 
     /// Removes what the host made for the child, once it ended.
     func remove() {
         folder.remove()
-        threadGroup?.remove()
     }
 
     /// The policy as the child reads it, from ``SandboxPolicy/variable``.
@@ -62,10 +48,16 @@ struct ChildConfinement {
     }
 
     /// Nil if the process `pid` runs with `no_new_privs` and a seccomp filter, as a child that entered
-    /// its sandbox does, and in its thread group if it has one; else what `/proc/PID/status` (or
-    /// `/proc/PID/cgroup`) says instead. The host's own check of the child's word.
-    func problem(ofProcess pid: Int32) -> String? {
-        if let threadGroup, !threadGroup.holds(pid) { return "it is not in its thread group \(threadGroup.path)" }
+    /// its sandbox does, and with the thread limit it says it set; else what `/proc/PID/status` (or
+    /// `/proc/PID/limits`) says instead. The host's own check of the child's word.
+    func problem(ofProcess pid: Int32, layers: [String]) -> String? {
+        if let threads = policy.threads, layers.contains(SandboxLayer.threadLimit.rawValue) {
+            let limits = (try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)) ?? ""
+            let line = limits.split(separator: "\n").first { $0.hasPrefix("Max processes") }
+            guard line?.split(separator: " ").dropFirst(2).prefix(2).elementsEqual(["\(threads)", "\(threads)"]) == true else {
+                return "it runs without its thread limit (\(line.map(String.init) ?? "no Max processes in /proc/\(pid)/limits"))"
+            }
+        }
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
             return "its status cannot be read"
         }

@@ -187,7 +187,7 @@ final class PluginProcess: Sendable {
         // The child's word that it entered its sandbox, and the kernel's.
         if let confinement, case let .success(description) = loaded,
            let problem = description.sandbox == nil ? "its program did not enter the sandbox (it is not PluginChild.serve of this HostKit)"
-                                                    : confinement.problem(ofProcess: child.pid) {
+                                                    : confinement.problem(ofProcess: child.pid, layers: description.sandbox ?? []) {
             child.kill()
             return .failure(.processFailed(path: path, reason: "its process is not confined: \(problem)"))
         }
