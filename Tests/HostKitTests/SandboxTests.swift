@@ -86,6 +86,7 @@ import Testing
                 Door(line: "threads \(Self.threads + 36)", unconfined: .opens),
                 Door(line: "keyctl -", unconfined: .opens),
                 Door(line: "setuid 0", unconfined: .opensForRoot),
+                Door(line: "realuser 0", unconfined: .opensForRoot),
                 Door(line: "mount \(folder.path)", unconfined: .opensForRoot),
                 Door(line: "unshare -", unconfined: .opensForRoot),
                 Door(line: "bpf -", unconfined: .opensForRoot),
