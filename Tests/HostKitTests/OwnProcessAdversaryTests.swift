@@ -27,19 +27,22 @@ import Testing
         _ = try? await echo.crash()
         // Until run 2's restart has failed ("was not restarted") and the restart after it, run 3's, has
         // succeeded ("restarted"): a restart that counts run 2's end too does so as it fails, and
-        // schedules a third restart then ("restarting in"), which the count below sees spawned or not.
+        // schedules a third restart then ("restarting"), which the count below sees spawned or not.
         let restartsDone = { (lines: [String]) in
             lines.contains { $0.contains(" was not restarted: ") } && lines.contains { $0.hasSuffix(" restarted") }
         }
         try await waitFor(atMost: .seconds(60), { restartsDone(reported.withLock { $0 }) },
                           orSay: "reported: \(reported.withLock { $0 })")
         let runs = program.runs
-        let scheduled = reported.withLock { $0 }.filter { $0.contains("; restarting in ") }
+        let scheduled = reported.withLock { $0 }.filter { $0.contains("; restarting ") }
         host.shutdown()
         _ = try await poll(atMost: .seconds(60)) { program.running.isEmpty }
         let lines = reported.withLock { $0 }
         #expect(program.running.isEmpty, "still running after the shutdown: \(program.running) of runs \(runs); reported: \(lines)")
         #expect(scheduled.count == 2, "one crash and one failed restart scheduled \(scheduled.count) restarts; reported: \(lines)")
+        // Run 1 served: restarted at once. Run 2 ended before it served: a crash loop's pause.
+        #expect(scheduled.first?.hasSuffix("; restarting now") == true && scheduled.last?.contains("; restarting in ") == true,
+                "\(scheduled)")
         #expect(runs.count == 3, "one crash and one failed restart made \(runs.count) children; reported: \(lines)")
     }
 

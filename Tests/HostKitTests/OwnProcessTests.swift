@@ -49,6 +49,19 @@ import Testing
         #expect(slot.serviceType == "FixtureRemoteContracts.Echo")
     }
 
+    /// A process that served is restarted at once, whatever the pause: its end costs the calls it had
+    /// in flight, not a pause (here ten minutes; before, the pause came first, 0.1 s by default).
+    @Test func aProcessThatServedIsRestartedAtOnce() async throws {
+        let restarts = PluginProcesses.RestartPolicy(maximum: 3, window: .seconds(600), backoff: .seconds(600), maximumBackoff: .seconds(600))
+        let (host, reported) = try Self.host(Self.processes(restarts: restarts))
+        defer { host.shutdown() }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        let before = try await echo.pid()
+        _ = try? await echo.crash()
+        try await waitFor(atMost: .seconds(120)) { (try? await echo.pid()).map { $0 != before } ?? false }
+        #expect(reported.withLock { $0 }.contains { $0.hasSuffix("; restarting now") }, "\(reported.withLock { $0 })")
+    }
+
     @Test func anErrorThePluginThrowsArrivesNamed() async throws {
         let (host, _) = try Self.host()
         defer { host.shutdown() }

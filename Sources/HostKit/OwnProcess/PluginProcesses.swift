@@ -48,12 +48,15 @@ public struct PluginProcesses: Sendable {
         public var maximum: Int
         /// The span ``maximum`` counts restarts in.
         public var window: Duration
-        /// The pause before the first restart; it doubles with each restart in the window.
+        /// The pause before restarting a process that ended before it served (it did not start its
+        /// plugin); it doubles with each such end in a row. A process that served is restarted at
+        /// once: its end costs the calls it had in flight.
         public var backoff: Duration
         /// The longest pause.
         public var maximumBackoff: Duration
 
-        /// A policy as given: by default 5 restarts a minute, after 0.1 s, 0.2 s, 0.4 s...
+        /// A policy as given: by default 5 restarts a minute, a process that had not served after 0.1 s,
+        /// 0.2 s, 0.4 s...
         public init(maximum: Int = 5, window: Duration = .seconds(60), backoff: Duration = .milliseconds(100),
                     maximumBackoff: Duration = .seconds(5)) {
             self.maximum = maximum

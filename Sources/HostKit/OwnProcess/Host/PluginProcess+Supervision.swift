@@ -3,8 +3,9 @@ internal import DynamicLoading
 @_spi(HostKit) import PluginActors
 
 /// The supervision of a plugin's process: a heartbeat while it serves, and, when it ends, a restart
-/// after a growing pause, or, past the restarts its ``PluginProcesses/RestartPolicy`` allows, its
-/// withdrawal, which the host (``PluginProcessOwner``) is told of.
+/// (at once for a child that served, after a growing pause for one that ended before it served), or,
+/// past the restarts its ``PluginProcesses/RestartPolicy`` allows, its withdrawal, which the host
+/// (``PluginProcessOwner``) is told of.
 extension PluginProcess {
     /// Asks the child every ``PluginProcesses/heartbeat`` whether it answers; kills it if not.
     func startHeartbeat() {
@@ -37,8 +38,8 @@ extension PluginProcess {
         case withdraw(because: String)
     }
 
-    /// A child ended: unless it was stopped (or is not the current one), restart it after a pause,
-    /// or withdraw it past the restarts allowed.
+    /// A child ended: unless it was stopped (or is not the current one), restart it (after a pause if
+    /// it had not served), or withdraw it past the restarts allowed.
     func ended(generation: Int, _ ending: ChildProcess.Ending) {
         let now = ContinuousClock.now
         let policy = settings.restarts
@@ -51,7 +52,11 @@ extension PluginProcess {
                 state.withdrawn = why
                 return .withdraw(because: why)
             }
-            return .restart(after: min(policy.backoff * (1 << min(count - 1, 30)), policy.maximumBackoff))
+            // A child that served is restarted at once: its end costs the calls in flight, not a pause.
+            // One that ended before it served is a crash loop: the pause grows with each in a row.
+            guard !state.served else { return .restart(after: .zero) }
+            state.endsBeforeServing += 1
+            return .restart(after: min(policy.backoff * (1 << min(state.endsBeforeServing - 1, 30)), policy.maximumBackoff))
         }
         switch decision {
         case nil: return
@@ -70,11 +75,13 @@ extension PluginProcess {
     /// Reports the end and starts a new child after `pause`.
     private func scheduleRestart(after pause: Duration, ending: ChildProcess.Ending) {
         let name = TerminalText.escaped(peer)
-        report("plugin process \(name) \(ending); restarting in \(pause)")
+        report("plugin process \(name) \(ending); restarting " + (pause == .zero ? "now" : "in \(pause)"))
         // A thread of its own: a restart waits for its child to load, which must hold none of Swift
         // concurrency's few threads.
         Thread.detachNewThread { [weak self] in
-            Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+            if pause > .zero {
+                Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+            }
             self?.restart()
         }
     }

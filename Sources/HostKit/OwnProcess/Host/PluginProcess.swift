@@ -18,6 +18,11 @@ final class PluginProcess: Sendable {
         var connection: PluginActorConnection?
         var generation = 0
         var restarts: [ContinuousClock.Instant] = []
+        /// Whether the current child started its plugin: its end is then restarted at once.
+        var served = false
+        /// The children in a row that ended before they started their plugin: the pause before the
+        /// next restart doubles with each (a crash loop), from ``PluginProcesses/RestartPolicy/backoff``.
+        var endsBeforeServing = 0
         var stopping = false
         /// Why it is not started again, once it is not.
         var withdrawn: String?
@@ -119,6 +124,7 @@ final class PluginProcess: Sendable {
         let path = candidate.realPath
         let generation = state.withLock { state in
             state.generation += 1
+            state.served = false
             return state.generation
         }
         var environment = settings.environment
@@ -265,6 +271,10 @@ final class PluginProcess: Sendable {
             throw error
         }
         await served.drainLog()
+        state.withLock { state in
+            state.served = true
+            state.endsBeforeServing = 0
+        }
         startHeartbeat()
     }
 
