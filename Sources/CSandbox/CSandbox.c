@@ -38,7 +38,7 @@ static const struct { const char *name; long number; } calls[] = {
     CALL(open_by_handle_at), CALL(name_to_handle_at), CALL(io_uring_setup), CALL(io_uring_enter), CALL(io_uring_register),
     CALL(execve), CALL(execveat), CALL(clone), CALL(clone3),
     CALL(setuid), CALL(setgid), CALL(setreuid), CALL(setregid), CALL(setresuid), CALL(setresgid), CALL(setfsuid),
-    CALL(setfsgid), CALL(setgroups), CALL(capset), CALL(personality),
+    CALL(setfsgid), CALL(setgroups), CALL(capset), CALL(personality), CALL(prlimit64),
     CALL(socket), CALL(memfd_create), CALL(memfd_secret), CALL(mmap), CALL(shmget), CALL(shmat), CALL(mq_open),
 #ifdef SYS_iopl
     CALL(iopl), CALL(ioperm),

@@ -63,7 +63,7 @@ extension HostCommandTests {
         let doors: [(line: String, opensForRootOnly: Bool)] = [
             ("read \(settings)", false), ("read \(secret)", false), ("list /", false),
             ("write /tmp/sandbox-door-\(UUID().uuidString)", false), ("tcp 127.0.0.1:\(tcp.port)", false),
-            ("udp 127.0.0.1:\(tcp.port)", false), ("signal \(pid)", false), ("ptrace \(pid)", false),
+            ("udp 127.0.0.1:\(tcp.port)", false), ("signal \(pid)", false), ("ptrace \(pid)", false), ("prlimit \(pid)", false),
             ("open /proc/\(pid)/mem", false), ("read /proc/\(pid)/environ", false), ("getenv SANDBOX_TESTS_HOST_SECRET", false),
             ("run /bin/true", false), ("shared 64", false), ("memfd -", false), ("threads 600", false),
             ("setuid 0", true), ("unshare -", true), ("bpf -", true), ("mount \(folder.path)", true),

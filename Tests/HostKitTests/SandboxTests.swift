@@ -75,6 +75,7 @@ import Testing
                 Door(line: "unix \(unixPath)", unconfined: .opens),
                 Door(line: "signal \(pid)", unconfined: .opens),
                 Door(line: "ptrace \(pid)", unconfined: .opens),
+                Door(line: "prlimit \(pid)", unconfined: .opens),
                 Door(line: "memory \(pid):\(address)", unconfined: .opens),
                 Door(line: "open /proc/\(pid)/mem", unconfined: .opens),
                 Door(line: "read /proc/\(pid)/environ", unconfined: .opens),

@@ -70,6 +70,9 @@ package struct SystemCallRule: Sendable {
                            .argumentIsNoneOf(index: 0, mask: .max, values: [UInt32(bitPattern: pid)]),
                            because: "signals to other processes"),
             SystemCallRule(["tkill", "pidfd_send_signal"], because: "signals to other processes (threads use tgkill)"),
+            // glibc's getrlimit and setrlimit name no process (0).
+            SystemCallRule(["prlimit64"], .argumentIsNoneOf(index: 0, mask: .max, values: [UInt32(bitPattern: pid), 0]),
+                           because: "the limits of other processes: a child of the host's own user could lower the host's"),
         ]
         if !policy.runnable.isEmpty {
             rules.append(SystemCallRule(["clone3"], error: ENOSYS, because: "its arguments cannot be read here: glibc falls back to clone"))
