@@ -25,9 +25,10 @@ package enum Sandbox {
                 layers.append(layer)
             }
         }
-        // The kernel exempts root's real user from RLIMIT_NPROC, also in a user namespace: a root
+        // The kernel exempts the machine's root from RLIMIT_NPROC, also in a user namespace: a root
         // host's child takes a real user of no account's, its effective user (its rights) staying root's.
-        let counted = policy.threads == nil || getuid() != 0 ? nil : takeCountedRealUser()
+        // (Root of a container's user namespace is another user of the machine's: it is bound as is.)
+        let counted = policy.threads == nil || getuid() != 0 || !rootIsTheMachines() ? nil : takeCountedRealUser()
         try enter(.userNamespace) { enterUserNamespace() }
         if let threads = policy.threads {
             let ownNamespace = layers.contains(.userNamespace)
@@ -49,10 +50,22 @@ package enum Sandbox {
     }
 
     /// The real user a root host's child takes so that `RLIMIT_NPROC` binds it (``SandboxPolicy/threads``):
-    /// one no account has (no other process runs as it, so none may signal the child), below 2^31.
-    /// Effective and saved users stay root: files, capabilities and its user namespace's map are
-    /// as before; only the count of its threads, and `access(2)`, see the real user.
+    /// one no account has, below 2^31 (the children of root hosts share it; the filter and Landlock keep
+    /// them from signalling each other). Effective and saved users stay root: its files, capabilities
+    /// and its user namespace's map are as before. What reads the real user sees it: the count of its
+    /// threads, `access(2)` (which then fails where `open` would not), and a program it runs under a run
+    /// grant, which runs as set-user-ID programs do (`AT_SECURE`: glibc ignores `LD_*` variables).
     package static let countedRealUser: uid_t = 2_147_483_000
+
+    /// Whether this namespace's root is the machine's (`/proc/self/uid_map` maps 0 to 0): the user the
+    /// kernel exempts from `RLIMIT_NPROC`.
+    private static func rootIsTheMachines() -> Bool {
+        guard let map = try? String(contentsOfFile: "/proc/self/uid_map", encoding: .utf8) else { return true }
+        return map.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count == 3 && fields[0] == "0" && fields[1] == "0"
+        }
+    }
 
     /// Takes ``countedRealUser`` as the real user: nil, or why not.
     private static func takeCountedRealUser() -> String? {
@@ -70,8 +83,9 @@ package enum Sandbox {
         return nil
     }
 
-    /// `RLIMIT_NPROC` at `threads`, set in the process's own user namespace, where it counts only the
-    /// process's own threads (the kernel counts tasks per real user per namespace): nil, or why not.
+    /// `RLIMIT_NPROC` at `threads`, set in the process's own user namespace, where it counts the
+    /// process's own threads (the kernel counts tasks per real user per namespace; it also counts
+    /// them, with every task of the same real user, against the host's own `RLIMIT_NPROC`): nil, or why not.
     private static func limitThreads(to threads: UInt64, inOwnUserNamespace: Bool) -> String? {
         guard inOwnUserNamespace else {
             return "without a user namespace of its own, RLIMIT_NPROC would count every process of its user"
