@@ -261,6 +261,7 @@ final class PluginProcess: Sendable {
     /// Starts the plugin registered in its child; its requirements are served from `services`.
     func start(services: ServiceResolver) async throws {
         served.lend(services)
+        let generation = state.withLock(\.generation)
         // The child answers once its lines were sent: they are written before the host goes on.
         do {
             try await PluginActorSystem.withCallTimeout(startTimeout + Self.hookCallMargin) {
@@ -271,7 +272,9 @@ final class PluginProcess: Sendable {
             throw error
         }
         await served.drainLog()
+        // The child this call started, if it is still the current one (not one that replaced it since).
         state.withLock { state in
+            guard state.generation == generation else { return }
             state.served = true
             state.endsBeforeServing = 0
         }

@@ -47,16 +47,34 @@ final class PluginProcessServices: Sendable {
         }
     }
 
-    /// Returns once the lines the plugin's process sent so far are written: the host's step that the
-    /// child answered after its lines (register, start, stop) shows them before it goes on, also
-    /// when it is a command's last.
+    /// Returns once the lines the plugin's process sent so far are written, or after
+    /// ``logDrainBound``: the host's step that the child answered after its lines (register, start,
+    /// stop) shows them before it goes on, also when it is a command's last; a handler that blocks (a
+    /// standard error nobody reads) holds the step no longer than that.
     func drainLog() async {
-        await withCheckedContinuation { continuation in logWriter.async { continuation.resume() } }
+        let drained = drainStarted()
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                _ = drained.wait(timeout: .now() + Self.logDrainBound)
+                continuation.resume()
+            }
+        }
     }
 
     /// The same, blocking this thread (one that blocks already, a registration's).
     func drainLogBlocking() {
-        logWriter.sync {}
+        _ = drainStarted().wait(timeout: .now() + Self.logDrainBound)
+    }
+
+    /// The longest a step waits for the plugin's lines to be written.
+    static let logDrainBound: DispatchTimeInterval = .seconds(2)
+
+    /// A group left once every line handed to the writer before now is written.
+    private func drainStarted() -> DispatchGroup {
+        let drained = DispatchGroup()
+        drained.enter()
+        logWriter.async { drained.leave() }
+        return drained
     }
 
     /// What the plugin's requirements are served from, once the host started it: a restarted child's
