@@ -51,9 +51,9 @@ enum OwnProcessCases {
         let gets: [Measurement]
     }
 
-    /// Restarted at once: the pause is what the policy chooses (default 0.1 s, doubling), not the work.
-    static let restarts = PluginProcesses.RestartPolicy(maximum: 5, window: .milliseconds(1), backoff: .milliseconds(1),
-                                                        maximumBackoff: .milliseconds(1))
+    /// The default pause (0.1 s, doubling), which a child that served no longer waits: its restart is
+    /// the work alone. (A window of 1 ms: the repetitions never add up to a withdrawal.)
+    static let restarts = PluginProcesses.RestartPolicy(maximum: 5, window: .milliseconds(1))
 
     static func run(_ size: Size, getConfig: HarnessConfig) -> Result {
         let folder = PeerProcess.executableFolder

@@ -26,7 +26,7 @@ extension Report {
         print("child: spawn, connect, the child's checks and load, start). A crash is `Echo.crash` (fatalError; HostKit")
         print("runs children with `SWIFT_BACKTRACE=enable=no`); a kill is SIGKILL of the child while an `Echo.hang` call is in")
         print("flight, timed from the kill. \"Served again\": the same proxy answers from the new child, polled every 0.2 ms;")
-        print("the restart policy's pause is 1 ms here (the default is 100 ms, doubling with each restart in a minute). ms.\n")
+        print("the restart policy is the default: a child that served is restarted at once (the pause, 100 ms doubling, is for a crash loop). ms.\n")
         print("| case | median | min | max | samples |")
         print("|---|---:|---:|---:|---:|")
         for (label, samples) in [("own-process/start-up: spawn, checks, load, first call", result.startup),
