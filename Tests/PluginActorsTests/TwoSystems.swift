@@ -64,7 +64,8 @@ final class TwoSystems: Sendable {
     let hostConnection: PluginActorConnection
     let childConnection: PluginActorConnection
 
-    init(callTimeout: Duration = .seconds(300)) throws {
+    /// `callsWaitForSuccessor`: the host's connection's (calls made after the child ended wait for the next).
+    init(callTimeout: Duration = .seconds(300), callsWaitForSuccessor: Set<String>? = nil) throws {
         var pair: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw PluginActorError.unsupported("socketpair failed")
@@ -75,7 +76,8 @@ final class TwoSystems: Sendable {
         self.calculator = calculator
         hostConnection = try host.connect(peer: "child", socket: hostSocket, callTimeout: callTimeout,
                                           serve: { name in throw PluginActorError.unsupported("the host serves nothing (\(name))") },
-                                          endReason: { "the child's test end" })
+                                          endReason: { "the child's test end" }, callEnded: nil,
+                                          callsWaitForSuccessor: callsWaitForSuccessor)
         childConnection = try child.connect(peer: "host", socket: childSocket, callTimeout: callTimeout, serve: { name in
             guard name == "calc" else { throw PluginActorError.unsupported("no \(name)") }
             return (calculator, $Calculator<PluginActorSystem>.self)

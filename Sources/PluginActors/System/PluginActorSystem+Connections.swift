@@ -26,41 +26,74 @@ extension PluginActorSystem {
     /// `echo`), how it ended (`answered`, `threw`: the method threw, or `failed`: no answer came,
     /// the process ended, the call timed out or was refused) and how long it took. A host counts its
     /// plugins' calls with it.
+    ///
+    /// With `callsWaitForSuccessor`, the end of the other process does not fail the calls made
+    /// after it: they wait, within their timeout, for the process that takes its place (a restart).
+    /// The next connection to `peer` carries only the calls to the services named in
+    /// `callsWaitForSuccessor` (the host's steps that start its plugin) until ``liftHold(peer:)``
+    /// says it serves; ``markUnavailable(peer:reason:)`` fails them instead. Calls pending at the end
+    /// fail as before (they may have run).
     @_spi(HostKit)
     public func connect(peer: String, socket: Int32, callTimeout: Duration = .seconds(30),
                         serve: @escaping @Sendable (String) async throws -> PluginActorSystem.Served,
                         endReason: @escaping @Sendable () -> String = { "it closed the connection" },
-                        callEnded: (@Sendable (_ service: String, _ method: String, _ outcome: String, _ duration: Duration) -> Void)?)
+                        callEnded: (@Sendable (_ service: String, _ method: String, _ outcome: String, _ duration: Duration) -> Void)?,
+                        callsWaitForSuccessor: Set<String>? = nil)
         throws -> PluginActorConnection {
         guard let owned = SocketIO.duplicate(socket) else {
             throw PluginActorError.unavailable(peer: peer, reason: "its socket could not be duplicated")
         }
         let connection = PeerConnection(peer: peer, socket: owned, callTimeout: callTimeout, system: self, serve: serve,
-                                        endReason: endReason, callEnded: callEnded) { [weak self] connection, error in
-            self?.connectionEnded(connection, error)
+                                        endReason: endReason, callEnded: callEnded,
+                                        callsWaitForSuccessor: callsWaitForSuccessor) { [weak self] connection, error, processGone in
+            self?.connectionEnded(connection, error, processGone: processGone)
         }
-        setPeer(peer, .connected(connection))
+        changePeer(peer) { state in
+            // The successor of a process whose calls wait: it carries the host's steps until the hold is lifted.
+            guard case var .held(hold)? = state else { return .connected(connection) }
+            hold.successor = connection
+            return .held(hold)
+        }
         guard connection.start() else { throw PluginActorError.unavailable(peer: peer, reason: "no reader thread") }
         return PluginActorConnection(connection)
     }
 
+    /// The process that took the place of `peer`'s ended one serves: the calls that waited for it,
+    /// and every later call, go to it. Nothing happens unless such a successor connected.
+    @_spi(HostKit)
+    public func liftHold(peer: String) {
+        changePeer(peer) { state in
+            guard case let .held(hold)? = state, let successor = hold.successor else { return state }
+            return .connected(successor)
+        }
+    }
+
     /// From now on, calls to `peer` fail at once with ``PluginActorError/unavailable(peer:reason:)``
-    /// saying `reason` (a process restarting, withdrawn); its connection, if any, stays open for the
-    /// calls it carries.
+    /// saying `reason` (a process restarting, withdrawn), the calls that waited for its successor
+    /// too; its connection, if any, stays open for the calls it carries.
     @_spi(HostKit)
     public func markUnavailable(peer: String, reason: String) {
-        setPeer(peer, .down(.unavailable(peer: peer, reason: reason)))
+        changePeer(peer) { _ in .down(.unavailable(peer: peer, reason: reason)) }
     }
 
-    private func setPeer(_ peer: String, _ state: Peer) {
-        peers.withLock { $0[peer] = state }
-    }
-
-    /// A connection that ended leaves its peer down with the reason, unless another took its place.
-    private func connectionEnded(_ connection: PeerConnection, _ error: PluginActorError) {
+    /// A connection that ended leaves its peer down with the reason (or waiting for its successor, if
+    /// its process ended and its calls wait for one), unless another took its place.
+    private func connectionEnded(_ connection: PeerConnection, _ error: PluginActorError, processGone: Bool) {
         peers.withLock { peers in
-            if case let .connected(current)? = peers[connection.peer], current === connection {
-                peers[connection.peer] = .down(error)
+            switch peers[connection.peer] {
+            case let .connected(current)? where current === connection:
+                guard processGone, let passing = connection.callsWaitForSuccessor else {
+                    peers[connection.peer] = .down(error)
+                    return
+                }
+                peers[connection.peer] = .held(PeerHold(successor: nil, passing: passing, ended: error,
+                                                        callTimeout: connection.callTimeout))
+            case var .held(hold)? where hold.successor === connection:
+                // The successor ended before it served: the calls wait on for the next, or for the host's word.
+                hold.successor = nil
+                peers[connection.peer] = .held(hold)
+            default:
+                break
             }
         }
     }

@@ -32,11 +32,14 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
 
     enum Peer {
         case connected(PeerConnection)
+        /// Its process ended and calls wait for its successor.
+        case held(PeerHold)
         case down(PluginActorError)
     }
 
     let peers = Lock<[String: Peer]>([:])
     private let actorCount = Atomic<UInt64>(0)
+    let waiterCount = Atomic<UInt64>(0)
 
     /// A system of its own, apart from ``shared`` (tests that stand for two processes in one).
     @_spi(HostKit)
@@ -110,19 +113,22 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
 
     /// Sends a call, its arguments encoded already, to the process that serves `id`, and waits for its reply.
     func forward(to id: PluginActorID, target: String, arguments: [UInt8]) async throws -> PeerConnection.Reply {
-        let connection = try peers.withLock { peers throws(PluginActorError) -> PeerConnection in
-            switch peers[id.peer] {
-            case let .connected(connection): return connection
-            case let .down(error): throw error
-            case nil: throw .unavailable(peer: id.peer, reason: "no process of that name is connected")
-            }
+        let connection: PeerConnection
+        var timeout = Self.callTimeout
+        switch try route(id) {
+        case let .ready(ready): connection = ready
+        case let .held(holdTimeout):
+            // The time it waited counts against its timeout.
+            let deadline = ContinuousClock.now + (timeout ?? holdTimeout)
+            connection = try await successor(for: id, before: deadline)
+            timeout = deadline - .now
         }
         guard let callEnded = connection.callEnded else {
-            return try await connection.call(name: id.name, target: target, arguments: arguments, timeout: Self.callTimeout)
+            return try await connection.call(name: id.name, target: target, arguments: arguments, timeout: timeout)
         }
         let started = ContinuousClock.now
         do {
-            let reply = try await connection.call(name: id.name, target: target, arguments: arguments, timeout: Self.callTimeout)
+            let reply = try await connection.call(name: id.name, target: target, arguments: arguments, timeout: timeout)
             let outcome = switch reply {
             case .value, .void: "answered"
             case let .failure(failure): failure?.reason == .thrown ? "threw" : "failed"

@@ -57,7 +57,11 @@ final class PeerConnection: Sendable {
     /// Hears of each call this side makes when it ends: its service, its method, `answered`, `threw`
     /// or `failed`, and how long it took (``PluginActorSystem/connect(peer:socket:callTimeout:serve:endReason:callEnded:)``).
     let callEnded: (@Sendable (String, String, String, Duration) -> Void)?
-    private let onEnd: @Sendable (PeerConnection, PluginActorError) -> Void
+    private let onEnd: @Sendable (PeerConnection, PluginActorError, _ processGone: Bool) -> Void
+    /// The services whose calls go on to the other process's successor while calls to others wait
+    /// for it to serve, if a call made after the other process ended waits for its successor
+    /// (``PluginActorSystem/connect(peer:socket:callTimeout:serve:endReason:callEnded:callsWaitForSuccessor:)``).
+    let callsWaitForSuccessor: Set<String>?
 
     /// How often the reader looks for calls past their deadline: a call times out at most this late.
     static let timeoutTick: Duration = .milliseconds(50)
@@ -70,8 +74,10 @@ final class PeerConnection: Sendable {
          serve: @escaping @Sendable (String) async throws -> PluginActorSystem.Served,
          endReason: @escaping @Sendable () -> String,
          callEnded: (@Sendable (String, String, String, Duration) -> Void)? = nil,
-         onEnd: @escaping @Sendable (PeerConnection, PluginActorError) -> Void) {
+         callsWaitForSuccessor: Set<String>? = nil,
+         onEnd: @escaping @Sendable (PeerConnection, PluginActorError, _ processGone: Bool) -> Void) {
         self.callEnded = callEnded
+        self.callsWaitForSuccessor = callsWaitForSuccessor
         self.peer = peer
         self.socket = socket
         self.callTimeout = callTimeout
@@ -173,11 +179,11 @@ final class PeerConnection: Sendable {
             do {
                 count = try SocketIO.read(socket, into: &buffer, at: filled, waiting: Self.timeoutTick)
             } catch {
-                end(state.withLock(\.closing) ?? .processEnded(peer: peer, reason: "\(error); \(endReason())"))
+                endAtTheOtherSide { "\(error); \(self.endReason())" }
                 break
             }
             if count == 0 {
-                end(state.withLock(\.closing) ?? .processEnded(peer: peer, reason: endReason()))
+                endAtTheOtherSide(reason: endReason)
                 break
             }
             filled += count ?? 0
@@ -287,7 +293,21 @@ final class PeerConnection: Sendable {
         end(reason)
     }
 
-    private func end(_ reason: PluginActorError) {
+    /// Ends the connection because the other side closed it or the socket failed: unless this side
+    /// closed it first, the other process ended (`reason`, the host's word, is asked only then: it
+    /// reaps the process, killing it if it lives on).
+    private func endAtTheOtherSide(reason: () -> String) {
+        if let closing = state.withLock(\.closing) {
+            end(closing)
+        } else {
+            end(.processEnded(peer: peer, reason: reason()), processGone: true)
+        }
+    }
+
+    /// Ends the connection once: `onEnd` hears first (so a caller that sees its call fail finds the
+    /// peer's new state), then every pending call fails with `reason`. `processGone`: the other
+    /// process ended (not this side's close, a broken protocol or a stalled writer).
+    private func end(_ reason: PluginActorError, processGone: Bool = false) {
         let taken = state.withLock { state -> (pending: [Pending], serving: [Serving])? in
             guard state.ended == nil else { return nil }
             state.ended = reason
@@ -298,8 +318,8 @@ final class PeerConnection: Sendable {
             return (Array(state.pending.values), Array(state.serving.values))
         }
         guard let taken else { return }
+        onEnd(self, reason, processGone)
         for call in taken.pending { call.continuation?.resume(throwing: reason) }
         for case let .running(task) in taken.serving { task.cancel() }
-        onEnd(self, reason)
     }
 }

@@ -72,10 +72,15 @@ extension PluginProcess {
         }
     }
 
-    /// Reports the end and starts a new child after `pause`.
+    /// Reports the end and starts a new child after `pause`. Calls made meanwhile wait for it if it
+    /// comes at once; in a crash loop's pause they fail at once, saying when it comes.
     private func scheduleRestart(after pause: Duration, ending: ChildProcess.Ending) {
         let name = TerminalText.escaped(peer)
-        report("plugin process \(name) \(ending); restarting " + (pause == .zero ? "now" : "in \(pause)"))
+        let restarting = "restarting " + (pause == .zero ? "now" : "in \(pause)")
+        if pause > .zero {
+            PluginActorSystem.shared.markUnavailable(peer: peer, reason: "its process \(ending); \(restarting)")
+        }
+        report("plugin process \(name) \(ending); \(restarting)")
         // A thread of its own: a restart waits for its child to load, which must hold none of Swift
         // concurrency's few threads.
         Thread.detachNewThread { [weak self] in
@@ -88,7 +93,11 @@ extension PluginProcess {
 
     /// A new child, loading and starting the plugin as the first did.
     private func restart() {
-        guard !state.withLock({ $0.stopping || $0.withdrawn != nil }), let services = served.lent else { return }
+        guard !state.withLock({ $0.stopping || $0.withdrawn != nil }) else { return }
+        guard let services = served.lent else {
+            PluginActorSystem.shared.markUnavailable(peer: peer, reason: "its process ended before its plugin registered")
+            return
+        }
         var spawned = false
         switch spawnAndLoad(spawned: &spawned) {
         case let .failure(error):

@@ -168,7 +168,9 @@ final class PluginProcess: Sendable {
             connection = try PluginActorSystem.shared.connect(
                 peer: peer, socket: child.socket, callTimeout: settings.callTimeout,
                 serve: { [served] name in try await served.serve(name) },
-                endReason: { [weak self] in self?.endReason(of: child) ?? "it ended" }, callEnded: calls)
+                endReason: { [weak self] in self?.endReason(of: child) ?? "it ended" }, callEnded: calls,
+                // A restart costs the calls in flight: those made meanwhile wait for the next child to start.
+                callsWaitForSuccessor: [ChildControlService.name])
         } catch {
             child.kill()
             return .failure(.processFailed(path: path, reason: "\(error)"))
@@ -273,11 +275,14 @@ final class PluginProcess: Sendable {
         }
         await served.drainLog()
         // The child this call started, if it is still the current one (not one that replaced it since).
-        state.withLock { state in
-            guard state.generation == generation else { return }
+        let current = state.withLock { state in
+            guard state.generation == generation else { return false }
             state.served = true
             state.endsBeforeServing = 0
+            return true
         }
+        // The calls that waited while it restarted go to it now.
+        if current { PluginActorSystem.shared.liftHold(peer: peer) }
         startHeartbeat()
     }
 

@@ -1,0 +1,18 @@
+/// The calls to a peer whose process ended while its successor is on its way: they wait for it
+/// instead of failing (``PluginActorSystem/connect(peer:socket:callTimeout:serve:endReason:callEnded:callsWaitForSuccessor:)``).
+///
+/// Invariants: a hold lives in its system's `peers`, changed only under that lock; each waiter is
+/// resumed once, by whoever removes it from `waiters` under the lock; a waiter that is resumed looks
+/// at the peer again (it may have to wait again, go on, or fail).
+struct PeerHold: Sendable {
+    /// The successor's connection, once it connected: only calls to `passing` go over it until the
+    /// hold is lifted (the host's own steps that start the successor's plugin). Those calls never
+    /// wait: before a successor connected, they fail as the process did.
+    var successor: PeerConnection?
+    let passing: Set<String>
+    /// How the process ended: what a call that waited past its timeout fails with.
+    let ended: PluginActorError
+    /// The ended connection's timeout, for calls made without one of their own.
+    let callTimeout: Duration
+    var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+}

@@ -1,0 +1,105 @@
+/// Calls that wait for a peer's next process while it is restarted, instead of failing (``PeerHold``).
+extension PluginActorSystem {
+    /// Where a call to `id` goes now.
+    enum Route {
+        case ready(PeerConnection)
+        /// It waits for the peer's successor: at most this long, unless the call has a timeout of its own.
+        case held(Duration)
+    }
+
+    /// Where a call to `id` goes now, or why it cannot go anywhere.
+    @inline(__always)
+    func route(_ id: PluginActorID) throws(PluginActorError) -> Route {
+        try peers.withLock { peers throws(PluginActorError) -> Route in
+            switch peers[id.peer] {
+            case let .connected(connection): return .ready(connection)
+            case let .held(hold):
+                // The host's own steps never wait: they go to the successor, or fail as the process did.
+                guard hold.passing.contains(id.name) else { return .held(hold.callTimeout) }
+                guard let successor = hold.successor else { throw hold.ended }
+                return .ready(successor)
+            case let .down(error): throw error
+            case nil: throw .unavailable(peer: id.peer, reason: "no process of that name is connected")
+            }
+        }
+    }
+
+    /// The connection a call to `id` goes over once the peer's successor serves it; fails with how
+    /// the process ended if none does before `deadline`, or with why the peer went down meanwhile.
+    func successor(for id: PluginActorID, before deadline: ContinuousClock.Instant) async throws -> PeerConnection {
+        while true {
+            switch try route(id) {
+            case let .ready(connection): return connection
+            case .held:
+                try Task.checkCancellation()
+                if ContinuousClock.now >= deadline, case let .held(hold)? = peers.withLock({ $0[id.peer] }) {
+                    throw Self.waitedTooLong(hold.ended)
+                }
+                await waitForChange(of: id, before: deadline)
+            }
+        }
+    }
+
+    /// Returns once the peer of `id` changed (its successor connected or serves, or it went down),
+    /// at `deadline`, or once the task is cancelled, whichever comes first.
+    private func waitForChange(of id: PluginActorID, before deadline: ContinuousClock.Instant) async {
+        let waiter = waiterCount.add(1, ordering: .relaxed).newValue
+        let timer = Task { [weak self] in
+            try? await Task.sleep(until: deadline)
+            self?.wake(waiter, of: id.peer)
+        }
+        defer { timer.cancel() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // A cancellation or the timer that came first finds no waiter to wake: look at both here.
+                let waiting = peers.withLock { peers -> Bool in
+                    guard case var .held(hold)? = peers[id.peer], !hold.passing.contains(id.name), !Task.isCancelled,
+                          ContinuousClock.now < deadline else { return false }
+                    // Out of the dictionary first, so that adding the waiter copies no table.
+                    peers[id.peer] = nil
+                    hold.waiters[waiter] = continuation
+                    peers[id.peer] = .held(hold)
+                    return true
+                }
+                if !waiting { continuation.resume() }
+            }
+        } onCancel: {
+            wake(waiter, of: id.peer)
+        }
+    }
+
+    /// Resumes the one waiter `waiter`, if it still waits.
+    private func wake(_ waiter: UInt64, of peer: String) {
+        let continuation = peers.withLock { peers -> CheckedContinuation<Void, Never>? in
+            guard case var .held(hold)? = peers[peer], let continuation = hold.waiters[waiter] else { return nil }
+            peers[peer] = nil
+            hold.waiters[waiter] = nil
+            peers[peer] = .held(hold)
+            return continuation
+        }
+        continuation?.resume()
+    }
+
+    /// Changes the state of `peer`, and resumes every call that waited for its successor: each looks
+    /// at the new state (and waits again if it must).
+    func changePeer(_ peer: String, _ change: (Peer?) -> Peer?) {
+        let waiters = peers.withLock { peers -> [CheckedContinuation<Void, Never>] in
+            let old = peers.removeValue(forKey: peer)
+            var new = change(old)
+            if case var .held(hold)? = new {
+                hold.waiters = [:]
+                new = .held(hold)
+            }
+            peers[peer] = new
+            guard case let .held(hold)? = old else { return [] }
+            return Array(hold.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// What a call that waited for a successor past its timeout fails with: how the process ended, and that.
+    private static func waitedTooLong(_ ended: PluginActorError) -> PluginActorError {
+        guard case let .processEnded(peer, reason) = ended else { return ended }
+        return .processEnded(peer: peer, reason: reason + "; no process served it again within the call's timeout")
+    }
+}

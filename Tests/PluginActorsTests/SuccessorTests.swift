@@ -1,0 +1,142 @@
+import Distributed
+import Glibc
+@_spi(HostKit) @testable import PluginActors
+import Testing
+
+/// Calls made while another process is restarted wait for the process that takes its place
+/// (`callsWaitForSuccessor`), instead of failing: a restart costs the calls in flight only.
+@Suite struct SuccessorTests {
+    /// A process that takes the child's place: its own system and calculator, joined to the host's
+    /// system under the same peer name, its connection carrying only `passing` calls until the hold is lifted.
+    final class Successor: Sendable {
+        let system = PluginActorSystem()
+        let calculator: LocalCalculator
+        let sockets: [Int32]
+        let hostConnection: PluginActorConnection
+        let connection: PluginActorConnection
+
+        init(of systems: TwoSystems, passing: Set<String>) throws {
+            var pair: [Int32] = [0, 0]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                throw PluginActorError.unsupported("socketpair failed")
+            }
+            sockets = pair
+            let calculator = LocalCalculator(actorSystem: system)
+            self.calculator = calculator
+            hostConnection = try systems.host.connect(peer: "child", socket: pair[0], callTimeout: .seconds(300),
+                                                      serve: { _ in throw PluginActorError.unsupported("nothing") },
+                                                      endReason: { "the successor's test end" }, callEnded: nil,
+                                                      callsWaitForSuccessor: passing)
+            connection = try system.connect(peer: "host", socket: pair[1], serve: { name in
+                guard name == "calc" || name == "control" else { throw PluginActorError.unsupported("no \(name)") }
+                return (calculator, $Calculator<PluginActorSystem>.self)
+            })
+        }
+
+        deinit {
+            hostConnection.close(.unavailable(peer: "child", reason: "test over"))
+            connection.close(.unavailable(peer: "host", reason: "test over"))
+            for socket in sockets { close(socket) }
+        }
+    }
+
+    /// How many calls to `peer` wait for its successor in `system`.
+    static func waiting(in system: PluginActorSystem, for peer: String = "child") -> Int {
+        system.peers.withLock { peers in
+            guard case let .held(hold)? = peers[peer] else { return 0 }
+            return hold.waiters.count
+        }
+    }
+
+    /// The child's process ends (its end of the socket goes): the host's side sees the end itself.
+    static func endChild(of systems: TwoSystems) async throws {
+        systems.childConnection.close(.unavailable(peer: "host", reason: "killed"))
+        try await waitUntil { systems.hostConnection.isEnded }
+    }
+
+    @Test func aCallMadeWhileTheProcessRestartsIsAnsweredByItsSuccessor() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        let proxy = try systems.proxy()
+        #expect(try await proxy.add(Pair(left: 1, right: 1, label: "")).left == 2)
+        try await Self.endChild(of: systems)
+        let call = Task { try await proxy.add(Pair(left: 20, right: 22, label: "after")) }
+        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        // The successor connects: the host's steps (calls to "control") reach it; the others wait on.
+        let successor = try Successor(of: systems, passing: ["control"])
+        let control = try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "child", name: "control"), using: systems.host)
+        #expect(try await control.add(Pair(left: 2, right: 3, label: "")).left == 5)
+        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        // It serves: the call that waited is answered by it, and later calls go to it.
+        systems.host.liftHold(peer: "child")
+        #expect(try await call.value == Pair(left: 42, right: 0, label: "after!"))
+        #expect(try await proxy.add(Pair(left: 1, right: 2, label: "")).left == 3)
+        withExtendedLifetime(successor) {}
+    }
+
+    @Test func aCallThatWaitsPastItsTimeoutFailsWithHowTheProcessEnded() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        let proxy = try systems.proxy()
+        try await Self.endChild(of: systems)
+        do {
+            try await PluginActorSystem.withCallTimeout(.milliseconds(200)) { try await proxy.nothing() }
+            Issue.record("a call to no process returned")
+        } catch let PluginActorError.processEnded(peer, reason) {
+            #expect(peer == "child")
+            #expect(reason == "the child's test end; no process served it again within the call's timeout")
+        }
+        #expect(Self.waiting(in: systems.host) == 0)
+    }
+
+    /// The host's own steps never wait: with no successor yet, they fail as the process did.
+    @Test func aCallThatPassesTheHoldFailsAtOnceWithNoSuccessor() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        try await Self.endChild(of: systems)
+        let control = try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "child", name: "control"), using: systems.host)
+        await #expect(throws: PluginActorError.processEnded(peer: "child", reason: "the child's test end")) {
+            try await PluginActorSystem.withCallTimeout(.seconds(300)) { try await control.nothing() }
+        }
+    }
+
+    @Test func aPeerMarkedUnavailableFailsTheCallsThatWaited() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        let proxy = try systems.proxy()
+        try await Self.endChild(of: systems)
+        let calls = (0..<3).map { _ in Task { try await proxy.nothing() } }
+        try await waitUntil { Self.waiting(in: systems.host) == 3 }
+        systems.host.markUnavailable(peer: "child", reason: "withdrawn")
+        for call in calls {
+            await #expect(throws: PluginActorError.unavailable(peer: "child", reason: "withdrawn")) { try await call.value }
+        }
+    }
+
+    @Test func aWaitingCallThatIsCancelledEndsAtOnce() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        let proxy = try systems.proxy()
+        try await Self.endChild(of: systems)
+        let call = Task { try await proxy.nothing() }
+        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        call.cancel()
+        await #expect(throws: CancellationError.self) { try await call.value }
+        #expect(Self.waiting(in: systems.host) == 0)
+    }
+
+    /// Only the other process's end holds calls: a connection this side closed leaves the peer down.
+    @Test func aConnectionThisSideClosedFailsLaterCallsAtOnce() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        let proxy = try systems.proxy()
+        systems.hostConnection.close(.unavailable(peer: "child", reason: "closed here"))
+        await #expect(throws: PluginActorError.unavailable(peer: "child", reason: "closed here")) {
+            try await PluginActorSystem.withCallTimeout(.seconds(300)) { try await proxy.nothing() }
+        }
+    }
+
+    /// Without `callsWaitForSuccessor`, the end fails later calls at once, as it always did.
+    @Test func withoutTheHoldTheEndFailsLaterCallsAtOnce() async throws {
+        let systems = try TwoSystems()
+        let proxy = try systems.proxy()
+        try await Self.endChild(of: systems)
+        await #expect(throws: PluginActorError.processEnded(peer: "child", reason: "the child's test end")) {
+            try await PluginActorSystem.withCallTimeout(.seconds(300)) { try await proxy.nothing() }
+        }
+    }
+}
