@@ -94,6 +94,41 @@ import Testing
         #expect(reported.withLock { $0 }.contains { $0.contains("restarting") }, "\(reported.withLock { $0 })")
     }
 
+    /// Callers that keep calling through a crash lose at most the one call each had in flight: the
+    /// calls made after it, those sent as the process died among them (their write failed, so they
+    /// never ran), are answered by the next process. Before, a caller whose write found the process
+    /// gone saw its later calls fail too, until the new process started.
+    @Test func callersKeepCallingThroughACrashAndLoseOnlyTheCallInFlight() async throws {
+        let (host, _) = try Self.host()
+        defer { host.shutdown() }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        let before = try await echo.pid()
+        let crashed = Collected(false)
+        let errors = Collected<[String]>([])
+        let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    // Calls until one is answered by the next process; counts those that failed.
+                    var failed = 0
+                    while true {
+                        do {
+                            if try await echo.pid() != before { return failed }
+                        } catch {
+                            failed += 1
+                            errors.withLock { $0.append("\(error)") }
+                        }
+                        if failed > 20 { return failed }
+                        if crashed.withLock({ $0 }) { await Task.yield() }
+                    }
+                }
+            }
+            try? await echo.crash()
+            crashed.withLock { $0 = true }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(failures.allSatisfy { $0 <= 1 }, "failed calls per caller: \(failures); \(errors.withLock { $0 })")
+    }
+
     /// An exit with a status is reported with it.
     @Test func anExitIsReportedWithItsStatus() async throws {
         let (host, reported) = try Self.host()

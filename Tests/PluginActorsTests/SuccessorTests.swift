@@ -73,6 +73,21 @@ import Testing
         withExtendedLifetime(successor) {}
     }
 
+    /// A call whose write finds the other process gone was never sent: it goes to the successor too,
+    /// instead of failing (before, it failed with "writing to the socket failed: Broken pipe").
+    @Test func aCallThatCouldNotBeSentIsAnsweredByTheSuccessor() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        let proxy = try systems.proxy()
+        // Writes fail as to a process that is gone (EPIPE), while the reader has seen no end yet.
+        #expect(shutdown(systems.hostSocket, Int32(SHUT_WR)) == 0)
+        let call = Task { try await proxy.add(Pair(left: 40, right: 2, label: "unsent")) }
+        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        let successor = try Successor(of: systems, passing: ["control"])
+        systems.host.liftHold(peer: "child")
+        #expect(try await call.value == Pair(left: 42, right: 0, label: "unsent!"))
+        withExtendedLifetime(successor) {}
+    }
+
     @Test func aCallThatWaitsPastItsTimeoutFailsWithHowTheProcessEnded() async throws {
         let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
         let proxy = try systems.proxy()

@@ -68,6 +68,18 @@ extension PluginActorSystem {
         }
     }
 
+    /// From now on, calls to `peer` wait for its successor, as they do once its connection saw its
+    /// process end (which `reason` says): for a host that learns of the end first. Nothing happens
+    /// unless `peer` is connected, with `callsWaitForSuccessor`.
+    @_spi(HostKit)
+    public func holdCalls(peer: String, processEnded reason: String) {
+        changePeer(peer) { state in
+            guard case let .connected(connection)? = state, let passing = connection.callsWaitForSuccessor else { return state }
+            return .held(PeerHold(successor: nil, passing: passing, ended: .processEnded(peer: peer, reason: reason),
+                                  callTimeout: connection.callTimeout))
+        }
+    }
+
     /// From now on, calls to `peer` fail at once with ``PluginActorError/unavailable(peer:reason:)``
     /// saying `reason` (a process restarting, withdrawn), the calls that waited for its successor
     /// too; its connection, if any, stays open for the calls it carries.

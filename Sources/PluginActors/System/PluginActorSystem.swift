@@ -112,32 +112,44 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
     }
 
     /// Sends a call, its arguments encoded already, to the process that serves `id`, and waits for its reply.
+    /// A call that was never sent (its process ended before it went out) goes to the process that
+    /// takes its place, as a call made a moment later would.
     func forward(to id: PluginActorID, target: String, arguments: [UInt8]) async throws -> PeerConnection.Reply {
-        let connection: PeerConnection
-        var timeout = Self.callTimeout
-        switch try route(id) {
-        case let .ready(ready): connection = ready
-        case let .held(holdTimeout):
-            // The time it waited counts against its timeout.
-            let deadline = ContinuousClock.now + (timeout ?? holdTimeout)
-            connection = try await successor(for: id, before: deadline)
-            timeout = deadline - .now
-        }
-        guard let callEnded = connection.callEnded else {
-            return try await connection.call(name: id.name, target: target, arguments: arguments, timeout: timeout)
-        }
         let started = ContinuousClock.now
-        do {
-            let reply = try await connection.call(name: id.name, target: target, arguments: arguments, timeout: timeout)
-            let outcome = switch reply {
-            case .value, .void: "answered"
-            case let .failure(failure): failure?.reason == .thrown ? "threw" : "failed"
+        var timeout = Self.callTimeout
+        var undelivered: (connection: PeerConnection, reason: PluginActorError)?
+        while true {
+            let connection: PeerConnection
+            switch try route(id) {
+            case let .ready(ready):
+                // The peer still names the connection that could not send it: it fails as that one did.
+                if let undelivered, undelivered.connection === ready {
+                    ready.callEnded?(id.name, TargetName.method(target), "failed", ContinuousClock.now - started)
+                    throw undelivered.reason
+                }
+                connection = ready
+            case let .held(holdTimeout):
+                // The wait counts against the call's timeout.
+                let deadline = started + (Self.callTimeout ?? holdTimeout)
+                connection = try await successor(for: id, before: deadline)
+                timeout = deadline - .now
             }
-            callEnded(id.name, TargetName.method(target), outcome, ContinuousClock.now - started)
-            return reply
-        } catch {
-            callEnded(id.name, TargetName.method(target), "failed", ContinuousClock.now - started)
-            throw error
+            do {
+                let reply = try await connection.call(name: id.name, target: target, arguments: arguments, timeout: timeout)
+                if let callEnded = connection.callEnded {
+                    let outcome = switch reply {
+                    case .value, .void: "answered"
+                    case let .failure(failure): failure?.reason == .thrown ? "threw" : "failed"
+                    }
+                    callEnded(id.name, TargetName.method(target), outcome, ContinuousClock.now - started)
+                }
+                return reply
+            } catch let error as PeerConnection.NotDelivered {
+                undelivered = (connection, error.reason)
+            } catch {
+                connection.callEnded?(id.name, TargetName.method(target), "failed", ContinuousClock.now - started)
+                throw error
+            }
         }
     }
 

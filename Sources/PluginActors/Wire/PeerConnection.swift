@@ -8,10 +8,12 @@ import Glibc
 /// - The connection's ``Outbox`` owns `socket`, a duplicate of the descriptor it was given, and
 ///   writes every frame; the reader thread reads it until it ends, and then closes the outbox.
 /// - Every call this side made is in `pending` from before its frame is written until one of: its
-///   reply, its timeout, its cancellation, or the connection's end resumes it. Each is resumed once:
-///   whoever removes it from `pending` under the lock resumes it.
-/// - The connection ends once (`ended` set under the lock): every pending call then fails with why,
-///   every later call fails at once, and `onEnd` runs once.
+///   reply, its timeout, its cancellation, the connection's end, or (for a call whose frame was being
+///   written at the end, or could not be written) its sender resumes it. Each is resumed once:
+///   whoever removes it from `pending` under the lock resumes it. A call that could not be written
+///   fails with ``NotDelivered``: nothing of it ran.
+/// - The connection ends once (`ending`, then `ended`, set under the lock): `onEnd` runs once, before
+///   `ended` is set; every call pending then fails with why, and every later call at once.
 final class PeerConnection: Sendable {
     enum Reply {
         case value(ArraySlice<UInt8>)
@@ -23,6 +25,9 @@ final class PeerConnection: Sendable {
         /// Nil between the call's registration and its continuation's: a cancellation then only marks it.
         var continuation: CheckedContinuation<Reply, any Error>?
         var cancelled = false
+        /// While its frame is being written: the end leaves it to its sender, who alone knows whether
+        /// it went out (it failed as in flight, or was never sent).
+        var sending = false
         let deadline: ContinuousClock.Instant
         let timeout: Duration
         let target: String
@@ -38,10 +43,15 @@ final class PeerConnection: Sendable {
         fileprivate var pending: [UInt64: Pending] = [:]
         var serving: [UInt64: Serving] = [:]
         var ended: PluginActorError?
+        /// Set by the first to end the connection, before its system hears of it and `ended` is set.
+        var ending = false
         /// The targets found to be methods of a contract, by the contract's stub.
         var checkedTargets: [ObjectIdentifier: Set<String>] = [:]
         /// Why this side closed the connection, if it did: the reason the end reports.
         var closing: PluginActorError?
+        /// Set when a write found the other process gone: the reader asks `endReason` once it stops
+        /// (which, in a host, reaps the process, or kills one that closed its socket and lives on).
+        var goneWhileWriting = false
     }
 
     /// The other process, as the system names it.
@@ -92,10 +102,7 @@ final class PeerConnection: Sendable {
     /// Starts the reader and writer threads; false if they could not be started (then the
     /// connection is ended).
     func start() -> Bool {
-        let writer = outbox.start { [weak self] broken in
-            guard let self else { return }
-            self.end(self.state.withLock(\.closing) ?? .processEnded(peer: self.peer, reason: broken.description))
-        }
+        let writer = outbox.start { [weak self] broken in self?.endBroken(broken) }
         if writer, DetachedThread.start({ self.readUntilEnd() }) { return true }
         end(.unavailable(peer: peer, reason: "no thread could be started to read and write its connection"))
         outbox.close()
@@ -110,12 +117,19 @@ final class PeerConnection: Sendable {
 
     // MARK: Calls this side makes
 
+    /// What a call fails with when it was never sent, because the connection ended or broke before
+    /// it went out: nothing of it ran, so it may be sent to the process that takes this one's place.
+    struct NotDelivered: Error {
+        let reason: PluginActorError
+    }
+
     /// Sends a call to the service `name` and waits for its reply, at most `timeout` (nil: ``callTimeout``).
+    /// Throws ``NotDelivered`` if the call was never sent.
     func call(name: String, target: String, arguments: [UInt8], timeout: Duration? = nil) async throws -> Reply {
         let timeout = timeout ?? callTimeout
         let deadline = ContinuousClock.now + timeout
-        let id = try state.withLock { state throws(PluginActorError) -> UInt64 in
-            if let ended = state.ended { throw ended }
+        let id = try state.withLock { state throws(NotDelivered) -> UInt64 in
+            if let ended = state.ended { throw NotDelivered(reason: ended) }
             defer { state.nextCall += 1 }
             state.pending[state.nextCall] = Pending(deadline: deadline, timeout: timeout, target: target)
             return state.nextCall
@@ -128,19 +142,37 @@ final class PeerConnection: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
                 let refusal = state.withLock { state -> (any Error)? in
-                    guard var call = state.pending[id] else { return state.ended ?? CancellationError() }
+                    guard var call = state.pending[id] else { return state.ended.map(NotDelivered.init) ?? CancellationError() }
                     if call.cancelled {
                         state.pending[id] = nil
                         return CancellationError()
                     }
                     call.continuation = continuation
+                    call.sending = true
                     state.pending[id] = call
                     return nil
                 }
                 if let refusal {
                     continuation.resume(throwing: refusal)
-                } else if let broken = outbox.send(frame) {
-                    end(.processEnded(peer: peer, reason: broken.description))
+                    return
+                }
+                let broken = outbox.send(frame)
+                let (sender, error) = state.withLock { state -> (CheckedContinuation<Reply, any Error>?, (any Error)?) in
+                    // Answered, cancelled or timed out already: that is its end.
+                    guard var call = state.pending[id] else { return (nil, nil) }
+                    if broken != nil || state.ended != nil { state.pending[id] = nil }
+                    if broken != nil { return (call.continuation, nil) }
+                    // Sent, and the connection ended meanwhile: it fails as a call in flight.
+                    if let ended = state.ended { return (call.continuation, ended) }
+                    call.sending = false
+                    state.pending[id] = call
+                    return (nil, nil)
+                }
+                if let broken {
+                    // Never sent: nothing of it ran.
+                    sender?.resume(throwing: NotDelivered(reason: endBroken(broken)))
+                } else if let error {
+                    sender?.resume(throwing: error)
                 }
             }
         } onCancel: {
@@ -199,6 +231,7 @@ final class PeerConnection: Sendable {
                 nextExpiry = .now + Self.timeoutTick
             }
         }
+        if state.withLock(\.goneWhileWriting) { _ = endReason() }
         outbox.close()
     }
 
@@ -293,6 +326,19 @@ final class PeerConnection: Sendable {
         end(reason)
     }
 
+    /// Ends the connection because writing to its socket failed; returns why it ended.
+    @discardableResult
+    private func endBroken(_ broken: SocketIO.Broken) -> PluginActorError {
+        if let closing = state.withLock(\.closing) {
+            end(closing)
+            return closing
+        }
+        let reason = PluginActorError.processEnded(peer: peer, reason: broken.description)
+        if broken.peerGone { state.withLock { $0.goneWhileWriting = true } }
+        end(reason, processGone: broken.peerGone)
+        return reason
+    }
+
     /// Ends the connection because the other side closed it or the socket failed: unless this side
     /// closed it first, the other process ended (`reason`, the host's word, is asked only then: it
     /// reaps the process, killing it if it lives on).
@@ -304,21 +350,27 @@ final class PeerConnection: Sendable {
         }
     }
 
-    /// Ends the connection once: `onEnd` hears first (so a caller that sees its call fail finds the
-    /// peer's new state), then every pending call fails with `reason`. `processGone`: the other
-    /// process ended (not this side's close, a broken protocol or a stalled writer).
+    /// Ends the connection once: `onEnd` hears first, before a call can find it ended, so a caller
+    /// that finds it so (or sees its call fail) finds the peer's new state; then every pending call
+    /// fails with `reason`. `processGone`: the other process ended (not this side's close, a broken
+    /// protocol or a stalled writer).
     private func end(_ reason: PluginActorError, processGone: Bool = false) {
-        let taken = state.withLock { state -> (pending: [Pending], serving: [Serving])? in
-            guard state.ended == nil else { return nil }
+        let first = state.withLock { state -> Bool in
+            guard !state.ending else { return false }
+            state.ending = true
+            return true
+        }
+        guard first else { return }
+        onEnd(self, reason, processGone)
+        let taken = state.withLock { state -> (pending: [Pending], serving: [Serving]) in
             state.ended = reason
             defer {
-                state.pending = [:]
+                // A call being written stays for its sender (see `Pending.sending`).
+                state.pending = state.pending.filter(\.value.sending)
                 state.serving = [:]
             }
-            return (Array(state.pending.values), Array(state.serving.values))
+            return (state.pending.values.filter { !$0.sending }, Array(state.serving.values))
         }
-        guard let taken else { return }
-        onEnd(self, reason, processGone)
         for call in taken.pending { call.continuation?.resume(throwing: reason) }
         for case let .running(task) in taken.serving { task.cancel() }
     }

@@ -6,6 +6,8 @@ enum SocketIO {
     /// Why the socket can no longer be used.
     struct Broken: Error, CustomStringConvertible {
         let description: String
+        /// The other side is gone (it closed the socket, or its process ended), not merely slow or shut out.
+        var peerGone = false
     }
 
     /// Writes what of `bytes[offset...]` the socket takes now, without waiting; returns how many
@@ -24,7 +26,8 @@ enum SocketIO {
             let error = errno
             if sent < 0 && error == EINTR { continue }
             if sent < 0 && (error == EAGAIN || error == EWOULDBLOCK) { break }
-            throw Broken(description: "writing to the socket failed: \(String(cString: strerror(error)))")
+            throw Broken(description: "writing to the socket failed: \(String(cString: strerror(error)))",
+                         peerGone: error == EPIPE || error == ECONNRESET)
         }
         return written - offset
     }

@@ -79,6 +79,9 @@ extension PluginProcess {
         let restarting = "restarting " + (pause == .zero ? "now" : "in \(pause)")
         if pause > .zero {
             PluginActorSystem.shared.markUnavailable(peer: peer, reason: "its process \(ending); \(restarting)")
+        } else {
+            // The end may reach this thread before the connection's reader: calls wait from now on.
+            PluginActorSystem.shared.holdCalls(peer: peer, processEnded: "\(ending)")
         }
         report("plugin process \(name) \(ending); \(restarting)")
         // A thread of its own: a restart waits for its child to load, which must hold none of Swift
