@@ -15,7 +15,7 @@ final class GrantedKeys: Sendable {
         self.keys = Set(keys).map(SlotKey.init).sorted { $0.hash < $1.hash }
     }
 
-    /// Whether `key`, whose `hashValue` is `hash`, may be read.
+    /// Whether `key`, whose ``StoreKeyHash`` is `hash`, may be read.
     @inline(__always)
     func allows(_ key: String, hash: Int) -> Bool {
         // The first granted key whose hash is not below `hash`, then each with that hash.
@@ -33,6 +33,6 @@ final class GrantedKeys: Sendable {
 
     /// Whether `key` may be read.
     func allows(_ key: String) -> Bool {
-        allows(key, hash: key.hashValue)
+        allows(key, hash: StoreKeyHash.of(key))
     }
 }

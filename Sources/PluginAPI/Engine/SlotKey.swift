@@ -3,12 +3,12 @@
 /// for every rehash made registration slower per slot the more slots there were.
 struct SlotKey: Hashable {
     let key: String
-    /// `key.hashValue`, the same hash ``FrozenSlots/lookup(_:)`` computes for a get.
+    /// ``StoreKeyHash`` of `key`, the same hash a get computes.
     let hash: Int
 
     init(_ key: String) {
         self.key = key
-        hash = key.hashValue
+        hash = StoreKeyHash.of(key)
     }
 
     static func == (lhs: SlotKey, rhs: SlotKey) -> Bool {

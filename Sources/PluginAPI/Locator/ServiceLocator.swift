@@ -75,7 +75,7 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
         do {
             // Read-only: borrow the key's string and the slot, retaining neither.
             let found = try key.withStoreKey { storeKey in
-                let hash = storeKey.hashValue
+                let hash = StoreKeyHash.of(storeKey)
                 if let grant, !grant.allows(storeKey, hash: hash) {
                     throw ServiceLocatorError.notGranted(key: copy storeKey, plugin: grant.plugin)
                 }
