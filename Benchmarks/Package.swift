@@ -28,6 +28,7 @@ let package = Package(
         .package(path: "../Tests/PluginFixtures/FixtureRemoteContracts"),
         .package(path: ".."),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
     ],
     targets: [
         // mallinfo2 for the registration case: Swift's Glibc module does not import <malloc.h>.
@@ -40,6 +41,7 @@ let package = Package(
                 remoteContracts,
                 .product(name: "HostKit", package: rootIdentity),
                 .product(name: "Swinject", package: "Swinject"),
+                .product(name: "Dependencies", package: "swift-dependencies"),
                 "HeapStats",
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -168,6 +168,10 @@ struct Report {
                                    measured: format(get / floor, 2) + "x", pass: get <= floor))
             }
         }
+        if let floor = median(ConcreteCases.floorName), let get = median(ConcreteCases.locatorName) {
+            list.append(Target(name: "read-only get of a final class <= 1.0x its floor (dictionary and cast to the class)",
+                               measured: format(get / floor, 2) + "x", pass: get <= floor))
+        }
         for mode in ["atOne", "lazy", "weak"] {
             if let swinject, let get = median(LocatorCases.name("readOnly", mode)) {
                 list.append(Target(name: "read-only get (\(mode)) >= 15x faster than Swinject .container",

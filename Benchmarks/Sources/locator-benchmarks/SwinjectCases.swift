@@ -49,7 +49,7 @@ enum SwinjectCases {
 }
 
 /// Carries a resolver into a `@Sendable` case: each case resolves from one thread at a time.
-private final class UncheckedBox<Value>: @unchecked Sendable {
+final class UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }

@@ -82,7 +82,7 @@ func progress(_ text: String) {
 
 var report = Report()
 
-let getCases = FloorCases.cases() + LocatorCases.cases() + SwinjectCases.cases()
+let getCases = FloorCases.cases() + LocatorCases.cases() + SwinjectCases.cases() + ConcreteCases.cases() + DependenciesCases.cases()
 for benchCase in getCases where filter.admits(benchCase.name) {
     let result = measure(benchCase, getConfig)
     progress("\(benchCase.name): \(format(result.median, 1)) ns")
