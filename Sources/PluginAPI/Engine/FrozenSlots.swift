@@ -2,8 +2,8 @@
 /// threads without a lock.
 ///
 /// Each bucket is a slot's full hash (``StoreKeyHash``, the same in every process) and an unretained
-/// reference to the slot (16 bytes; the slot holds its own key), the table at most 2/3 full: about 24
-/// to 48 bytes per slot, as a `[String: AnySlot]`. A probe compares hashes, read from the bucket
+/// reference to the slot (16 bytes; the slot holds its own key), the table at most 80% full: about 20
+/// to 40 bytes per slot, as a `[String: AnySlot]`. A probe compares hashes, read from the bucket
 /// itself, and reads a slot's key only when they are equal: a key placed past its first bucket costs
 /// a few compares of the buckets at hand, never a walk to other slots' keys (which, with Swift's
 /// seeded hash, made one process's gets cost up to twice another's). A get borrows its slot instead of
@@ -21,9 +21,10 @@ final class FrozenSlots: @unchecked Sendable {
     let count: Int
 
     init(_ slots: [SlotKey: AnySlot]) {
-        // A power of two at least 3/2 of the count: at most 2/3 full, so probes stay short.
+        // A power of two at least 5/4 of the count: at most 80% full; a longer probe costs only
+        // compares of hashes in neighbouring buckets.
         var capacity = 8
-        while capacity < slots.count + slots.count / 2 + 1 { capacity <<= 1 }
+        while capacity < slots.count + slots.count / 4 + 1 { capacity <<= 1 }
         mask = capacity - 1
         count = slots.count
         buckets = .allocate(capacity: capacity)
