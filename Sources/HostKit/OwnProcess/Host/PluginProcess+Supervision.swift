@@ -78,7 +78,8 @@ extension PluginProcess {
         let name = TerminalText.escaped(peer)
         let restarting = "restarting " + (pause == .zero ? "now" : "in \(pause)")
         if pause > .zero {
-            PluginActorSystem.shared.markUnavailable(peer: peer, reason: "its process \(ending); \(restarting)")
+            // Not the report's words ("; restarting in"): a restart that fails quotes this reason.
+            PluginActorSystem.shared.markUnavailable(peer: peer, reason: "its process \(ending); a new one starts in \(pause)")
         } else {
             // The end may reach this thread before the connection's reader: calls wait from now on.
             PluginActorSystem.shared.holdCalls(peer: peer, processEnded: "\(ending)")
