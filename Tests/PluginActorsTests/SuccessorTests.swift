@@ -67,7 +67,7 @@ import Testing
         #expect(try await control.add(Pair(left: 2, right: 3, label: "")).left == 5)
         try await waitUntil { Self.waiting(in: systems.host) == 1 }
         // It serves: the call that waited is answered by it, and later calls go to it.
-        systems.host.liftHold(peer: "child")
+        systems.host.liftHold(peer: "child", to: successor.hostConnection)
         #expect(try await call.value == Pair(left: 42, right: 0, label: "after!"))
         #expect(try await proxy.add(Pair(left: 1, right: 2, label: "")).left == 3)
         withExtendedLifetime(successor) {}
@@ -83,9 +83,45 @@ import Testing
         let call = Task { try await proxy.add(Pair(left: 40, right: 2, label: "unsent")) }
         try await waitUntil { Self.waiting(in: systems.host) == 1 }
         let successor = try Successor(of: systems, passing: ["control"])
-        systems.host.liftHold(peer: "child")
+        systems.host.liftHold(peer: "child", to: successor.hostConnection)
         #expect(try await call.value == Pair(left: 42, right: 0, label: "unsent!"))
         withExtendedLifetime(successor) {}
+    }
+
+    /// A timeout of "forever" (`.seconds(Int64.max)`, which operators and callers may set) while the
+    /// call waits: the clock trapped on the deadline's instant, ending the host's process.
+    @Test func aCallWithATimeoutOfForeverWaitsForTheSuccessorWithoutATrap() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        let proxy = try systems.proxy()
+        try await Self.endChild(of: systems)
+        let call = Task {
+            try await PluginActorSystem.withCallTimeout(.seconds(Int64.max)) {
+                try await proxy.add(Pair(left: 1, right: 2, label: "forever"))
+            }
+        }
+        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        let successor = try Successor(of: systems, passing: ["control"])
+        systems.host.liftHold(peer: "child", to: successor.hostConnection)
+        #expect(try await call.value == Pair(left: 3, right: 0, label: "forever!"))
+    }
+
+    /// The host lifts the hold for the successor whose plugin it started; if that one ended and
+    /// another connected since, the lift is for no one: the calls wait on for the newer one's start.
+    @Test func aLiftForASuccessorThatEndedLeavesTheCallsWaitingForTheNext() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        let proxy = try systems.proxy()
+        try await Self.endChild(of: systems)
+        let call = Task { try await proxy.add(Pair(left: 5, right: 5, label: "next")) }
+        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        let first = try Successor(of: systems, passing: ["control"])
+        first.connection.close(.unavailable(peer: "host", reason: "the first successor ends"))
+        try await waitUntil { first.hostConnection.isEnded }
+        let second = try Successor(of: systems, passing: ["control"])
+        // The first one's start returned just as it ended: its lift must not open the peer to the second.
+        systems.host.liftHold(peer: "child", to: first.hostConnection)
+        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        systems.host.liftHold(peer: "child", to: second.hostConnection)
+        #expect(try await call.value == Pair(left: 10, right: 0, label: "next!"))
     }
 
     @Test func aCallThatWaitsPastItsTimeoutFailsWithHowTheProcessEnded() async throws {

@@ -30,7 +30,7 @@ extension PluginActorSystem {
     /// With `callsWaitForSuccessor`, the end of the other process does not fail the calls made
     /// after it: they wait, within their timeout, for the process that takes its place (a restart).
     /// The next connection to `peer` carries only the calls to the services named in
-    /// `callsWaitForSuccessor` (the host's steps that start its plugin) until ``liftHold(peer:)``
+    /// `callsWaitForSuccessor` (the host's steps that start its plugin) until ``liftHold(peer:to:)``
     /// says it serves; ``markUnavailable(peer:reason:)`` fails them instead. Calls pending at the end
     /// fail as before (they may have run).
     @_spi(HostKit)
@@ -58,12 +58,13 @@ extension PluginActorSystem {
         return PluginActorConnection(connection)
     }
 
-    /// The process that took the place of `peer`'s ended one serves: the calls that waited for it,
-    /// and every later call, go to it. Nothing happens unless such a successor connected.
+    /// The process that took the place of `peer`'s ended one serves, over `connection`: the calls
+    /// that waited for it, and every later call, go to it. Nothing happens unless `connection` is the
+    /// successor that connected (not one that ended since, and was followed by another).
     @_spi(HostKit)
-    public func liftHold(peer: String) {
+    public func liftHold(peer: String, to connection: PluginActorConnection) {
         changePeer(peer) { state in
-            guard case let .held(hold)? = state, let successor = hold.successor else { return state }
+            guard case let .held(hold)? = state, let successor = hold.successor, successor === connection.connection else { return state }
             return .connected(successor)
         }
     }

@@ -45,7 +45,9 @@ extension PluginActorSystem {
     private func waitForChange(of id: PluginActorID, before deadline: ContinuousClock.Instant) async {
         let waiter = waiterCount.add(1, ordering: .relaxed).newValue
         let timer = Task { [weak self] in
-            try? await Task.sleep(until: deadline)
+            // At most a year at a time: the clock traps on an instant past what its seconds hold (a
+            // timeout of `.seconds(Int64.max)`, "forever"); a waiter woken early looks and waits again.
+            try? await Task.sleep(until: min(deadline, .now + Self.longestSleep))
             self?.wake(waiter, of: id.peer)
         }
         defer { timer.cancel() }
@@ -67,6 +69,8 @@ extension PluginActorSystem {
             wake(waiter, of: id.peer)
         }
     }
+
+    private static let longestSleep: Duration = .seconds(365 * 86_400)
 
     /// Resumes the one waiter `waiter`, if it still waits.
     private func wake(_ waiter: UInt64, of peer: String) {

@@ -129,10 +129,13 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
                 }
                 connection = ready
             case let .held(holdTimeout):
-                // The wait counts against the call's timeout.
-                let deadline = started + (Self.callTimeout ?? holdTimeout)
+                // The wait counts against the call's timeout: none left, and it is not sent at all.
+                let whole = Self.callTimeout ?? holdTimeout
+                let deadline = started + whole
                 connection = try await successor(for: id, before: deadline)
-                timeout = deadline - .now
+                let left = deadline - .now
+                guard left > .zero else { throw PluginActorError.timedOut(peer: id.peer, target: TargetName.readable(target), after: whole) }
+                timeout = left
             }
             do {
                 let reply = try await connection.call(name: id.name, target: target, arguments: arguments, timeout: timeout)

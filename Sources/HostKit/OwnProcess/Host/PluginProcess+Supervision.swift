@@ -18,8 +18,10 @@ extension PluginProcess {
                 do {
                     try await PluginActorSystem.withCallTimeout(interval) { try await self.controlProxy().ping() }
                 } catch PluginActorError.timedOut {
+                    // Its own child only: one that replaced it since answers to its own heartbeat.
+                    guard let child = self.state.withLock({ $0.generation == generation ? $0.child : nil }) else { return }
                     self.report("plugin process \(TerminalText.escaped(self.peer)) did not answer within \(interval): killed")
-                    self.state.withLock(\.child)?.kill()
+                    child.kill()
                     return
                 } catch {
                     return

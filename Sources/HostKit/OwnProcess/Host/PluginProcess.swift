@@ -275,14 +275,14 @@ final class PluginProcess: Sendable {
         }
         await served.drainLog()
         // The child this call started, if it is still the current one (not one that replaced it since).
-        let current = state.withLock { state in
-            guard state.generation == generation else { return false }
+        let connection = state.withLock { state -> PluginActorConnection? in
+            guard state.generation == generation else { return nil }
             state.served = true
             state.endsBeforeServing = 0
-            return true
+            return state.connection
         }
-        // The calls that waited while it restarted go to it now.
-        if current { PluginActorSystem.shared.liftHold(peer: peer) }
+        // The calls that waited while it restarted go to it now (if it is still the one they wait for).
+        if let connection { PluginActorSystem.shared.liftHold(peer: peer, to: connection) }
         startHeartbeat()
     }
 
