@@ -54,13 +54,24 @@ import Testing
         try await waitUntil { systems.hostConnection.isEnded }
     }
 
-    @Test func aCallMadeWhileTheProcessRestartsIsAnsweredByItsSuccessor() async throws {
+    /// Two systems whose child ended, and a call of `add(pair)` made then (with `timeout`, if given),
+    /// once it waits for a successor.
+    static func callWaitingForASuccessor(_ pair: Pair, timeout: Duration? = nil) async throws -> (TwoSystems, Task<Pair, any Error>) {
         let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
         let proxy = try systems.proxy()
         #expect(try await proxy.add(Pair(left: 1, right: 1, label: "")).left == 2)
-        try await Self.endChild(of: systems)
-        let call = Task { try await proxy.add(Pair(left: 20, right: 22, label: "after")) }
-        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        try await endChild(of: systems)
+        let call = Task {
+            guard let timeout else { return try await proxy.add(pair) }
+            return try await PluginActorSystem.withCallTimeout(timeout) { try await proxy.add(pair) }
+        }
+        try await waitUntil { waiting(in: systems.host) == 1 }
+        return (systems, call)
+    }
+
+    @Test func aCallMadeWhileTheProcessRestartsIsAnsweredByItsSuccessor() async throws {
+        let (systems, call) = try await Self.callWaitingForASuccessor(Pair(left: 20, right: 22, label: "after"))
+        let proxy = try systems.proxy()
         // The successor connects: the host's steps (calls to "control") reach it; the others wait on.
         let successor = try Successor(of: systems, passing: ["control"])
         let control = try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "child", name: "control"), using: systems.host)
@@ -91,15 +102,8 @@ import Testing
     /// A timeout of "forever" (`.seconds(Int64.max)`, which operators and callers may set) while the
     /// call waits: the clock trapped on the deadline's instant, ending the host's process.
     @Test func aCallWithATimeoutOfForeverWaitsForTheSuccessorWithoutATrap() async throws {
-        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
-        let proxy = try systems.proxy()
-        try await Self.endChild(of: systems)
-        let call = Task {
-            try await PluginActorSystem.withCallTimeout(.seconds(Int64.max)) {
-                try await proxy.add(Pair(left: 1, right: 2, label: "forever"))
-            }
-        }
-        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        let (systems, call) = try await Self.callWaitingForASuccessor(Pair(left: 1, right: 2, label: "forever"),
+                                                                      timeout: .seconds(Int64.max))
         let successor = try Successor(of: systems, passing: ["control"])
         systems.host.liftHold(peer: "child", to: successor.hostConnection)
         #expect(try await call.value == Pair(left: 3, right: 0, label: "forever!"))
@@ -108,11 +112,7 @@ import Testing
     /// The host lifts the hold for the successor whose plugin it started; if that one ended and
     /// another connected since, the lift is for no one: the calls wait on for the newer one's start.
     @Test func aLiftForASuccessorThatEndedLeavesTheCallsWaitingForTheNext() async throws {
-        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
-        let proxy = try systems.proxy()
-        try await Self.endChild(of: systems)
-        let call = Task { try await proxy.add(Pair(left: 5, right: 5, label: "next")) }
-        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        let (systems, call) = try await Self.callWaitingForASuccessor(Pair(left: 5, right: 5, label: "next"))
         let first = try Successor(of: systems, passing: ["control"])
         first.connection.close(.unavailable(peer: "host", reason: "the first successor ends"))
         try await waitUntil { first.hostConnection.isEnded }
