@@ -22,16 +22,21 @@ enum StoreKeyHash {
 
     /// A key that is not ASCII, or not contiguous UTF-8.
     private static func otherHash(_ key: String) -> Int {
-        var scalars = String.UnicodeScalarView()
-        for scalar in key.unicodeScalars {
-            switch scalar.value {
-            case 0x037E: scalars.append(";")
-            case 0x1FEF: scalars.append("`")
-            case 0x212A: scalars.append("K")
-            default: scalars.append(scalar)
-            }
+        // A character that is neither ASCII nor one of the three: no ASCII key is equal to it (and no
+        // new string is made for it, on every get).
+        guard key.unicodeScalars.allSatisfy({ $0.isASCII || asciiForm(of: $0) != nil }) else { return key.hashValue }
+        let scalars = key.unicodeScalars.map { asciiForm(of: $0) ?? $0 }
+        return Array(String(String.UnicodeScalarView(scalars)).utf8).withUnsafeBufferPointer(asciiHash) ?? key.hashValue
+    }
+
+    /// The ASCII character `scalar` is canonically equal to, for the three that decompose to one.
+    private static func asciiForm(of scalar: Unicode.Scalar) -> Unicode.Scalar? {
+        switch scalar.value {
+        case 0x037E: ";"
+        case 0x1FEF: "`"
+        case 0x212A: "K"
+        default: nil
         }
-        return Array(String(scalars).utf8).withUnsafeBufferPointer(asciiHash) ?? key.hashValue
     }
 
     /// Eight bytes at a time, each word multiplied in; the last one to eight bytes (the last eight,

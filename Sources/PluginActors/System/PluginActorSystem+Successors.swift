@@ -55,13 +55,11 @@ extension PluginActorSystem {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // A cancellation or the timer that came first finds no waiter to wake: look at both here.
                 let waiting = peers.withLock { peers -> Bool in
-                    guard case var .held(hold)? = peers[id.peer], !hold.passing.contains(id.name), !Task.isCancelled,
-                          ContinuousClock.now < deadline else { return false }
-                    // Out of the dictionary first, so that adding the waiter copies no table.
-                    peers[id.peer] = nil
-                    hold.waiters[waiter] = continuation
-                    peers[id.peer] = .held(hold)
-                    return true
+                    Self.changeHold(of: id.peer, in: &peers) { hold in
+                        guard !hold.passing.contains(id.name), !Task.isCancelled, ContinuousClock.now < deadline else { return false }
+                        hold.waiters[waiter] = continuation
+                        return true
+                    } ?? false
                 }
                 if !waiting { continuation.resume() }
             }
@@ -74,14 +72,20 @@ extension PluginActorSystem {
 
     /// Resumes the one waiter `waiter`, if it still waits.
     private func wake(_ waiter: UInt64, of peer: String) {
-        let continuation = peers.withLock { peers -> CheckedContinuation<Void, Never>? in
-            guard case var .held(hold)? = peers[peer], let continuation = hold.waiters[waiter] else { return nil }
-            peers[peer] = nil
-            hold.waiters[waiter] = nil
-            peers[peer] = .held(hold)
-            return continuation
+        let continuation = peers.withLock { peers in
+            Self.changeHold(of: peer, in: &peers) { hold in hold.waiters.removeValue(forKey: waiter) } ?? nil
         }
         continuation?.resume()
+    }
+
+    /// `body` applied to the hold of `peer` in `peers`, if it is held. The hold is taken out of the
+    /// dictionary while `body` changes it, so that a change to its waiters copies no table.
+    private static func changeHold<Result>(of peer: String, in peers: inout [String: Peer],
+                                           _ body: (inout PeerHold) -> Result) -> Result? {
+        guard case var .held(hold)? = peers[peer] else { return nil }
+        peers[peer] = nil
+        defer { peers[peer] = .held(hold) }
+        return body(&hold)
     }
 
     /// Changes the state of `peer`, and resumes every call that waited for its successor: each looks
