@@ -63,14 +63,10 @@ extension HostCommandTests {
     /// Every door closed for `user`'s host with the sandbox, opened without.
     private func sandboxHolds(for user: HostUser) async throws {
         let folder = try TemporaryFolder()
-        let victim = Process()
-        let (sleep, sleepArguments) = user.command("/bin/sleep", ["120"])
-        victim.executableURL = URL(fileURLWithPath: sleep)
-        victim.arguments = sleepArguments
-        victim.environment = ["HOST_SECRET_TOKEN": "token-of-the-host"]
-        try victim.run()
-        defer { victim.terminate() }
-        let pid = victim.processIdentifier
+        let (shell, shellArguments) = user.command("/bin/sh", VictimProcess.command)
+        let victim = try VictimProcess(executable: shell, arguments: shellArguments, environment: ["HOST_SECRET_TOKEN": "token-of-the-host"])
+        defer { victim.end() }
+        let pid = victim.pid
         let secretFolder = folder.file("private")
         try FileManager.default.createDirectory(atPath: secretFolder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         let secret = try folder.write("private/secret", Array("secret".utf8), mode: 0o600)

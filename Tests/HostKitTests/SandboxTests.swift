@@ -33,7 +33,7 @@ import Testing
         let folder: TemporaryFolder
         let settingsFile: String
         let secretFile: String
-        let victim = Process()
+        let victim: VictimProcess
         let tcp: LoopbackListener
         var tcpPort: UInt16 { tcp.port }
         let unixPath: String
@@ -48,21 +48,18 @@ import Testing
             try FileManager.default.createDirectory(atPath: private_, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             secretFile = private_ + "/secret"
             try Data("secret".utf8).write(to: URL(fileURLWithPath: secretFile))
-            victim.executableURL = URL(fileURLWithPath: "/bin/sleep")
-            victim.arguments = ["120"]
-            victim.environment = ["HOST_SECRET_TOKEN": "token-of-the-host"]
-            try victim.run()
+            victim = try VictimProcess(environment: ["HOST_SECRET_TOKEN": "token-of-the-host"])
             unixPath = folder.file("host.sock")
             try Self.listen(at: unixPath)
         }
 
         deinit {
-            victim.terminate()
+            victim.end()
         }
 
         /// The doors, each the same with the sandbox on (denied) and off (opened).
         var doors: [Door] {
-            let pid = victim.processIdentifier
+            let pid = victim.pid
             let address = Self.firstMapping(of: pid)
             return [
                 Door(line: "read \(settingsFile)", unconfined: .opens),
@@ -194,7 +191,7 @@ extension SandboxTests {
             ("read \(scene.settingsFile)", false),
             ("tcp 127.0.0.1:29101", true), ("tcp 127.0.0.1:\(scene.tcpPort)", false),
             ("udp 127.0.0.1:29101", false), ("unix \(scene.unixPath)", false),
-            ("run /bin/true", true), ("run /bin/false", false), ("ptrace \(scene.victim.processIdentifier)", false),
+            ("run /bin/true", true), ("run /bin/false", false), ("ptrace \(scene.victim.pid)", false),
         ]
         let answers = try await probe.attempt(doors.map(\.0))
         for ((door, opens), answer) in zip(doors, answers) {
