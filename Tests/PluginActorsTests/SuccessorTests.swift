@@ -1,4 +1,6 @@
+import Dispatch
 import Distributed
+import Foundation
 import Glibc
 @_spi(HostKit) @testable import PluginActors
 import Testing
@@ -189,5 +191,71 @@ import Testing
         await #expect(throws: PluginActorError.processEnded(peer: "child", reason: "the child's test end")) {
             try await PluginActorSystem.withCallTimeout(.seconds(300)) { try await proxy.nothing() }
         }
+    }
+
+    /// A restart after the peer went down (a crash loop's pause, a broken connection) connects under
+    /// a hold too: calls made while it loads wait for its start. Before, the new connection served
+    /// them at once, before its plugin started ("the plugin is not started yet").
+    @Test func aSuccessorOfAPeerThatWentDownServesOnlyTheHostsStepsUntilItStarts() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        let proxy = try systems.proxy()
+        try await Self.endChild(of: systems)
+        systems.host.markUnavailable(peer: "child", reason: "a new one starts in 0.1 seconds")
+        await #expect(throws: PluginActorError.unavailable(peer: "child", reason: "a new one starts in 0.1 seconds")) {
+            try await proxy.nothing()
+        }
+        let successor = try Successor(of: systems, passing: ["control"])
+        let call = Task { try await proxy.add(Pair(left: 4, right: 4, label: "down")) }
+        try await waitUntil { Self.waiting(in: systems.host) == 1 }
+        let control = try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "child", name: "control"), using: systems.host)
+        #expect(try await control.add(Pair(left: 2, right: 3, label: "")).left == 5)
+        #expect(Self.waiting(in: systems.host) == 1)
+        systems.host.liftHold(peer: "child", to: successor.hostConnection)
+        #expect(try await call.value == Pair(left: 8, right: 0, label: "down!"))
+    }
+
+    /// Past ``PeerHold/mostWaiters`` calls waiting for one successor, a call fails at once: a child
+    /// that never starts cannot gather a continuation and a timer per request.
+    @Test func aCallPastTheMostThatMayWaitFailsAtOnce() async throws {
+        let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
+        let proxy = try systems.proxy()
+        try await Self.endChild(of: systems)
+        let calls = (0..<PeerHold.mostWaiters).map { _ in Task { try await proxy.nothing() } }
+        try await waitUntil { Self.waiting(in: systems.host) == PeerHold.mostWaiters }
+        let reason = "its process is restarting, and \(PeerHold.mostWaiters) calls wait for it already"
+        await #expect(throws: PluginActorError.unavailable(peer: "child", reason: reason)) { try await proxy.nothing() }
+        systems.host.markUnavailable(peer: "child", reason: "test over")
+        for call in calls { _ = try? await call.value }
+        #expect(Self.waiting(in: systems.host) == 0)
+    }
+
+    /// Whoever ends a connection second (a caller whose write failed as the reader saw the end)
+    /// returns only once the system heard of the first end: the caller then finds the peer held, and
+    /// its unsent call waits for the successor. Before, it returned at once, found the peer still
+    /// naming the ended connection, and failed.
+    @Test func aSecondEndReturnsOnlyOnceTheSystemHeardOfTheFirst() async throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        defer { for socket in pair { close(socket) } }
+        let events = Lock<[String]>([])
+        let telling = DispatchSemaphore(value: 0)
+        let told = DispatchSemaphore(value: 0)
+        let connection = PeerConnection(peer: "child", socket: pair[0], callTimeout: .seconds(300), system: PluginActorSystem(),
+                                        serve: { _ in throw PluginActorError.unsupported("nothing") }, endReason: { "ended" }) { _, _, _ in
+            telling.signal()
+            told.wait()
+            events.withLock { $0.append("the system heard") }
+        }
+        Thread.detachNewThread { connection.close(.unavailable(peer: "child", reason: "first")) }
+        telling.wait()
+        let second = Task.detached {
+            connection.close(.unavailable(peer: "child", reason: "second"))
+            events.withLock { $0.append("the second end returned") }
+        }
+        // Time for a second end that does not wait to return (it must not; with the fix it cannot).
+        try await Task.sleep(for: .milliseconds(100))
+        told.signal()
+        await second.value
+        #expect(events.withLock { $0 } == ["the system heard", "the second end returned"])
     }
 }

@@ -14,5 +14,11 @@ struct PeerHold: Sendable {
     let ended: PluginActorError
     /// The ended connection's timeout, for calls made without one of their own.
     let callTimeout: Duration
-    var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    /// Each resumed with `true`: look at the peer again (`false` is for a call refused at the cap, never kept here).
+    var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+
+    /// How many calls may wait for one peer's successor: past it a call fails at once, so that a
+    /// child that never starts cannot gather a continuation and a timer per request (each waits at
+    /// most its call timeout). Far more than a server has requests in flight.
+    static let mostWaiters = 8_192
 }

@@ -31,8 +31,9 @@ extension PluginActorSystem {
     /// after it: they wait, within their timeout, for the process that takes its place (a restart).
     /// The next connection to `peer` carries only the calls to the services named in
     /// `callsWaitForSuccessor` (the host's steps that start its plugin) until ``liftHold(peer:to:)``
-    /// says it serves; ``markUnavailable(peer:reason:)`` fails them instead. Calls pending at the end
-    /// fail as before (they may have run).
+    /// says it serves; ``markUnavailable(peer:reason:)`` fails them instead. So does a connection to
+    /// a `peer` that went down (marked unavailable, or its connection broke): calls wait for its
+    /// start. Calls pending at the end fail as before (they may have run).
     @_spi(HostKit)
     public func connect(peer: String, socket: Int32, callTimeout: Duration = .seconds(30),
                         serve: @escaping @Sendable (String) async throws -> PluginActorSystem.Served,
@@ -49,10 +50,19 @@ extension PluginActorSystem {
             self?.connectionEnded(connection, error, processGone: processGone)
         }
         changePeer(peer) { state in
-            // The successor of a process whose calls wait: it carries the host's steps until the hold is lifted.
-            guard case var .held(hold)? = state else { return .connected(connection) }
-            hold.successor = connection
-            return .held(hold)
+            switch state {
+            case var .held(hold)?:
+                // The successor of a process whose calls wait: it carries the host's steps until the hold is lifted.
+                hold.successor = connection
+                return .held(hold)
+            case let .down(error)?:
+                // A restart after the peer went down (a crash loop's pause, a broken connection): later
+                // calls wait for its start too, rather than reach a plugin not started yet.
+                guard let passing = callsWaitForSuccessor else { return .connected(connection) }
+                return .held(PeerHold(successor: connection, passing: passing, ended: error, callTimeout: callTimeout))
+            case .connected?, nil:
+                return .connected(connection)
+            }
         }
         guard connection.start() else { throw PluginActorError.unavailable(peer: peer, reason: "no reader thread") }
         return PluginActorConnection(connection)

@@ -35,14 +35,15 @@ extension PluginActorSystem {
                 if ContinuousClock.now >= deadline, case let .held(hold)? = peers.withLock({ $0[id.peer] }) {
                     throw Self.waitedTooLong(hold.ended)
                 }
-                await waitForChange(of: id, before: deadline)
+                try await waitForChange(of: id, before: deadline)
             }
         }
     }
 
     /// Returns once the peer of `id` changed (its successor connected or serves, or it went down),
-    /// at `deadline`, or once the task is cancelled, whichever comes first.
-    private func waitForChange(of id: PluginActorID, before deadline: ContinuousClock.Instant) async {
+    /// at `deadline`, or once the task is cancelled, whichever comes first. Throws if
+    /// ``PeerHold/mostWaiters`` calls wait already.
+    private func waitForChange(of id: PluginActorID, before deadline: ContinuousClock.Instant) async throws(PluginActorError) {
         let waiter = waiterCount.add(1, ordering: .relaxed).newValue
         let timer = Task { [weak self] in
             // At most a year at a time: the clock traps on an instant past what its seconds hold (a
@@ -51,20 +52,28 @@ extension PluginActorSystem {
             self?.wake(waiter, of: id.peer)
         }
         defer { timer.cancel() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let waited = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 // A cancellation or the timer that came first finds no waiter to wake: look at both here.
-                let waiting = peers.withLock { peers -> Bool in
-                    Self.changeHold(of: id.peer, in: &peers) { hold in
+                let waiting = peers.withLock { peers -> Bool? in
+                    Self.changeHold(of: id.peer, in: &peers) { hold -> Bool? in
                         guard !hold.passing.contains(id.name), !Task.isCancelled, ContinuousClock.now < deadline else { return false }
+                        guard hold.waiters.count < PeerHold.mostWaiters else { return nil }
                         hold.waiters[waiter] = continuation
                         return true
                     } ?? false
                 }
-                if !waiting { continuation.resume() }
+                switch waiting {
+                case true?: break
+                case false?: continuation.resume(returning: true)
+                case nil: continuation.resume(returning: false)
+                }
             }
         } onCancel: {
             wake(waiter, of: id.peer)
+        }
+        guard waited else {
+            throw .unavailable(peer: id.peer, reason: "its process is restarting, and \(PeerHold.mostWaiters) calls wait for it already")
         }
     }
 
@@ -75,7 +84,7 @@ extension PluginActorSystem {
         let continuation = peers.withLock { peers in
             Self.changeHold(of: peer, in: &peers) { hold in hold.waiters.removeValue(forKey: waiter) } ?? nil
         }
-        continuation?.resume()
+        continuation?.resume(returning: true)
     }
 
     /// `body` applied to the hold of `peer` in `peers`, if it is held. The hold is taken out of the
@@ -91,7 +100,7 @@ extension PluginActorSystem {
     /// Changes the state of `peer`, and resumes every call that waited for its successor: each looks
     /// at the new state (and waits again if it must).
     func changePeer(_ peer: String, _ change: (Peer?) -> Peer?) {
-        let waiters = peers.withLock { peers -> [CheckedContinuation<Void, Never>] in
+        let waiters = peers.withLock { peers -> [CheckedContinuation<Bool, Never>] in
             let old = peers.removeValue(forKey: peer)
             var new = change(old)
             if case var .held(hold)? = new {
@@ -102,12 +111,16 @@ extension PluginActorSystem {
             guard case let .held(hold)? = old else { return [] }
             return Array(hold.waiters.values)
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.resume(returning: true) }
     }
 
     /// What a call that waited for a successor past its timeout fails with: how the process ended, and that.
     private static func waitedTooLong(_ ended: PluginActorError) -> PluginActorError {
-        guard case let .processEnded(peer, reason) = ended else { return ended }
-        return .processEnded(peer: peer, reason: reason + "; no process served it again within the call's timeout")
+        let waited = "; no process served it again within the call's timeout"
+        return switch ended {
+        case let .processEnded(peer, reason): .processEnded(peer: peer, reason: reason + waited)
+        case let .unavailable(peer, reason): .unavailable(peer: peer, reason: reason + waited)
+        default: ended
+        }
     }
 }

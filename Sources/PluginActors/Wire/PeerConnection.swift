@@ -12,8 +12,9 @@ import Glibc
 ///   written at the end, or could not be written) its sender resumes it. Each is resumed once:
 ///   whoever removes it from `pending` under the lock resumes it. A call that could not be written
 ///   fails with ``NotDelivered``: nothing of it ran.
-/// - The connection ends once (`ending`, then `ended`, set under the lock): `onEnd` runs once, before
-///   `ended` is set; every call pending then fails with why, and every later call at once.
+/// - The connection ends once: `onEnd` runs once, under `endBegun` (anyone else ending it waits
+///   for it), before `ended` is set under the lock; every call pending then fails with why, and
+///   every later call at once.
 final class PeerConnection: Sendable {
     enum Reply {
         case value(ArraySlice<UInt8>)
@@ -43,8 +44,6 @@ final class PeerConnection: Sendable {
         fileprivate var pending: [UInt64: Pending] = [:]
         var serving: [UInt64: Serving] = [:]
         var ended: PluginActorError?
-        /// Set by the first to end the connection, before its system hears of it and `ended` is set.
-        var ending = false
         /// The targets found to be methods of a contract, by the contract's stub.
         var checkedTargets: [ObjectIdentifier: Set<String>] = [:]
         /// Why this side closed the connection, if it did: the reason the end reports.
@@ -59,6 +58,8 @@ final class PeerConnection: Sendable {
     let callTimeout: Duration
     let socket: Int32
     let state = Lock(State())
+    /// Whether the connection's end began: held while the first to end it tells its system.
+    private let endBegun = Lock(false)
     /// Writes every frame, on a thread of its own when the socket is full; owns the socket.
     let outbox: Outbox
     let system: PluginActorSystem
@@ -355,13 +356,15 @@ final class PeerConnection: Sendable {
     /// fails with `reason`. `processGone`: the other process ended (not this side's close, a broken
     /// protocol or a stalled writer).
     private func end(_ reason: PluginActorError, processGone: Bool = false) {
-        let first = state.withLock { state -> Bool in
-            guard !state.ending else { return false }
-            state.ending = true
+        // Held while the first tells the system: another who ends it (a caller whose write failed)
+        // returns only after that, and finds the peer's new state (held, or down), not this connection.
+        let first = endBegun.withLock { begun -> Bool in
+            guard !begun else { return false }
+            begun = true
+            onEnd(self, reason, processGone)
             return true
         }
         guard first else { return }
-        onEnd(self, reason, processGone)
         let taken = state.withLock { state -> (pending: [Pending], serving: [Serving]) in
             state.ended = reason
             defer {
