@@ -2,12 +2,13 @@ import Foundation
 import HostKit
 
 /// `--own-process FILE`... and how those processes run (`--memory-limit`, `--cpu-limit`, `--open-files`,
-/// `--thread-limit`, `--call-timeout`, `--heartbeat`, `--restarts`): the operator's choice of which plugins run each in a
+/// `--thread-limit`, `--call-timeout`, `--heartbeat`, `--restarts`, `--sandbox`, `--standby`): the operator's choice of which plugins run each in a
 /// process of its own, as the command line gives it.
 struct OwnProcessArguments {
     /// Every option this type reads; each takes a value.
     static let options: Set<String> = ["--own-process", "--memory-limit", "--cpu-limit", "--open-files",
-                                       "--thread-limit", "--call-timeout", "--heartbeat", "--restarts", "--sandbox"]
+                                       "--thread-limit", "--call-timeout", "--heartbeat", "--restarts", "--sandbox",
+                                       "--standby"]
 
     /// The plugin files placed in processes of their own: file names, real paths, or `*` for all.
     var files: Set<String> = []
@@ -21,6 +22,8 @@ struct OwnProcessArguments {
     var restarts = PluginProcesses.RestartPolicy().maximum
     /// `--sandbox`: every layer (`full`, the default), what this kernel offers (`available`), or none (`off`).
     var sandbox = PluginSandbox()
+    /// `--standby on`: a process started ahead for each plugin (``PluginProcesses/standby``).
+    var standby = false
     /// The first option given that sets how the processes run: it means nothing without `--own-process`.
     private var firstSetting: String?
 
@@ -46,6 +49,12 @@ struct OwnProcessArguments {
             default: throw Arguments.UsageError(description: "--sandbox needs full (every layer, the default), available"
                                                 + " (the layers this kernel offers) or off")
             }
+        case "--standby":
+            switch value {
+            case "on": standby = true
+            case "off": standby = false
+            default: throw Arguments.UsageError(description: "--standby needs on (a process started ahead takes over at a restart) or off (the default)")
+            }
         default: restarts = Int(try Self.count(option, value, of: "restarts", in: 0...1000))
         }
         firstSetting = firstSetting ?? option
@@ -66,9 +75,11 @@ struct OwnProcessArguments {
         sandbox.grants = grants
         // The running image, even once the file it came from is replaced (a rebuild): a restarted
         // child is the same program as the host.
-        return PluginProcesses(executable: "/proc/self/exe", arguments: [Arguments.Command.servePlugin.rawValue] + childArguments,
-                               files: files, limits: limits, callTimeout: callTimeout, heartbeat: heartbeat,
-                               restarts: PluginProcesses.RestartPolicy(maximum: restarts), sandbox: sandbox)
+        var processes = PluginProcesses(executable: "/proc/self/exe", arguments: [Arguments.Command.servePlugin.rawValue] + childArguments,
+                                        files: files, limits: limits, callTimeout: callTimeout, heartbeat: heartbeat,
+                                        restarts: PluginProcesses.RestartPolicy(maximum: restarts), sandbox: sandbox)
+        processes.standby = standby
+        return processes
     }
 
     /// `--own-process`'s value: `*`, a file name, or a path, made real as the load compares them.

@@ -64,6 +64,9 @@ enum Usage {
                               does not within as long; 0: never asked (default 5)
         --restarts N          is restarted at most N times a minute, then withdrawn with the
                               plugins that require it, as a reload withdraws one (default 5)
+        --standby on|off      on: has a second process started ahead, which takes over when it
+                              ends, so a restart skips the program's start; one idle process more
+                              per plugin (default off)
         --sandbox MODE        is confined before it loads its plugin (SECURITY.md): full, every
                               layer or the plugin is refused (default); available, the layers this
                               kernel offers; off, none (it then runs with the host's environment

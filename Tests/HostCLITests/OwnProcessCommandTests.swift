@@ -108,6 +108,26 @@ extension HostCommandTests {
         #expect(child.process.terminationReason == .exit && child.process.terminationStatus == 0, "\(child.errors)")
     }
 
+    /// `serve --standby on`: the plugin's process has a second one beside it, started ahead; a kill of
+    /// either leaves the host serving, and the shutdown leaves neither.
+    @Test func serveWithAStandbyKeepsASecondProcessAndLeavesNoneAfterItsShutdown() async throws {
+        let child = try Child(echoArguments("serve", ["--heartbeat", "0", "--standby", "on"]))
+        let serving = try await poll(atMost: .seconds(60)) { child.output.contains("serving 2 plugin(s)") }
+        try #require(serving, "stdout: \(child.output)\nstderr: \(child.errors)")
+        let host = child.process.processIdentifier
+        let two = try await poll(atMost: .seconds(60)) { Self.children(of: host).count == 2 }
+        #expect(two, "children: \(Self.children(of: host))")
+        for pid in Self.children(of: host) { kill(pid, SIGKILL) }
+        // The serving one's end is told and it is restarted (from a new process: the standby was killed too).
+        let restarted = try await poll(atMost: .seconds(60)) { child.errors.contains("\(echoFile)#1 restarted") }
+        #expect(restarted, "\(child.errors)")
+        #expect(kill(host, SIGTERM) == 0)
+        let exited = try await poll(atMost: .seconds(60)) { !child.process.isRunning }
+        try #require(exited, "still serving after SIGTERM: \(child.output)")
+        #expect(child.process.terminationStatus == 0, "\(child.errors)")
+        #expect(Self.children(of: host).isEmpty, "a plugin process is left: \(Self.children(of: host))")
+    }
+
     /// The processes whose parent is `parent` (from /proc: each one's stat names its parent).
     private static func children(of parent: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -145,6 +165,7 @@ extension HostCommandTests {
         (["check", "--own-process", "*", "--heartbeat", "-1"], "--heartbeat needs a number of seconds from 0.01 to 86400, or 0"),
         (["check", "--own-process", "*", "--restarts", "many"], "--restarts needs a whole number of restarts from 0 to 1000"),
         (["serve", "--heartbeat", "1"], "--heartbeat sets how plugins in a process of their own run"),
+        (["check", "--own-process", "*", "--standby", "yes"], "--standby needs on (a process started ahead takes over at a restart) or off"),
         (["inspect", "x.so", "--own-process", "*"], "--own-process is not an option of inspect"),
     ] as [([String], String)])
     func ownProcessUsageErrorsNameTheOption(_ arguments: [String], _ message: String) async throws {

@@ -1,4 +1,5 @@
 import FixtureRemoteContracts
+import Foundation
 import Glibc
 import HostKit
 import PluginActors
@@ -47,6 +48,11 @@ enum OwnProcessCases {
         /// From SIGKILL of the child to the error of a call in flight, and to the proxy answering again, in ms.
         let killToError: [Double]
         let killToServed: [Double]
+        /// The same, with a standby (``PluginProcesses/standby``): a process started ahead takes over.
+        let standbyCrashToServed: [Double]
+        let standbyKillToServed: [Double]
+        /// A standby's memory (its program started and sandboxed, nothing loaded), if one was found.
+        let standbyMemory: Memory?
         /// A get of the proxy (own process), and of the plugin's actor loaded in this process.
         let gets: [Measurement]
     }
@@ -95,10 +101,50 @@ enum OwnProcessCases {
                     getCase("get/in-process: the same plugin's actor, loaded here", local.locator)].map { measure($0, getConfig) }
         let crashes = (0..<size.crashes).map { _ in crash(echo) }
         let kills = (0..<size.crashes).map { _ in kill(echo) }
+        var standby = processes
+        standby.standby = true
+        let (standbyCrashes, standbyKills, standbyMemory) = withStandby(plugin, standby, size.crashes)
         return Result(size: size, startup: startupSamples, unconfinedStartup: unconfinedSamples, pings: pings,
                       inProcessStartup: inProcessSamples, memory: memory,
                       crashToError: crashes.map(\.error), crashToServed: crashes.map(\.served),
-                      killToError: kills.map(\.error), killToServed: kills.map(\.served), gets: gets)
+                      killToError: kills.map(\.error), killToServed: kills.map(\.served),
+                      standbyCrashToServed: standbyCrashes, standbyKillToServed: standbyKills,
+                      standbyMemory: standbyMemory, gets: gets)
+    }
+
+    /// `count` crashes and `count` kills of a host's child whose plugin keeps a standby, each timed
+    /// to served again once the next standby is up (a restart that found none would start a process).
+    private static func withStandby(_ plugin: String, _ processes: PluginProcesses,
+                                    _ count: Int) -> (crashes: [Double], kills: [Double], memory: Memory?) {
+        let host = startUp(plugin, processes).host
+        defer { _ = host.shutdown() }
+        guard let echo = host.locator.getService(key: RemoteKeys.echo) else { fail("\(name): no echo service") }
+        usleep(200_000)
+        let serving = mustAwait("\(name): pid") { try await echo.pid() }
+        // This process's one other `plugin-process` child: the other hosts were shut down.
+        let standby = childProcesses(named: "plugin-process").first { $0 != serving }
+        let memory = standby.map(Self.memory(of:))
+        var crashes: [Double] = [], kills: [Double] = []
+        for _ in 0..<count {
+            usleep(100_000)
+            crashes.append(crash(echo).served)
+        }
+        for _ in 0..<count {
+            usleep(100_000)
+            kills.append(kill(echo).served)
+        }
+        return (crashes, kills, memory)
+    }
+
+    /// The processes whose parent is this one and whose command line holds `name`.
+    private static func childProcesses(named name: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let stat = Machine.readText("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")"),
+                  let command = Machine.readText("/proc/\(pid)/cmdline"), command.contains(name) else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == getpid()
+        }
     }
 
     /// A new host that loads `plugin` (in a child if `processes` is given), gets the echo service and

@@ -88,6 +88,11 @@ public struct PluginProcesses: Sendable {
     public var environment: [String: String]
     /// How each process is confined: on by default.
     public var sandbox: PluginSandbox
+    /// Whether each plugin keeps a second process started ahead (a *standby*: its program running
+    /// and sandboxed, nothing loaded, not connected), which takes over when the serving one ends:
+    /// a restart then skips the program's start (most of a restart's time). It costs one idle
+    /// process per plugin; off by default.
+    public var standby = false
 
     /// Processes of `executable arguments...` for the plugin files `files`.
     public init(executable: String, arguments: [String], files: Set<String>, limits: Limits = Limits(),

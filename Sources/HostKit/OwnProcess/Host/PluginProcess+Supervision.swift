@@ -63,6 +63,7 @@ extension PluginProcess {
         switch decision {
         case nil: return
         case let .withdraw(why)?:
+            endStandby()
             PluginActorSystem.shared.markUnavailable(peer: peer, reason: "withdrawn: \(why)")
             report("plugin process \(TerminalText.escaped(peer)) \(ending); withdrawn: \(why)")
             // The host withdraws its plugin on a thread of its own: this one reaps children, which a

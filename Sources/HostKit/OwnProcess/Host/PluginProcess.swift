@@ -26,6 +26,8 @@ final class PluginProcess: Sendable {
         var stopping = false
         /// Why it is not started again, once it is not.
         var withdrawn: String?
+        /// A child started ahead for the next restart (``PluginProcesses/standby``).
+        var standby: SpawnedChild?
     }
 
     /// The plugin file as the host checked it: each child must load exactly this file.
@@ -127,33 +129,17 @@ final class PluginProcess: Sendable {
             state.served = false
             return state.generation
         }
-        var environment = settings.environment
-        // A crashing child need not spend seconds printing a backtrace nobody reads.
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        environment[ChildControlService.callTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
-        let limits = ChildProcess.Limits(memoryBytes: settings.limits.memoryBytes, cpuSeconds: settings.limits.cpuSeconds,
-                                         openFiles: settings.limits.openFiles)
-        var confinement: ChildConfinement?
-        if settings.sandbox.isEnabled {
-            switch ChildConfinement.make(for: candidate, sandbox: settings.sandbox, grant: grant.withLock(\.granted),
-                                         threads: settings.limits.threads) {
-            case let .success(made): confinement = made
+        // The standby takes over if there is one: its program is running and sandboxed already.
+        let spawnedChild: SpawnedChild
+        if let standby = takeStandby(for: generation) {
+            spawnedChild = standby
+        } else {
+            switch spawnChild(as: .serving(generation: generation)) {
+            case let .success(made): spawnedChild = made
             case let .failure(error): return .failure(error)
             }
-            if let variable = confinement?.variable { environment[variable.name] = variable.value }
         }
-        let made = confinement
-        let child: ChildProcess
-        do {
-            child = try ChildProcess.spawn(executable: settings.executable, arguments: settings.arguments, environment: environment,
-                                           inheritingEnvironment: confinement == nil, limits: limits, onOutput: nil) { [weak self] ending in
-                made?.remove()
-                self?.ended(generation: generation, ending)
-            }
-        } catch {
-            confinement?.remove()
-            return .failure(.processFailed(path: path, reason: "could not start \(settings.executable): \(error)"))
-        }
+        let (child, confinement) = (spawnedChild.child, spawnedChild.confinement)
         spawned = true
         let connection: PluginActorConnection
         do {
@@ -284,6 +270,7 @@ final class PluginProcess: Sendable {
         // The calls that waited while it restarted go to it now (if it is still the one they wait for).
         if let connection { PluginActorSystem.shared.liftHold(peer: peer, to: connection) }
         startHeartbeat()
+        if connection != nil { prepareStandby() }
     }
 
     /// Once the calls the child is serving are answered (at most `timeout`), runs the plugin's
@@ -336,13 +323,14 @@ final class PluginProcess: Sendable {
         }
         // A proxy of a withdrawn process keeps saying why it was withdrawn.
         let reason = withdrawn.map { "withdrawn: \($0)" } ?? "its plugin was stopped"
+        endStandby()
         PluginActorSystem.shared.markUnavailable(peer: peer, reason: reason)
         connection?.close(.unavailable(peer: peer, reason: reason))
         child?.kill()
     }
 
     /// `duration` in whole milliseconds, clamped to what an `Int64` holds (a timeout of "forever").
-    private static func milliseconds(_ duration: Duration) -> Int64 {
+    static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = max(seconds, 0).multipliedReportingOverflow(by: 1000)
         return overflow ? .max : whole + attoseconds / 1_000_000_000_000_000
