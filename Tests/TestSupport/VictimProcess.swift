@@ -1,9 +1,10 @@
 import Foundation
 
 /// A process for a sandbox test to attack (signal, ptrace, read its memory and environment): a
-/// shell that waits on a pipe from this process, so it lives until ``end()`` or until this test
-/// process ends, however that happens. Not a timed `sleep`: one that timed itself out failed a busy
-/// run ("No such process"), and one that outlived its test held `swift test`'s output open.
+/// shell that waits on a pipe from this process, so it lives until ``end()`` (SIGKILL) or until this
+/// test process ends, however that happens. Not a timed `sleep`: one that timed itself out failed a
+/// busy run ("No such process"); one that outlived its test held `swift test`'s output open; and
+/// SIGTERM did not end one (a signal this process blocks stays blocked in what it starts).
 public final class VictimProcess {
     private let process: Process
     private let lifeline: Pipe
@@ -22,15 +23,18 @@ public final class VictimProcess {
         process.standardInput = lifeline
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        // Only this process may hold the pipe's writing end: a host another test starts meanwhile
+        // would keep the victim alive past this process.
+        _ = fcntl(lifeline.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
         try process.run()
     }
 
     /// The victim's own command line: a shell reading its input until it ends.
     public static let command = ["-c", "read _"]
 
-    /// Ends the victim (its input closes) and waits for it.
+    /// Ends the victim (SIGKILL, which nothing blocks) and waits for it: at once.
     public func end() {
-        try? lifeline.fileHandleForWriting.close()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
