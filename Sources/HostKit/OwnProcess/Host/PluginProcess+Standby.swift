@@ -1,33 +1,9 @@
 import Foundation
 internal import DynamicLoading
 
-/// One child of a plugin's program, started in its sandbox and connected to nothing yet: the one a
-/// load or restart serves from at once, or a standby (``PluginProcesses/standby``) that waits for
-/// the next restart. Most of a restart's time is the program's start (its executable and Swift's
-/// libraries mapped and bound, the sandbox entered); a standby has done it.
-///
-/// Invariants: `role` decides, under its lock and once, whose the child's end is: a serving child's
-/// end is its generation's (the supervision hears of it); a standby's end only clears the standby.
-/// A standby becomes serving only while it has not ended (``PluginProcess/takeStandby(for:)``).
-final class SpawnedChild: Sendable {
-    enum Role {
-        case standby
-        case serving(generation: Int)
-        /// A standby that ended before it was taken.
-        case ended
-    }
-
-    let child: ChildProcess
-    let confinement: ChildConfinement?
-    let role: Lock<Role>
-
-    init(child: ChildProcess, confinement: ChildConfinement?, role: Lock<Role>) {
-        self.child = child
-        self.confinement = confinement
-        self.role = role
-    }
-}
-
+/// A standby (``PluginProcesses/standby``): a child of the plugin's program started ahead, taken by
+/// the next restart instead of a new program's start (most of a restart's time: its executable and
+/// Swift's libraries mapped and bound, the sandbox entered).
 extension PluginProcess {
     /// Starts the plugin's program in its sandbox, as `role`; its end goes to the supervision if it
     /// is serving by then.
@@ -48,28 +24,41 @@ extension PluginProcess {
             if let variable = confinement?.variable { environment[variable.name] = variable.value }
         }
         let made = confinement
-        let role = Lock(role)
-        do {
-            let child = try ChildProcess.spawn(executable: settings.executable, arguments: settings.arguments, environment: environment,
-                                               inheritingEnvironment: confinement == nil, limits: limits, onOutput: nil) { [weak self] ending in
-                made?.remove()
-                let generation = role.withLock { role -> Int? in
-                    if case let .serving(generation) = role { return generation }
-                    role = .ended
-                    return nil
-                }
-                if let generation {
-                    self?.ended(generation: generation, ending)
-                } else {
-                    self?.state.withLock { state in
-                        if state.standby?.role === role { state.standby = nil }
+        let roleLock = Lock(role)
+        // Held until the socket is duplicated: the child's end, if it comes meanwhile, is handled
+        // (and its socket closed) only after that.
+        return roleLock.withLock { role -> Result<SpawnedChild, PluginLoadError> in
+            let child: ChildProcess
+            do {
+                child = try ChildProcess.spawn(executable: settings.executable, arguments: settings.arguments, environment: environment,
+                                               inheritingEnvironment: made == nil, limits: limits, onOutput: nil) { [weak self] ending in
+                    made?.remove()
+                    let generation = roleLock.withLock { role -> Int? in
+                        if case let .serving(generation) = role { return generation }
+                        role = .ended
+                        return nil
+                    }
+                    if let generation {
+                        self?.ended(generation: generation, ending)
+                    } else {
+                        self?.state.withLock { state in
+                            if state.standby?.role === roleLock { state.standby = nil }
+                        }
                     }
                 }
+            } catch {
+                made?.remove()
+                return .failure(.processFailed(path: candidate.realPath, reason: "could not start \(settings.executable): \(error)"))
             }
-            return .success(SpawnedChild(child: child, confinement: confinement, role: role))
-        } catch {
-            confinement?.remove()
-            return .failure(.processFailed(path: candidate.realPath, reason: "could not start \(settings.executable): \(error)"))
+            let socket = fcntl(child.socket, F_DUPFD_CLOEXEC, 0)
+            guard socket >= 0 else {
+                // Nobody's end: nothing ran, and the caller counts the failure.
+                let reason = String(cString: strerror(errno))
+                role = .ended
+                child.kill()
+                return .failure(.processFailed(path: candidate.realPath, reason: "its socket could not be duplicated: \(reason)"))
+            }
+            return .success(SpawnedChild(child: child, confinement: made, role: roleLock, socket: socket))
         }
     }
 
@@ -87,17 +76,28 @@ extension PluginProcess {
         return taken ? standby : nil
     }
 
-    /// Starts a standby, on a thread of its own, if the settings ask for one and there is none.
+    /// Starts a standby, on a thread of its own, if the settings ask for one and there is none
+    /// (nor one on its way).
     func prepareStandby() {
-        guard settings.standby, state.withLock({ !$0.stopping && $0.withdrawn == nil && $0.standby == nil }) else { return }
+        guard settings.standby, state.withLock({ state -> Bool in
+            guard !state.stopping, state.withdrawn == nil, state.standby == nil, !state.standbyComing else { return false }
+            state.standbyComing = true
+            return true
+        }) else { return }
         Thread.detachNewThread { [weak self] in
-            guard let self, case let .success(standby) = self.spawnChild(as: .standby) else { return }
+            guard let self else { return }
+            let made = self.spawnChild(as: .standby)
             let kept = self.state.withLock { state -> Bool in
-                guard !state.stopping, state.withdrawn == nil, state.standby == nil else { return false }
+                state.standbyComing = false
+                guard case let .success(standby) = made, !state.stopping, state.withdrawn == nil, state.standby == nil else { return false }
                 state.standby = standby
                 return true
             }
-            if !kept { standby.child.kill() }
+            switch made {
+            case let .success(standby) where !kept: standby.child.kill()
+            case let .failure(error): self.report("plugin process \(TerminalText.escaped(self.peer)) has no standby: \(error)")
+            case .success: break
+            }
         }
     }
 

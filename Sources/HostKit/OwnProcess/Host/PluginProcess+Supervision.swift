@@ -108,8 +108,6 @@ extension PluginProcess {
         var spawned = false
         switch spawnAndLoad(spawned: &spawned) {
         case let .failure(error):
-            // The calls that wait for it fail now, not at their timeouts (its end's pause says when the next comes).
-            PluginActorSystem.shared.markUnavailable(peer: peer, reason: "a new process did not load it: \(error)")
             report("plugin process \(TerminalText.escaped(peer)) was not restarted: \(error)")
             // Counted as another end, once: a child that was started is ended, and its end counts
             // (restarted again later, or withdrawn); one that never started is counted here.
@@ -126,7 +124,6 @@ extension PluginProcess {
                 report("plugin process \(TerminalText.escaped(peer)) restarted")
                 if let metrics = launcher.metrics, let name = pluginName.withLock({ $0 }) { metrics.processRestarted(plugin: name) }
             case let .failure(error):
-                PluginActorSystem.shared.markUnavailable(peer: peer, reason: "a new process did not start it: \(Self.text(of: error))")
                 report("plugin process \(TerminalText.escaped(peer)) restarted but did not start: "
                        + TerminalText.escaped(Self.text(of: error)))
                 state.withLock(\.child)?.kill()

@@ -28,6 +28,8 @@ final class PluginProcess: Sendable {
         var withdrawn: String?
         /// A child started ahead for the next restart (``PluginProcesses/standby``).
         var standby: SpawnedChild?
+        /// Whether a standby is being started (on a thread of its own).
+        var standbyComing = false
     }
 
     /// The plugin file as the host checked it: each child must load exactly this file.
@@ -82,6 +84,11 @@ final class PluginProcess: Sendable {
                 if !granted.isEmpty {
                     process.pluginName.withLock { $0 = description.name }
                     description = try process.replaceChild(spawned: &spawned).get()
+                    // No restart: calls reach the replacement as they reach a first child (the first
+                    // one's connection, closed, left the peer down, and a connection to it waits for a start).
+                    if let connection = process.state.withLock(\.connection) {
+                        PluginActorSystem.shared.liftHold(peer: process.peer, to: connection)
+                    }
                 }
             }
         } catch {
@@ -152,7 +159,7 @@ final class PluginProcess: Sendable {
                 }
             }
             connection = try PluginActorSystem.shared.connect(
-                peer: peer, socket: child.socket, callTimeout: settings.callTimeout,
+                peer: peer, socket: spawnedChild.socket, callTimeout: settings.callTimeout,
                 serve: { [served] name in try await served.serve(name) },
                 endReason: { [weak self] in self?.endReason(of: child) ?? "it ended" }, callEnded: calls,
                 // A restart costs the calls in flight: those made meanwhile wait for the next child to start.
@@ -190,6 +197,8 @@ final class PluginProcess: Sendable {
 
     /// Ends the current child, before its plugin started, and starts another that loads it again.
     func replaceChild(spawned: inout Bool) -> Result<ChildPluginDescription, PluginLoadError> {
+        // A standby would have the sandbox of before.
+        endStandby()
         let (child, connection) = state.withLock { state in
             // Its end is no crash, and restarts nothing.
             state.generation += 1
