@@ -237,25 +237,26 @@ import Testing
         var pair: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
         defer { for socket in pair { close(socket) } }
+        // Every wait on threads of their own: a blocked thread of Swift concurrency (there are two on
+        // this machine) hung the whole suite once another test held the other.
         let events = Lock<[String]>([])
-        let telling = DispatchSemaphore(value: 0)
         let told = DispatchSemaphore(value: 0)
         let connection = PeerConnection(peer: "child", socket: pair[0], callTimeout: .seconds(300), system: PluginActorSystem(),
                                         serve: { _ in throw PluginActorError.unsupported("nothing") }, endReason: { "ended" }) { _, _, _ in
-            telling.signal()
+            events.withLock { $0.append("the system hears") }
             told.wait()
             events.withLock { $0.append("the system heard") }
         }
         Thread.detachNewThread { connection.close(.unavailable(peer: "child", reason: "first")) }
-        telling.wait()
-        let second = Task.detached {
+        try await waitUntil { events.withLock { $0 } == ["the system hears"] }
+        Thread.detachNewThread {
             connection.close(.unavailable(peer: "child", reason: "second"))
             events.withLock { $0.append("the second end returned") }
         }
         // Time for a second end that does not wait to return (it must not; with the fix it cannot).
         try await Task.sleep(for: .milliseconds(100))
         told.signal()
-        await second.value
-        #expect(events.withLock { $0 } == ["the system heard", "the second end returned"])
+        try await waitUntil { events.withLock { $0.count } == 3 }
+        #expect(events.withLock { $0 } == ["the system hears", "the system heard", "the second end returned"])
     }
 }
