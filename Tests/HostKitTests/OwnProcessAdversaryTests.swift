@@ -108,6 +108,20 @@ import Testing
 /// A program that stands for `plugin-process`: a shell script that records each run (a file
 /// `run.<pid>`), does what `behaviour` says (with `$n` the number of the run, from 1), then runs
 /// the real `plugin-process` in its place (same pid, the host's socket on descriptor 3).
+extension OwnProcessAdversaryTests {
+    /// The child program run by hand, its descriptor 3 closed or a file: it says there is no host and
+    /// exits 2. Before, with 3 closed, it could take libdispatch's epoll descriptor (given that number
+    /// once it was free) for the host's socket, close it, and die of SIGILL in libdispatch.
+    @Test(arguments: ["exec 3>&-; exec \"$0\"", "exec \"$0\" 3</etc/hostname"])
+    func theChildProgramWithoutItsHostSaysSoAndExitsTwo(_ script: String) async throws {
+        let folder = try TemporaryFolder()
+        let run = try await runChild("/bin/sh", ["-c", script, BuiltPlugins.directory + "/plugin-process"],
+                                     in: URL(fileURLWithPath: folder.path), log: URL(fileURLWithPath: folder.path))
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.output.contains("no connection to the host on descriptor 3: it is not a Unix stream socket"), "\(run.output)")
+    }
+}
+
 final class WrappedChildProgram: Sendable {
     let folder: String
     var path: String { folder + "/child" }

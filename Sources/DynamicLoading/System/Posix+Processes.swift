@@ -12,6 +12,18 @@ extension Posix {
         return (ends[0], ends[1])
     }
 
+    /// Whether `descriptor` is a Unix stream socket (as the one a ``ChildProcess`` is given): a child
+    /// program started by hand may find another library's descriptor at that number (libdispatch's
+    /// epoll, taken once the number was free), which it must not read, nor close.
+    package static func isUnixStreamSocket(_ descriptor: Int32) -> Bool {
+        func option(_ name: Int32) -> Int32? {
+            var value: Int32 = 0
+            var size = socklen_t(MemoryLayout<Int32>.size)
+            return getsockopt(descriptor, SOL_SOCKET, name, &value, &size) == 0 ? value : nil
+        }
+        return option(SO_DOMAIN) == AF_UNIX && option(SO_TYPE) == Int32(SOCK_STREAM.rawValue)
+    }
+
     /// `shutdown(2)` of both directions of a socket: a thread blocked reading it reads what is left,
     /// then the end; a write to it fails (`EPIPE`). The descriptor stays open. A failure (a descriptor
     /// that is no socket, or not connected) changes nothing, and is not worth a word.

@@ -18,6 +18,12 @@ public enum PluginChild {
     /// sandbox the host asked for. Call it before the process starts a thread: the sandbox binds the
     /// thread that enters it. Nothing of a plugin runs before the host asks.
     public static func serve(discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
+        // Run by hand, the number may be free, or another library's by now: never read nor close that.
+        guard Posix.isUnixStreamSocket(ChildProcess.socketDescriptor) else {
+            FileHandle.standardError.write(Data(("no connection to the host on descriptor \(ChildProcess.socketDescriptor): it is not"
+                                                 + " a Unix stream socket (a host starts this program, see PluginProcesses)\n").utf8))
+            return 2
+        }
         let environment = ProcessInfo.processInfo.environment
         let milliseconds = environment[ChildControlService.callTimeoutVariable].flatMap(Int64.init) ?? 30_000
         Posix.removeEnvironment(ChildControlService.callTimeoutVariable)
