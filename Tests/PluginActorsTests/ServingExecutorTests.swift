@@ -29,6 +29,18 @@ import Testing
         }
         #expect(try outcome.get() == Pair(left: 3, right: 0, label: "blocked!"))
     }
+
+    /// A job queued by a serving thread wakes no other thread (that thread takes the queue as its
+    /// job returns). A served method that queues a child task and then blocks its thread until
+    /// the child ran would wait for good; the readers' tick wakes a thread for it.
+    @Test func aServedMethodThatBlocksUntilItsOwnChildTaskRanIsAnswered() async throws {
+        let systems = try TwoSystems()
+        let proxy = try systems.proxy()
+        let sum = try await PluginActorSystem.withCallTimeout(.seconds(20)) {
+            try await proxy.addOnAChildTaskItsThreadWaitsFor(Pair(left: 4, right: 5, label: "child"))
+        }
+        #expect(sum == Pair(left: 9, right: 0, label: "child!"))
+    }
 }
 
 /// The test's side of the call runs on a thread of its own, as the pool is blocked.

@@ -1,3 +1,4 @@
+import Dispatch
 import Distributed
 import Glibc
 @_spi(HostKit) @testable import PluginActors
@@ -10,6 +11,7 @@ protocol Calculator: DistributedActor where ActorSystem: DistributedActorSystem<
     distributed func hang() async throws
     distributed func hangsCancelled() -> Int
     distributed func nothing()
+    distributed func addOnAChildTaskItsThreadWaitsFor(_ pair: Pair) async -> Pair
 }
 
 struct Pair: Codable, Sendable, Equatable {
@@ -52,6 +54,15 @@ distributed actor LocalCalculator: Calculator {
     distributed func hangsCancelled() -> Int { cancelledHangs }
 
     distributed func nothing() {}
+
+    /// Blocks its thread (a serving thread) until a child task it started has run: the child is
+    /// queued by that very thread, which the serving executor does not wake another for.
+    distributed func addOnAChildTaskItsThreadWaitsFor(_ pair: Pair) async -> Pair {
+        let childRan = DispatchSemaphore(value: 0)
+        async let sum = { childRan.signal(); return pair.left + pair.right }()
+        childRan.wait()
+        return Pair(left: await sum, right: 0, label: pair.label + "!")
+    }
 }
 
 /// Two systems joined by a socket pair: `host` calls, `child` serves `calculator` under the name "calc".
