@@ -30,9 +30,10 @@ import Testing
         #expect(try outcome.get() == Pair(left: 3, right: 0, label: "blocked!"))
     }
 
-    /// A job queued by a serving thread wakes no other thread (that thread takes the queue as its
-    /// job returns). A served method that queues a child task and then blocks its thread until
-    /// the child ran would wait for good; the readers' tick wakes a thread for it.
+    /// A served method that queues a child task and then blocks its thread until the child ran is
+    /// answered: the child runs on another serving thread. A serving executor that woke no thread
+    /// for a job its own thread queued (tried for speed, PH-0040) left that child waiting for the
+    /// call's timeout.
     @Test func aServedMethodThatBlocksUntilItsOwnChildTaskRanIsAnswered() async throws {
         let systems = try TwoSystems()
         let proxy = try systems.proxy()

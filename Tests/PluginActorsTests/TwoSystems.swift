@@ -56,7 +56,7 @@ distributed actor LocalCalculator: Calculator {
     distributed func nothing() {}
 
     /// Blocks its thread (a serving thread) until a child task it started has run: the child is
-    /// queued by that very thread, which the serving executor does not wake another for.
+    /// queued by that very thread, so another must run it.
     distributed func addOnAChildTaskItsThreadWaitsFor(_ pair: Pair) async -> Pair {
         let childRan = DispatchSemaphore(value: 0)
         async let sum = { childRan.signal(); return pair.left + pair.right }()

@@ -229,8 +229,6 @@ final class PeerConnection: Sendable {
             }
             if ContinuousClock.now >= nextExpiry {
                 expireCalls()
-                // A served method that queued work and then blocked its thread holds that work back (see `ServingExecutor`).
-                if state.withLock({ !$0.serving.isEmpty }) { ServingExecutor.shared.wakeIfStalled() }
                 nextExpiry = .now + Self.timeoutTick
             }
         }
