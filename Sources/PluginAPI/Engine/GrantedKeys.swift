@@ -12,7 +12,8 @@ final class GrantedKeys: Sendable {
 
     init(plugin: String, keys: some Sequence<String>) {
         self.plugin = plugin
-        self.keys = Set(keys).map(SlotKey.init).sorted { $0.hash < $1.hash }
+        // Each key's characters hashed once, by StoreKeyHash: the set of SlotKeys hashes that hash.
+        self.keys = Set(keys.lazy.map(SlotKey.init)).sorted { $0.hash < $1.hash }
     }
 
     /// Whether `key`, whose ``StoreKeyHash`` is `hash`, may be read.
