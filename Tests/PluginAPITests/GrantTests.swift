@@ -97,6 +97,18 @@ import Testing
         #expect(text.contains("add 'sample.clock' to its metadata's `requires`"))
     }
 
+    /// A host hands a resolver a plugin's keys as declared (unsorted; a key both required and
+    /// provided would be there twice): each is granted once, in any order, and nothing beside.
+    @Test func keysGrantedOutOfOrderAndTwiceAreEachGrantedOnce() throws {
+        let (locator, _, _) = try lent()
+        let resolver = ServiceResolver(source: ServiceSource(locator), lentTo: "plugin-y",
+                                       granting: [own.storeKey, required.storeKey, own.storeKey])
+        #expect(try resolver.tryService(key: required) == 1)
+        #expect(try resolver.tryService(key: own) == 2)
+        #expect(resolver.slots.map(\.key) == [own.storeKey, required.storeKey])
+        expectLocatorError(LocatorFailure.notGranted(key: other.storeKey, plugin: "plugin-y")) { try resolver.tryService(key: other) }
+    }
+
     /// Many granted keys, some of whose hashes collide in the bits a small table would use: each is
     /// found, and none of a thousand others.
     @Test func aLargeGrantFindsEachKeyAndNoOther() throws {

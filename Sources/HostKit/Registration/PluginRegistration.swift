@@ -12,9 +12,7 @@ enum PluginRegistration {
                          logs: (any PluginLogHandler)?,
                          settings: (any PluginSettingsSource)?) -> Result<ModuleHandle, PluginLoadError> {
         let meta = plugin.metadata
-        // Its grants unsorted (the resolver orders them by hash): sorting a plugin's keys by their
-        // characters cost a tenth of a start-up (BENCHMARKS, round 24).
-        let services = ServiceResolver(source: source, lentTo: meta.name, granting: meta.requiredStoreKeys + meta.providedStoreKeys,
+        let services = ServiceResolver(source: source, lentTo: meta.name, granting: meta.readableStoreKeys,
                                        log: logs.map { PluginLog(plugin: meta.name, version: meta.version, handler: $0) },
                                        settings: settings.map { PluginSettings(plugin: meta.name, source: $0) })
         // Before any code of the plugin runs: each requirement met by a slot of the declared type.
