@@ -105,17 +105,17 @@ extension PluginProcess {
             PluginActorSystem.shared.markUnavailable(peer: peer, reason: "its process ended before its plugin registered")
             return
         }
-        var spawned = false
+        var spawned: ChildProcess?
         switch spawnAndLoad(spawned: &spawned) {
         case let .failure(error):
             report("plugin process \(TerminalText.escaped(peer)) was not restarted: \(error)")
-            // Counted as another end, once: a child that was started is ended, and its end counts
-            // (restarted again later, or withdrawn); one that never started is counted here.
-            let generation = state.withLock(\.generation)
-            if spawned {
-                state.withLock(\.child)?.kill()
+            // Counted as another end, once: the child this restart started is ended, and its end counts
+            // (restarted again later, or withdrawn); when none started, the failure is counted here.
+            // Only this restart's own child: if it ended by itself, its end's restart may be current now.
+            if let spawned {
+                spawned.kill()
             } else {
-                ended(generation: generation, .exited(-1))
+                ended(generation: state.withLock(\.generation), .exited(-1))
             }
         case .success:
             let registered = Result { try register(services: services) }
@@ -126,7 +126,7 @@ extension PluginProcess {
             case let .failure(error):
                 report("plugin process \(TerminalText.escaped(peer)) restarted but did not start: "
                        + TerminalText.escaped(Self.text(of: error)))
-                state.withLock(\.child)?.kill()
+                spawned?.kill()
             }
         }
     }

@@ -72,7 +72,7 @@ final class PluginProcess: Sendable {
                        fileCheck: FileCheck?) -> Result<LoadedPlugin, PluginLoadError> {
         let process = PluginProcess(candidate: candidate, launcher: launcher, startTimeout: startTimeout)
         var description: ChildPluginDescription
-        var spawned = false
+        var spawned: ChildProcess?
         do {
             description = try process.spawnAndLoad(spawned: &spawned).get()
             // Its name and needs are known only now: a plugin that declared needs the operator granted
@@ -128,8 +128,9 @@ final class PluginProcess: Sendable {
     // MARK: One child
 
     /// Starts a new child and has it load the plugin; it becomes the current one.
-    /// `spawned` says whether a child was started (then its end is counted when it comes, as any end).
-    func spawnAndLoad(spawned: inout Bool) -> Result<ChildPluginDescription, PluginLoadError> {
+    /// `spawned` is the child started, if one was (then its end is counted when it comes, as any end):
+    /// what a failure after the spawn must end, and nothing else (a newer child may be current by then).
+    func spawnAndLoad(spawned: inout ChildProcess?) -> Result<ChildPluginDescription, PluginLoadError> {
         let path = candidate.realPath
         let generation = state.withLock { state in
             state.generation += 1
@@ -147,7 +148,7 @@ final class PluginProcess: Sendable {
             }
         }
         let (child, confinement) = (spawnedChild.child, spawnedChild.confinement)
-        spawned = true
+        spawned = child
         let connection: PluginActorConnection
         do {
             // Each call the host makes to its services counted under the plugin's name (once its first
@@ -196,7 +197,7 @@ final class PluginProcess: Sendable {
     }
 
     /// Ends the current child, before its plugin started, and starts another that loads it again.
-    func replaceChild(spawned: inout Bool) -> Result<ChildPluginDescription, PluginLoadError> {
+    func replaceChild(spawned: inout ChildProcess?) -> Result<ChildPluginDescription, PluginLoadError> {
         // A standby would have the sandbox of before.
         endStandby()
         let (child, connection) = state.withLock { state in
