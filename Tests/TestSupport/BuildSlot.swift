@@ -55,7 +55,14 @@ public actor BuildSlot {
 /// the time limit ``BuildSlot/testTimeLimit``.
 public func runBuild(_ executable: String, _ arguments: [String], in folder: URL, log: URL,
                      timeout: Duration = BuildSlot.compilerRunTimeout) async throws -> (status: Int32, output: String) {
+    let asked = ContinuousClock.now
     await BuildSlot.shared.take()
+    let had = ContinuousClock.now
+    // Each build's share of the run, in the test log: the slot's queue is the test run's critical path.
+    defer {
+        let name = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments).joined(separator: " ")
+        print("build slot: \(name) in \(folder.lastPathComponent): \(seconds(had - asked)) s waiting, \(seconds(.now - had)) s building")
+    }
     do {
         let result = try await runChild(executable, arguments, in: folder, log: log, timeout: timeout)
         await BuildSlot.shared.give()
@@ -64,4 +71,9 @@ public func runBuild(_ executable: String, _ arguments: [String], in folder: URL
         await BuildSlot.shared.give()
         throw error
     }
+}
+
+/// Whole seconds and a tenth, for a log line.
+private func seconds(_ duration: Duration) -> String {
+    String(format: "%.1f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
 }
