@@ -227,6 +227,17 @@ import Testing
         await #expect(throws: PluginActorError.self) { try await echo.ping() }
     }
 
+    /// An operator tells the children apart in `ps`: each is named after the host and its plugin's
+    /// file (they all run one program, often the host's own `/proc/self/exe`).
+    @Test func aChildIsNamedAfterItsPluginsFileInPs() async throws {
+        let (host, _) = try Self.host()
+        defer { host.shutdown() }
+        let pid = try await host.locator.tryService(key: RemoteKeys.echo).pid()
+        let commandLine = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))
+        let argv0 = String(decoding: commandLine.prefix { $0 != 0 }, as: UTF8.self)
+        #expect(argv0 == "\(ProcessInfo.processInfo.processName): plugin libFixtureEchoPlugin.so", "\(argv0)")
+    }
+
     /// A plugin whose contract is a plain protocol cannot be placed in a process of its own: refused
     /// at load, naming the key; the host goes on.
     @Test func aPlainContractIsRefusedOutOfProcessNamingTheKey() throws {

@@ -26,7 +26,8 @@ import Testing
         // The loader would hand back the image of the path it mapped: the new file is a new image.
         #expect(try host.locator.tryService(key: versionedKey) == "2")
         #expect(script.events == ["start versioned 1", "start versioned 2", "shutdown versioned 1", "close versioned 1"])
-        #expect(report.stopped.entries.map(\.summary) == ["stopped fixture-versioned", "closed fixture-versioned: fixture.versioned.closable"])
+        #expect(report.stopped.entries.map(\.summary) == ["stopped fixture-versioned (old instance, replaced)",
+                                                           "closed fixture-versioned (old instance, replaced): fixture.versioned.closable"])
         #expect(host.startedPlugins == ["fixture-versioned"])
         // Back to the first version: a second image of the same module, apart from the first.
         try plugins.install("FixtureVersionOne", as: versioned)
@@ -86,7 +87,12 @@ import Testing
             Issue.record("not a start failure: \(report.text)")
             return
         }
-        #expect(report.entries.first?.summary.hasPrefix("kept fixture-versioned 1.0.0 (") == true)
+        let line = try #require(report.entries.first?.summary)
+        #expect(line.hasPrefix("kept fixture-versioned 1.0.0 ("), "\(line)")
+        // Its services serve on: the line says the new instance failed, not that services were removed.
+        #expect(line.contains("): plugin 'fixture-versioned': the new instance's start failed: ")
+                && line.hasSuffix(", so it was not swapped in"), "\(line)")
+        #expect(!line.contains("removed"), "\(line)")
         // The new version's start came first and failed: nothing of the step had started to stop again.
         #expect(report.stopped.entries.isEmpty)
         #expect(plugins.host.locator === before)

@@ -73,13 +73,16 @@ package final class ChildProcess: Sendable {
     /// output and error into one stream the host drains, whose last lines ``lastOutputLines`` keeps and
     /// each of which goes to `onOutput` (on the reader thread, as they come; it must not wait for the end).
     /// Sets `limits` before it returns. `onEnd` is called once, on the waiter thread, when the child
-    /// has ended and been reaped, with ``socket`` still open (see the type's invariants).
-    package static func spawn(executable: String, arguments: [String], environment: [String: String],
+    /// has ended and been reaped, with ``socket`` still open (see the type's invariants). `name` is the
+    /// child's `argv[0]`, what `ps` shows it as (`executable` if nil).
+    package static func spawn(executable: String, name: String? = nil, arguments: [String], environment: [String: String],
                               inheritingEnvironment: Bool = true, limits: Limits,
                               onOutput: (@Sendable (String) -> Void)?,
                               onEnd: @escaping @Sendable (Ending) -> Void) throws(ChildProcessError) -> ChildProcess {
         let variables = try commandLineEnvironment(environment, inheriting: inheritingEnvironment)
-        for (what, text) in [("program path", executable)] + arguments.map({ ("argument", $0) }) where text.utf8.contains(0) {
+        let argv0 = name ?? executable
+        for (what, text) in [("program path", executable), ("program name", argv0)] + arguments.map({ ("argument", $0) })
+            where text.utf8.contains(0) {
             throw .unusableText(what: what, text: text)
         }
         var opened = OpenedDescriptors()
@@ -90,7 +93,7 @@ package final class ChildProcess: Sendable {
             // The child's descriptors 1 to 3 are made from these: none of them may be one of 1 to 3.
             let outputEnd = opened.replace(childOutput, with: try Posix.moved(childOutput, atLeast: 4))
             let socketEnd = opened.replace(childSocket, with: try Posix.moved(childSocket, atLeast: 4))
-            pid = try Posix.spawn(executable, arguments: [executable] + arguments, environment: variables,
+            pid = try Posix.spawn(executable, arguments: [argv0] + arguments, environment: variables,
                                   descriptors: [outputEnd, outputEnd, socketEnd])
             opened.close(outputEnd)
             opened.close(socketEnd)

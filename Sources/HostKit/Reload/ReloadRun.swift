@@ -193,7 +193,12 @@ struct ReloadRun {
                                       ? ReloadReport.Entry(.restarted, new) : ReloadReport.Entry(.upgraded, new, previous: old))
             }
         }
-        report.stopped.entries += retire(retiring, replaced: &previous).entries
+        // Named as the instances replaced: beside `upgraded name`, a bare `stopped name` read as if the
+        // plugin had stopped.
+        report.stopped.entries += retire(retiring, replaced: &previous).entries.map {
+            ShutdownReport.Entry(plugin: "\($0.plugin) (old instance, replaced)", service: $0.service,
+                                 outcome: $0.outcome, duration: $0.duration)
+        }
         retiring = []
     }
 

@@ -106,6 +106,13 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     /// `dlerror`'s or a plugin's reason) escaped: safe to print (``TerminalText/escaped(_:)``).
     public var description: String { TerminalText.escaped(unescapedDescription) }
 
+    /// The cause as a reload's `kept` line says it: what failed is the new instance, while the old one
+    /// serves on. (A load's "its services were removed" read there as the served plugin's services.)
+    var descriptionBesideTheKeptInstance: String {
+        guard case let .startFailed(plugin, reason) = self else { return description }
+        return TerminalText.escaped("plugin '\(plugin)': the new instance's start \(reason), so it was not swapped in")
+    }
+
     /// The cause as the fields hold it.
     private var unescapedDescription: String {
         switch self {

@@ -66,7 +66,7 @@ public struct ReloadReport: Sendable {
             case .refused: "refused"
             }
             guard let error else { return TerminalText.escaped(line) }
-            return TerminalText.escaped(line) + ": " + error.description
+            return TerminalText.escaped(line) + ": " + (action == .kept ? error.descriptionBesideTheKeptInstance : error.description)
         }
     }
 
@@ -76,7 +76,8 @@ public struct ReloadReport: Sendable {
     /// (or `kept`, if a step that would have freed them was refused).
     public internal(set) var entries: [Entry] = []
     /// The shutdown hooks of the versions replaced and of the plugins withdrawn, and the closing of
-    /// their services, in the order they ran.
+    /// their services, in the order they ran. A replaced version is named `name (old instance, replaced)`,
+    /// so that its `stopped` line is not read as the plugin's.
     public internal(set) var stopped = ShutdownReport()
     /// How many plugins serve on, unchanged.
     public internal(set) var unchanged = 0

@@ -39,9 +39,12 @@ struct ServerOptions {
     static let usage = """
         usage: plugin-server [--host ADDRESS] [--port N] [--handler-timeout SECONDS] [--plugins PATH]... [--own-process FILE]...
 
-        Serves over HTTP the routes of the route plugins found in each PATH, beside its own GET /plugins
-        (the plugins and slots, as JSON) and GET /compiled/hello. SIGHUP reloads the plugins; SIGTERM or
-        SIGINT lets the requests in flight finish, then stops the plugins in reverse order.
+        Serves over HTTP the routes of the route plugins found in each PATH, beside its own:
+          GET /plugins               the plugins loaded and their slots, as JSON
+          GET /metrics               the host's counts of its plugins, in Prometheus' text format
+          GET /compiled/hello        the hello route compiled in, to compare a plugin's route with
+        SIGHUP reloads the plugins; SIGTERM or SIGINT lets the requests in flight finish, then stops the
+        plugins in reverse order.
 
         options:
           --host ADDRESS             listen on ADDRESS (default 127.0.0.1)

@@ -12,7 +12,9 @@ import Testing
         #expect(stderr.isEmpty, "\(stderr)")
         let lines = stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("usage: plugin-server ") == true, "\(stdout)")
-        for option in ["--host ADDRESS", "--port N", "--plugins PATH", "--handler-timeout SECONDS", "-h, --help"] {
+        // Every option, and every route of the server's own (GET /metrics was left out once).
+        for option in ["--host ADDRESS", "--port N", "--plugins PATH", "--own-process FILE", "--handler-timeout SECONDS", "-h, --help",
+                       "GET /plugins", "GET /metrics", "GET /compiled/hello"] {
             let described = lines.filter { $0.hasPrefix("  \(option) ") }
             #expect(described.count == 1 && described.first.map { $0.split(separator: " ").count > option.split(separator: " ").count + 2 } == true,
                     "\(option): one line saying what it does: \(stdout)")

@@ -30,7 +30,8 @@ extension PluginProcess {
         return roleLock.withLock { role -> Result<SpawnedChild, PluginLoadError> in
             let child: ChildProcess
             do {
-                child = try ChildProcess.spawn(executable: settings.executable, arguments: settings.arguments, environment: environment,
+                child = try ChildProcess.spawn(executable: settings.executable, name: programName, arguments: settings.arguments,
+                                               environment: environment,
                                                inheritingEnvironment: made == nil, limits: limits, onOutput: nil) { [weak self] ending in
                     made?.remove()
                     let generation = roleLock.withLock { role -> Int? in

@@ -62,6 +62,12 @@ final class PluginProcess: Sendable {
         peer = "\(candidate.fileNames.last ?? "plugin")#\(number)"
     }
 
+    /// What `ps` shows its children as, `host: plugin libClock.so` (the host's program, the plugin's
+    /// file): the program they run is often the host's own (`/proc/self/exe`), the same for every plugin.
+    var programName: String {
+        TerminalText.escaped("\(ProcessInfo.processInfo.processName): plugin \(candidate.fileNames.last ?? "?")")
+    }
+
     /// Where what happens to its processes is told (a crash, a restart, a withdrawal): escaped lines.
     func report(_ line: String) { launcher.report(line) }
 
