@@ -125,4 +125,25 @@ import Testing
         #expect(calls.contains("called fixture-echo pid answered"), "\(calls)")
         #expect(calls.count == 5, "the host's own calls (load, start, ping) were counted: \(calls)")
     }
+
+    /// A call that fails before any connection carries it is counted too: here, once the plugin's
+    /// process is withdrawn (it failed at once, `unavailable`). Before, only the calls a connection
+    /// carried were: a server's 500s while its plugin restarted were counted as one.
+    @Test func callsThatFailBeforeReachingAProcessAreCounted() async throws {
+        let metrics = Recorder()
+        let reported = Collected<[String]>([])
+        let processes = OwnProcessTests.processes(restarts: .init(maximum: 0, window: .seconds(600), backoff: .milliseconds(10)))
+        let host = PluginHost(processes: processes, metrics: metrics) { line in reported.withLock { $0.append(line) } }
+        defer { host.shutdown() }
+        #expect(host.load([.file(BuiltPlugins.path("FixtureEchoPlugin"))]).problems.isEmpty)
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        try? await echo.crash()
+        try await waitFor(atMost: .seconds(60)) { reported.withLock { $0 }.contains { $0.contains("withdrawn") } }
+        for _ in 0..<3 {
+            await #expect(throws: PluginActorError.self) { _ = try await echo.pid() }
+        }
+        let calls = metrics.all.filter { $0.hasPrefix("called ") }
+        #expect(calls.filter { $0 == "called fixture-echo pid failed" }.count == 3, "\(calls)")
+        #expect(calls.contains("called fixture-echo crash failed"), "\(calls)")
+    }
 }

@@ -25,7 +25,9 @@ extension PluginActorSystem {
     /// process makes to `peer` when it ends: the service called (its name in `peer`), the method's name (as
     /// `echo`), how it ended (`answered`, `threw`: the method threw, or `failed`: no answer came,
     /// the process ended, the call timed out or was refused) and how long it took. A host counts its
-    /// plugins' calls with it.
+    /// plugins' calls with it. It also hears of the calls to `peer` that fail before any connection
+    /// carries them (in a restart's pause, once withdrawn, or waiting for a restart past their timeout),
+    /// until another `callEnded` is given for `peer`.
     ///
     /// With `callsWaitForSuccessor`, the end of the other process does not fail the calls made
     /// after it: they wait, within their timeout, for the process that takes its place (a restart).
@@ -44,6 +46,7 @@ extension PluginActorSystem {
         guard let owned = SocketIO.duplicate(socket) else {
             throw PluginActorError.unavailable(peer: peer, reason: "its socket could not be duplicated")
         }
+        if let callEnded { callHooks.withLock { $0[peer] = callEnded } }
         let connection = PeerConnection(peer: peer, socket: owned, callTimeout: callTimeout, system: self, serve: serve,
                                         endReason: endReason, callEnded: callEnded,
                                         callsWaitForSuccessor: callsWaitForSuccessor) { [weak self] connection, error, processGone in

@@ -38,6 +38,11 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
     }
 
     let peers = Lock<[String: Peer]>([:])
+    /// Each peer's `callEnded` (``connect(peer:socket:callTimeout:serve:endReason:callEnded:callsWaitForSuccessor:)``),
+    /// kept past its connections: a call that fails before any connection carries it (its process in a
+    /// crash loop's pause, withdrawn, or not back in time) is counted as one that failed on the way.
+    let callHooks = Lock<[String: CallEnded]>([:])
+    typealias CallEnded = @Sendable (_ service: String, _ method: String, _ outcome: String, _ duration: Duration) -> Void
     private let actorCount = Atomic<UInt64>(0)
     let waiterCount = Atomic<UInt64>(0)
 
@@ -118,9 +123,20 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
         let started = ContinuousClock.now
         var timeout = Self.callTimeout
         var undelivered: (connection: PeerConnection, reason: PluginActorError)?
+        // A call no connection carried to its end: it failed here, counted by its peer's hook.
+        func failedHere(_ error: some Error) -> some Error {
+            callHooks.withLock { $0[id.peer] }?(id.name, TargetName.method(target), "failed", ContinuousClock.now - started)
+            return error
+        }
         while true {
             let connection: PeerConnection
-            switch try route(id) {
+            let routed: Route
+            do {
+                routed = try route(id)
+            } catch {
+                throw failedHere(error)
+            }
+            switch routed {
             case let .ready(ready):
                 // The peer still names the connection that could not send it: it fails as that one did.
                 if let undelivered, undelivered.connection === ready {
@@ -132,9 +148,15 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
                 // The wait counts against the call's timeout: none left, and it is not sent at all.
                 let whole = Self.callTimeout ?? holdTimeout
                 let deadline = started + whole
-                connection = try await successor(for: id, before: deadline)
+                do {
+                    connection = try await successor(for: id, before: deadline)
+                } catch {
+                    throw failedHere(error)
+                }
                 let left = deadline - .now
-                guard left > .zero else { throw PluginActorError.timedOut(peer: id.peer, target: TargetName.readable(target), after: whole) }
+                guard left > .zero else {
+                    throw failedHere(PluginActorError.timedOut(peer: id.peer, target: TargetName.readable(target), after: whole))
+                }
                 timeout = left
             }
             do {
