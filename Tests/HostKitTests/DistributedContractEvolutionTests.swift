@@ -85,7 +85,7 @@ struct DistributedContractEvolutionTests {
         let answer = try await Self.run(caller: caller, server: server)
         #expect(answer.contains("stamp=hello read by 1.0|42|1;"), "\(answer)")
         #expect(answer.contains("summary=notServed['libNotebookServer.so#"), "\(answer)")
-        #expect(answer.contains("does not serve distributed thunk EvolvingContracts.$Notebook.summary(of: "), "\(answer)")
+        #expect(answer.contains("does not serve EvolvingContracts.Notebook.summary(of: "), "\(answer)")
         #expect(answer.contains("the contract this process was built against has no such method"), "\(answer)")
         #expect(answer.contains("samePid=true"), "\(answer)")
 

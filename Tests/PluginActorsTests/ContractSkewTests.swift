@@ -39,7 +39,7 @@ import Testing
         }
         // `nothing()` renamed `nowhere()` (as long, so the mangled name stays well formed).
         let newer = target.replacing("7nothing", with: "7nowhere")
-        try #require(newer != target && TargetName.readable(newer).contains("$Calculator.nowhere()"), "\(TargetName.readable(newer))")
+        try #require(newer != target && TargetName.demangled(newer).contains("$Calculator.nowhere()"), "\(TargetName.demangled(newer))")
 
         let failure = try await failure(from: try servedCalculator(), target: newer, arguments: arguments)
         #expect(failure.reason == .notServed, "\(failure)")

@@ -195,7 +195,7 @@ import Testing
 
     /// A restart after the peer went down (a crash loop's pause, a broken connection) connects under
     /// a hold too: calls made while it loads wait for its start. Before, the new connection served
-    /// them at once, before its plugin started ("the plugin is not started yet").
+    /// them at once, before its plugin started ("its plugin has not started yet").
     @Test func aSuccessorOfAPeerThatWentDownServesOnlyTheHostsStepsUntilItStarts() async throws {
         let systems = try TwoSystems(callsWaitForSuccessor: ["control"])
         let proxy = try systems.proxy()

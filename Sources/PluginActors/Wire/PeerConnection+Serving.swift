@@ -41,7 +41,7 @@ extension PeerConnection {
             // contract it is served by, or the runtime would run another type's on its memory.
             guard isMethod(target, of: served.contract) else {
                 handler.onFailure(.notServed, type: "", message: "\(TargetName.readable(target)) is not a method of "
-                                  + "\(TargetName.contract(of: served.contract)), which '\(name)' is served by")
+                                  + "\(TargetName.contract(of: served.contract).replacing(".$", with: ".")), which '\(name)' is served by")
                 return
             }
         } catch {

@@ -6,11 +6,12 @@ import Glibc
 private func runtimeDemangle(_ mangled: UnsafePointer<CChar>?, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
                              _ outputSize: UnsafeMutablePointer<Int>?, _ flags: UInt32) -> UnsafeMutablePointer<CChar>?
 
-/// A call target's mangled name made readable for errors (`distributed thunk Contracts.$Greeter.greet(Swift.String) ...`
+/// A call target's mangled name made readable for errors (`Contracts.Greeter.greet(Swift.String)`
 /// rather than `$s9Contracts8$GreeterC5greetyS2SYaKFTE`).
 enum TargetName {
-    /// The demangled name of `identifier`, or `identifier` itself if the runtime cannot read it.
-    static func readable(_ identifier: String) -> String {
+    /// The demangled name of `identifier` (`distributed thunk Contracts.$Greeter.greet(Swift.String) async
+    /// throws -> Swift.String`), or `identifier` itself if the runtime cannot read it.
+    static func demangled(_ identifier: String) -> String {
         identifier.withCString { mangled in
             guard let demangled = runtimeDemangle(mangled, strlen(mangled), nil, nil, 0) else { return identifier }
             defer { free(demangled) }
@@ -18,7 +19,28 @@ enum TargetName {
         }
     }
 
-    /// The contract a stub type stands for: `Contracts.$Greeter` for `Contracts.$Greeter<PluginActorSystem>`.
+    /// The method as its contract's author wrote it, for a person: `Contracts.Greeter.greet(Swift.String)`.
+    /// Not the runtime's words for it (`distributed thunk`, the stub type `$Greeter`, the effects and
+    /// result after its parameters), which read as jargon in an error.
+    static func readable(_ identifier: String) -> String {
+        var name = Substring(demangled(identifier))
+        let thunk = "distributed thunk "
+        guard name.hasPrefix(thunk) else { return String(name) }
+        name = name.dropFirst(thunk.count)
+        // Up to the parentheses that close its parameters (a parameter's type may have its own).
+        var depth = 0
+        if let close = name.indices.first(where: { index in
+            if name[index] == "(" { depth += 1 } else if name[index] == ")" { depth -= 1; return depth == 0 }
+            return false
+        }) {
+            name = name[...close]
+        }
+        // The stub type `$Contract` is the macro's; its author named it `Contract`.
+        var words = String(name)
+        if let stub = words.firstRange(of: ".$") { words.replaceSubrange(stub, with: ".") }
+        return words
+    }
+
     /// The method's base name alone (`echo` for `distributed thunk Contracts.$Echo.echo(Contracts.EchoMessage)
     /// async throws -> ...`): a name a metric can carry as one of few values.
     static func method(_ identifier: String) -> String {
@@ -26,6 +48,7 @@ enum TargetName {
         return String(signature.split(separator: ".").last ?? signature[...])
     }
 
+    /// The contract a stub type stands for: `Contracts.$Greeter` for `Contracts.$Greeter<PluginActorSystem>`.
     static func contract(of stub: Any.Type) -> String {
         let name = String(reflecting: stub)
         return String(name.prefix { $0 != "<" })
@@ -33,6 +56,6 @@ enum TargetName {
 
     /// True if `identifier` names a distributed method of the stub type `stub` (its contract's).
     static func isMethod(_ identifier: String, of stub: Any.Type) -> Bool {
-        readable(identifier).hasPrefix("distributed thunk \(contract(of: stub)).")
+        demangled(identifier).hasPrefix("distributed thunk \(contract(of: stub)).")
     }
 }

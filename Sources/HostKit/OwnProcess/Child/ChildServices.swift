@@ -20,7 +20,7 @@ final class ChildServices: Sendable {
     /// The distributed actor in the slot `name`, made if it was not, and its contract's stub.
     func service(named name: String) async throws -> PluginActorSystem.Served {
         guard let (published, contracts) = served.withLock({ $0 }) else {
-            throw ChildRefusal(description: "the plugin is not started yet")
+            throw ChildRefusal(description: "its plugin has not started yet")
         }
         guard let contract = contracts[name] else {
             throw ChildRefusal(description: "'\(name)' is not a distributed service the plugin declared")
