@@ -24,7 +24,10 @@ func plugin(_ name: String, also: [Target.Dependency] = []) -> (Product, Target)
 // The route plugins of the example. The misbehaving ones the tests load beside them are a package of
 // their own, Tests/PluginFixtures, built only for the tests (BuildFixtures): the build folder the
 // README has the server load holds only these.
-let plugins = [plugin("HelloRoutePlugin", also: ["HelloRoute"]), plugin("CounterPlugin"), plugin("VisitsRoutePlugin")]
+let plugins = [plugin("HelloRoutePlugin", also: ["HelloRoute"]), plugin("CounterPlugin"), plugin("VisitsRoutePlugin"),
+               // A distributed route: the one to try `--own-process` with.
+               plugin("PidRoutePlugin", also: [.product(name: "PluginActors", package: rootIdentity),
+                                               .product(name: "DistributedRouteContracts", package: "DistributedRouteContracts")])]
 
 let package = Package(
     name: "PluginServer",

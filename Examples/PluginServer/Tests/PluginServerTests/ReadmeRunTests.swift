@@ -13,9 +13,31 @@ import Testing
 
         let listing = try await get("\(base)/plugins")
         let object = try JSONSerialization.jsonObject(with: Data(listing.body.utf8)) as? [String: Any]
-        #expect(object?["plugins"] as? [String] == ["counter", "hello-route", "visits-route"], "\(listing.body)")
+        #expect(object?["plugins"] as? [String] == ["counter", "hello-route", "pid-route", "visits-route"], "\(listing.body)")
         #expect(try await get("\(base)/hello?name=Ada") == (200, "Hello, Ada!\n"))
+        #expect(try await get("\(base)/pid") == (200, "served by process \(server.processIdentifier)\n"))
         try await stopWithSigterm(server)
+    }
+
+    /// The README's own-process command, as it says it: the distributed route answers from a child,
+    /// and the folder's libraries (the contract library and PluginActors, which that plugin links)
+    /// are no error on the way.
+    @Test(.timeLimit(.minutes(10)))
+    func theReadmesOwnProcessCommandServesThePidRouteFromAChild() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, log, base) = try await startServer(["--plugins", builtProducts.path, "--own-process", "libPidRoutePlugin.so"],
+                                                        logIn: folder)
+        defer { if server.isRunning { server.terminate() } }
+
+        let answer = try await get("\(base)/pid")
+        #expect(answer.status == 200, "\(answer)")
+        let pid = answer.body.hasPrefix("served by process ") ? Int32(answer.body.dropFirst(18).dropLast()) : nil
+        #expect(pid != nil && pid != server.processIdentifier, "served by the server itself, not a child: \(answer.body)")
+        try await stopWithSigterm(server)
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        #expect(!lines.contains { $0.contains("error") || $0.contains("refused") }, "\(lines)")
     }
 
     @Test(.timeLimit(.minutes(10)))
