@@ -81,6 +81,21 @@ extension HostCommandTests {
         #expect(run.errors.contains("libSampleContracts.so: not a plugin, no entry symbol 'swift_plugin_entry'"))
     }
 
+    /// A library the host itself links, among the files it is asked to load (`libPluginActors.so`
+    /// beside `host` in a build folder), is a library of the host's, not "not a plugin": the check passes.
+    @Test func aLibraryTheHostLinksIsNoProblemOfTheFolder() async throws {
+        let actors = "\(BuiltPlugins.directory)/libPluginActors.so"
+        let run = try await host(["check", "--plugins", plugin("ClockPlugin"), "--plugins", actors])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(!run.errors.contains("not a plugin"), "\(run.errors)")
+        #expect(run.output.contains("libPluginActors.so), linked by the host"), "\(run.output)")
+        // A copy of it is another file, which the host did not map: still no plugin, and said so.
+        let folder = try TemporaryFolder()
+        try FileManager.default.copyItem(atPath: actors, toPath: folder.file("libPluginActors.so"))
+        let copy = try await host(["check", "--plugins", plugin("ClockPlugin"), "--plugins", folder.file("libPluginActors.so")])
+        #expect(copy.status == 1 && copy.errors.contains("libPluginActors.so: not a plugin"), "\(copy.errors)")
+    }
+
     @Test func resolveGetsAServiceByItsKey() async throws {
         let run = try await host(["resolve", "sample.request-id", "--plugins", plugin("NotesPlugin")])
         #expect(run.status == 0, "\(run.errors)")

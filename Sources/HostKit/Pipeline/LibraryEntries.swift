@@ -1,5 +1,10 @@
+internal import DynamicLoading
+
 /// What the report says of a file that is a library, not a plugin.
 enum LibraryEntries {
+    /// The name a library the host itself links is reported linked by.
+    static let hostName = "the host"
+
     /// Turns the "not a plugin" of each file that a plugin of `opened` links into a library entry: a
     /// contract library laid beside the plugins that use it is where it belongs, not a problem. A
     /// file of that name that is not the copy those plugins are bound to says which copy is. So does
@@ -17,6 +22,19 @@ enum LibraryEntries {
             if case .missingEntrySymbol = error { continue }
             let name = entry.metadata?.name ?? candidate.fileNames.first ?? candidate.path
             for file in candidate.dynamic?.needed ?? [] { linkers[file, default: []].append(name) }
+        }
+        // A library no plugin links that the host itself was linked with (`libPluginActors.so` beside
+        // `host` in a build folder): the very file this process mapped, not a plugin left unopened.
+        // (Plugins and their libraries are mapped from shadow copies: their own paths are not.)
+        let unopened = candidates.filter { candidate in
+            guard case .missingEntrySymbol? = outcome[candidate.realPath]?.error else { return false }
+            return !candidate.fileNames.contains { linkers[$0] != nil }
+        }
+        let mapped = MappedFiles.files(at: Set(unopened.map(\.realPath)))
+        for candidate in unopened {
+            guard let identity = candidate.identity, let file = mapped[candidate.realPath],
+                  file.device == identity.device, file.inode == identity.inode else { continue }
+            linkers[candidate.fileNames.first ?? candidate.realPath, default: []].append(hostName)
         }
         guard !linkers.isEmpty else { return }
         // The copies the plugins are bound to (the loader binds every plugin to one copy of a name),

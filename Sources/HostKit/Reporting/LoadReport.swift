@@ -13,7 +13,9 @@ public struct LoadReport: Sendable {
         /// otherwise why not.
         public let error: PluginLoadError?
         /// For a file that is no plugin but a shared library plugins of this load link (a contract
-        /// library laid beside them, say): the names of those plugins. Empty for a plugin.
+        /// library laid beside them, say): the names of those plugins; `the host` for one no plugin
+        /// links that the host's own process has mapped (`libPluginActors.so` beside `host` in a
+        /// build folder). Empty for a plugin.
         public internal(set) var linkedBy: [String] = []
         /// For a file that is a loaded copy of a versioned library (a contract library): the version it reports.
         public internal(set) var library: LibraryCopy?
