@@ -30,6 +30,9 @@ struct NewArguments {
     /// `--distributed`: a contract whose services can be served from a process of their own (a
     /// `@Resolvable` distributed-actor protocol), or a plugin serving one as a distributed actor.
     var distributed = false
+    /// `--uses`, `new plugin` only, with `--contracts`: the plugin requires the contract's service and
+    /// calls it, rather than providing it.
+    var uses = false
 
     /// Parses the words after `new`.
     init(_ words: ArraySlice<String>) throws(Arguments.UsageError) {
@@ -45,6 +48,9 @@ struct NewArguments {
             case "--in": folder = try Self.value(of: word, rest.popFirst(), "a FOLDER")
             case "--host-package": hostPackage = try Self.value(of: word, rest.popFirst(), "a PATH")
             case "--distributed": distributed = true
+            case "--uses":
+                guard kind == .plugin else { throw Self.error("--uses is an option of new plugin, not of new contracts") }
+                uses = true
             case "--contracts":
                 guard kind == .plugin else {
                     throw Self.error("--contracts is an option of new plugin, not of new contracts")
@@ -57,6 +63,12 @@ struct NewArguments {
             }
         }
         guard let name else { throw Self.error("new \(kind.rawValue) needs a NAME") }
+        if uses && contracts == nil {
+            throw Self.error("new plugin --uses calls a contract's service: name its package with --contracts PATH")
+        }
+        if uses && distributed {
+            throw Self.error("new plugin --distributed serves a contract's service, --uses calls one: give one of them")
+        }
         if distributed && kind == .plugin && contracts == nil {
             throw Self.error("new plugin --distributed serves a distributed contract: name its package with --contracts PATH")
         }

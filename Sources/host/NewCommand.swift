@@ -45,7 +45,7 @@ struct NewCommand {
         case .contracts: ContractsScaffold.files(names, hostPackage: host, distributed: arguments.distributed)
         case .plugin: PluginScaffold.files(names, hostPackage: host, contracts: contracts.map {
             PluginScaffold.Contracts(names: $0.names, path: PackagePaths.relative($0.folder, from: realFolder),
-                                     isDistributed: $0.isDistributed)
+                                     isDistributed: $0.isDistributed, isUsed: arguments.uses)
         })
         }
         for file in files {
@@ -140,6 +140,11 @@ struct NewCommand {
                     "\(PackagePaths.shellWord(folder + "/ci/check-abi"))   (before each release; --update at the first)"]
         case .plugin:
             let library = PackagePaths.shellWord(folder + "/.build/debug/lib\(names.library).so")
+            // It starts once a plugin that provides what it uses is loaded beside it.
+            if arguments.uses, let contracts {
+                let provider = "PATH/TO/lib" + contracts.base + "Plugin.so"
+                return [build, "\(host) run --plugins \(provider) --plugins \(library)   (a plugin that provides \(contracts.serviceProtocol))"]
+            }
             let key = contracts?.serviceKey ?? names.greetingKey
             return [build, "\(host) check --plugins \(library)", "\(host) resolve \(key) --plugins \(library)"]
         }

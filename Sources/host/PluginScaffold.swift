@@ -6,8 +6,11 @@ enum PluginScaffold {
     struct Contracts {
         let names: ScaffoldNames
         let path: String
-        /// True for a distributed contract: the plugin serves it as a distributed actor.
+        /// True for a distributed contract: the plugin serves it as a distributed actor (or, using
+        /// it, calls a proxy of PluginActors' system).
         let isDistributed: Bool
+        /// True if the plugin uses the service (requires and calls it) rather than providing it.
+        let isUsed: Bool
     }
 
     /// The package's files. `hostPackage` is the path of the SwiftPluginHost package as the manifest
@@ -16,8 +19,11 @@ enum PluginScaffold {
         [
             ScaffoldFile(path: "Package.swift", text: manifest(names, hostPackage: hostPackage, contracts: contracts)),
             ScaffoldFile(path: "Sources/\(names.library)/\(names.library).swift",
-                         text: contracts.map { $0.isDistributed ? distributedSource(names, serving: $0.names)
-                                                                : source(names, providing: $0.names) } ?? source(names)),
+                         text: contracts.map { contracts in
+                             if contracts.isUsed { return userSource(names, using: contracts) }
+                             return contracts.isDistributed ? distributedSource(names, serving: contracts.names)
+                                                            : source(names, providing: contracts.names)
+                         } ?? source(names)),
             ScaffoldFile.gitignore,
         ]
     }
@@ -33,7 +39,7 @@ enum PluginScaffold {
             hostPackage: hostPackage,
             others: contracts.map { [PackageManifest.Dependency(
                 name: $0.names.library, path: $0.path,
-                reason: "The contract library whose service the plugin provides: shared, as lib\($0.names.library).so.")]
+                reason: "The contract library whose service the plugin \($0.isUsed ? "uses" : "provides"): shared, as lib\($0.names.library).so.")]
             } ?? [],
             // PluginActors: the actor system a distributed contract's service runs on.
             hostProducts: contracts?.isDistributed == true ? ["PluginAPI", "PluginActors"] : ["PluginAPI"]
@@ -134,6 +140,45 @@ enum PluginScaffold {
 
             distributed func reply(to message: \(message)) -> \(message) {
                 \(message)(text: "\\(message.text), from the \(names.lowercased) plugin")
+            }
+        }
+
+        /// What the host calls when it opens the library: the plugin's header.
+        @c(swift_plugin_entry)
+        public func swiftPluginEntry() -> UnsafeRawPointer { exportPlugin(\(names.library).self) }
+
+        """
+    }
+
+    /// A plugin that uses a contract library's service, which another plugin provides (in the host's
+    /// process or, for a distributed contract, perhaps from a process of its own): it requires the key,
+    /// and calls the service in its start hook.
+    private static func userSource(_ names: ScaffoldNames, using contracts: Contracts) -> String {
+        let library = contracts.names
+        let (imports, versions, call) = contracts.isDistributed
+            ? ("import PluginActors\n", ".pluginActors, .\(library.versionProperty)",
+               "try await service.reply(to: \(library.base)Message(text: \"hello\")).text")
+            : ("", ".\(library.versionProperty)", "service.summary()")
+        return """
+        \(imports)import PluginAPI
+        import \(library.library)
+
+        /// Uses the \(library.library)' service, `\(library.keys).service`, which another plugin provides:
+        /// it calls it once it starts, and logs the answer. Replace that with your use of it.
+        struct \(names.library): Plugin {
+            static let metadata = PluginMetadata(name: "\(names.lowercased)", version: "1.0.0", provides: [],
+                                                 requires: [\(library.keys).service])
+            // The libraries it uses: their versions are compiled into the plugin and checked at load.
+            static let contractLibraries: [LibraryVersion] = [\(versions)]
+
+            func registerServices(in registrar: ModuleRegistrar) throws {
+                // Nothing of its own yet: register your services here, and declare them in `provides`.
+            }
+
+            func start(services: ServiceResolver) async throws {
+                let service = try services.tryService(key: \(library.keys).service)
+                let answer = \(call)
+                services.log.info("\(library.serviceProtocol) answered: \\(answer)")
             }
         }
 

@@ -18,7 +18,7 @@ enum Usage {
                host serve [--plugins PATH]... [--strict] load and start plugins, run until SIGINT/SIGTERM;
                                                          each SIGHUP reloads them (new, changed and
                                                          removed plugin files)
-               host new plugin NAME [--contracts PATH] [--distributed] [--in FOLDER] [--host-package PATH]
+               host new plugin NAME [--contracts PATH [--uses]] [--distributed] [--in FOLDER] [--host-package PATH]
                host new contracts NAME [--distributed] [--in FOLDER] [--host-package PATH]
                                                          write a plugin or a contract library package
                                                          that builds and loads as it is
@@ -137,7 +137,7 @@ enum Usage {
             refused the load), 2 usage.
             """)
         case .new: ("""
-            host new plugin NAME [--contracts PATH] [--distributed] [--in FOLDER] [--host-package PATH]
+            host new plugin NAME [--contracts PATH [--uses]] [--distributed] [--in FOLDER] [--host-package PATH]
                    host new contracts NAME [--distributed] [--in FOLDER] [--host-package PATH]
             """, """
             Writes a package that builds and loads as it is into a new or empty folder (never over a
@@ -155,6 +155,9 @@ enum Usage {
             as the host package has a GreeterPlugin, and a free NAME is suggested.
             --contracts PATH     a package `host new contracts` wrote: the plugin depends on it and
                                  provides its service (a distributed actor, for a distributed one)
+            --uses               with --contracts: the plugin uses that service instead (requires
+                                 its key and calls it when it starts); for a distributed one it
+                                 also depends on PluginActors, as a provider does
             --distributed        new contracts: the protocol is a distributed actor's (@Resolvable,
                                  every call async throws, Codable values), whose service a host
                                  serves in its process or from one of its own (--own-process);

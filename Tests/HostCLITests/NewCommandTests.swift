@@ -23,6 +23,10 @@ import Testing
             (["new", "plugin", "Forecast", "--host-package", folder.path], "host: --host-package \(folder.path): no SwiftPluginHost package"),
             (["new", "plugin", "Forecast", "--contracts", folder.path], "host: --contracts \(folder.path): no Package.swift there"),
             (["new", "plugin", "Forecast", "--distributed"], "host: new plugin --distributed serves a distributed contract"),
+            (["new", "plugin", "Forecast", "--uses"], "host: new plugin --uses calls a contract's service: name its package"),
+            (["new", "contracts", "Weather", "--uses"], "host: --uses is an option of new plugin, not of new contracts"),
+            (["new", "plugin", "Forecast", "--contracts", folder.path, "--uses", "--distributed"],
+             "host: new plugin --distributed serves a contract's service, --uses calls one"),
         ]
         for (arguments, problem) in cases {
             let run = try await HostCommandTests().host(arguments + ["--in", target])
@@ -38,7 +42,7 @@ import Testing
 
         let help = try await HostCommandTests().host(["help", "new"])
         #expect(help.status == 0)
-        #expect(help.output.hasPrefix("usage: host new plugin NAME [--contracts PATH]"), "\(help.output)")
+        #expect(help.output.hasPrefix("usage: host new plugin NAME [--contracts PATH [--uses]]"), "\(help.output)")
         #expect(help.output.contains("`host new plugin Forecast` writes ForecastPlugin/"), "\(help.output)")
         #expect(try await HostCommandTests().host(["new", "plugin", "Forecast", "--help"]).output == help.output)
         #expect(try await HostCommandTests().host(["help"]).output.contains("host new contracts NAME"))
@@ -245,6 +249,20 @@ import Testing
         let inspect = try await runChild(host, ["inspect", ".build/debug/libHarborPlugin.so"], in: package, log: work)
         #expect(inspect.output.contains(", PluginActors "), "\(inspect.output)")
         #expect(inspect.output.contains(", TidesContracts 1.0.0"), "\(inspect.output)")
+
+        // A plugin that uses the service, written with --uses: it requires the key and, depending on
+        // PluginActors as the provider does, calls it when it starts, in process or across processes.
+        let user = work.appendingPathComponent("SailorPlugin")
+        let usage = try await writeAndBuild(["plugin", "Sailor", "--contracts", "TidesContracts", "--uses"], package: user, in: work)
+        #expect(usage.contains("/host run --plugins PATH/TO/libTidesPlugin.so --plugins SailorPlugin/.build/debug/libSailorPlugin.so"),
+                "\(usage)")
+        let plugins = ["--plugins", package.appendingPathComponent(".build/debug/libHarborPlugin.so").path,
+                       "--plugins", user.appendingPathComponent(".build/debug/libSailorPlugin.so").path]
+        for placement in [[], ["--own-process", "libHarborPlugin.so"]] {
+            let run = try await runChild(host, ["run"] + plugins + placement, in: work, log: work)
+            #expect(run.status == 0, "\(placement): \(run.output)")
+            #expect(run.output.contains("TidesService answered: hello, from the harbor plugin"), "\(placement): \(run.output)")
+        }
 
         // The contract library's ABI gate reads the distributed protocol and what @Resolvable made of it.
         let library = work.appendingPathComponent("TidesContracts")
