@@ -142,8 +142,8 @@ struct NewCommand {
             let library = PackagePaths.shellWord(folder + "/.build/debug/lib\(names.library).so")
             // It starts once a plugin that provides what it uses is loaded beside it.
             if arguments.uses, let contracts {
-                let provider = "PATH/TO/lib" + contracts.base + "Plugin.so"
-                return [build, "\(host) run --plugins \(provider) --plugins \(library)   (a plugin that provides \(contracts.serviceProtocol))"]
+                return [build, "\(host) run --plugins PROVIDER.so --plugins \(library)   (PROVIDER.so: a plugin that provides "
+                        + "\(contracts.serviceProtocol))"]
             }
             let key = contracts?.serviceKey ?? names.greetingKey
             return [build, "\(host) check --plugins \(library)", "\(host) resolve \(key) --plugins \(library)"]

@@ -28,6 +28,8 @@ import Testing
         #expect(script.events == ["start versioned 1", "start versioned 2", "shutdown versioned 1", "close versioned 1"])
         #expect(report.stopped.entries.map(\.summary) == ["stopped fixture-versioned (old instance, replaced)",
                                                            "closed fixture-versioned (old instance, replaced): fixture.versioned.closable"])
+        // The name stays the plugin's: what metrics and logs group by.
+        #expect(report.stopped.entries.map(\.plugin) == ["fixture-versioned", "fixture-versioned"])
         #expect(host.startedPlugins == ["fixture-versioned"])
         // Back to the first version: a second image of the same module, apart from the first.
         try plugins.install("FixtureVersionOne", as: versioned)

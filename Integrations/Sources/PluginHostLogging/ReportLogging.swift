@@ -26,12 +26,15 @@ extension Logger {
     }
 
     /// Logs a shutdown report line by line, in the order the hooks ran: a hook or close that finished
-    /// at `info`, one that threw or timed out at `warning`.
+    /// at `info`, one that threw or timed out at `warning`; a reload's old instance (or new one, not
+    /// swapped in) with `instance` saying so.
     public func log(_ report: ShutdownReport) {
         for entry in report.entries {
             var metadata: Logger.Metadata = ["plugin": "\(entry.plugin)", "outcome": "\(entry.outcome)",
                                              "duration": "\(entry.duration)"]
             if let service = entry.service { metadata["key"] = "\(service)" }
+            // A reload's old instance (or its new one, not swapped in): not the plugin that serves.
+            if let instance = entry.instance { metadata["instance"] = "\(instance)" }
             let what = entry.service == nil ? "plugin shut down" : "service closed"
             if entry.outcome.isFinished {
                 info("\(what)", metadata: metadata)
@@ -52,8 +55,8 @@ extension Logger {
             if let version = entry.version { metadata["version"] = "\(version)" }
             if let previous = entry.previousVersion { metadata["previousVersion"] = "\(previous)" }
             if entry.action == .reconfigured { metadata["settingsChanged"] = "\(entry.settingsChanged.joined(separator: ","))" }
-            if let error = entry.error {
-                metadata["reason"] = "\(error)"
+            if let reason = entry.reason {
+                metadata["reason"] = "\(reason)"
                 self.error(entry.action == .kept ? "plugin change refused" : "plugin refused", metadata: metadata)
             } else {
                 info("plugin \(entry.action.rawValue)", metadata: metadata)

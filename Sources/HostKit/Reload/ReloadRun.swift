@@ -195,9 +195,10 @@ struct ReloadRun {
         }
         // Named as the instances replaced: beside `upgraded name`, a bare `stopped name` read as if the
         // plugin had stopped.
-        report.stopped.entries += retire(retiring, replaced: &previous).entries.map {
-            ShutdownReport.Entry(plugin: "\($0.plugin) (old instance, replaced)", service: $0.service,
-                                 outcome: $0.outcome, duration: $0.duration)
+        report.stopped.entries += retire(retiring, replaced: &previous).entries.map { entry in
+            var entry = entry
+            entry.instance = "old instance, replaced"
+            return entry
         }
         retiring = []
     }
@@ -219,9 +220,10 @@ struct ReloadRun {
         let served = host.locator
         let stopped = PluginStop.run(failure.unstarted, in: clone, timeout: limits.hook, runningHooks: false, keeping: served).entries
             + PluginStop.run(failure.started, in: clone, timeout: limits.hook, keeping: served).entries
-        return stopped.map {
-            ShutdownReport.Entry(plugin: "\($0.plugin) (new instance, not swapped in)", service: $0.service,
-                                 outcome: $0.outcome, duration: $0.duration)
+        return stopped.map { entry in
+            var entry = entry
+            entry.instance = "new instance, not swapped in"
+            return entry
         }
     }
 

@@ -49,6 +49,12 @@ public struct ReloadReport: Sendable {
         /// keys only: a value may be a secret).
         public internal(set) var settingsChanged: [String] = []
 
+        /// Why it was kept or refused, escaped, as ``summary`` says it: for `kept`, what failed is the
+        /// new instance, the old one serving on. Nil without an ``error``.
+        public var reason: String? {
+            error.map { action == .kept ? $0.descriptionBesideTheKeptInstance : $0.description }
+        }
+
         /// One line: `upgraded clock 1.0.0 -> 1.1.0 (/path)` (and, if they changed, `; grants +key -key`),
         /// `reconfigured clock 1.0.0 (/path); settings changed: zone`,
         /// `kept clock 1.0.0: ...`, `refused: ...`; names, versions, paths and reasons escaped
@@ -65,8 +71,8 @@ public struct ReloadReport: Sendable {
             case .kept: "kept \(plugin)\(version) (\(path))"
             case .refused: "refused"
             }
-            guard let error else { return TerminalText.escaped(line) }
-            return TerminalText.escaped(line) + ": " + (action == .kept ? error.descriptionBesideTheKeptInstance : error.description)
+            guard let reason else { return TerminalText.escaped(line) }
+            return TerminalText.escaped(line) + ": " + reason
         }
     }
 

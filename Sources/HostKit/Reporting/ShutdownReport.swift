@@ -10,6 +10,10 @@ public struct ShutdownReport: Sendable {
         public let outcome: HookOutcome
         /// How long the host waited for it.
         public let duration: Duration
+        /// Which instance of the plugin, when a reload stopped one beside another that serves (`old
+        /// instance, replaced`, or `new instance, not swapped in`); nil otherwise. Apart from
+        /// ``plugin``, which stays the name metrics and logs group by; ``summary`` says both.
+        public internal(set) var instance: String?
     }
 
     /// In the order they ran: reverse start order, each plugin's hook before its services' closes.
@@ -34,6 +38,7 @@ extension ShutdownReport.Entry {
     /// `stopped name`, `closed name: key`, or what went wrong (`plugin 'name': shutdown failed: ...`),
     /// the plugin's name, the key and the reason escaped (``TerminalText/escaped(_:)``).
     public var summary: String {
+        let plugin = instance.map { "\(self.plugin) (\($0))" } ?? self.plugin
         let line = switch (service, outcome.isFinished) {
         case (nil, true): "stopped \(plugin)"
         case let (key?, true): "closed \(plugin): \(key)"

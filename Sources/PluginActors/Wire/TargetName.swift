@@ -23,17 +23,23 @@ enum TargetName {
     /// Not the runtime's words for it (`distributed thunk`, the stub type `$Greeter`, the effects and
     /// result after its parameters), which read as jargon in an error.
     static func readable(_ identifier: String) -> String {
-        var name = Substring(demangled(identifier))
+        described(demangled(identifier))
+    }
+
+    /// ``readable(_:)`` of a demangled name: a distributed thunk's without the runtime's words; any
+    /// other as it is.
+    static func described(_ demangled: String) -> String {
         let thunk = "distributed thunk "
-        guard name.hasPrefix(thunk) else { return String(name) }
-        name = name.dropFirst(thunk.count)
-        // Up to the parentheses that close its parameters (a parameter's type may have its own).
-        var depth = 0
-        if let close = name.indices.first(where: { index in
-            if name[index] == "(" { depth += 1 } else if name[index] == ")" { depth -= 1; return depth == 0 }
-            return false
-        }) {
-            name = name[...close]
+        guard demangled.hasPrefix(thunk) else { return demangled }
+        var name = demangled.dropFirst(thunk.count)
+        if let open = parametersStart(in: name) {
+            var depth = 0
+            if let close = name[open...].indices.first(where: { index in
+                if name[index] == "(" { depth += 1 } else if name[index] == ")" { depth -= 1; return depth == 0 }
+                return false
+            }) {
+                name = name[...close]
+            }
         }
         // The stub type `$Contract` is the macro's; its author named it `Contract`.
         var words = String(name)
@@ -41,11 +47,31 @@ enum TargetName {
         return words
     }
 
+    /// Where the parameters of the method `name` names open: the first parenthesis right after a
+    /// name, not a context's (`(extension in M):`, `(T in _1A2B)`), which follows nothing or a dot.
+    private static func parametersStart(in name: Substring) -> Substring.Index? {
+        var previous: Character?
+        for index in name.indices {
+            let character = name[index]
+            if character == "(", let previous, previous.isLetter || previous.isNumber || previous == "_" || previous == "`" {
+                return index
+            }
+            previous = character
+        }
+        return nil
+    }
+
     /// The method's base name alone (`echo` for `distributed thunk Contracts.$Echo.echo(Contracts.EchoMessage)
     /// async throws -> ...`): a name a metric can carry as one of few values.
     static func method(_ identifier: String) -> String {
-        let signature = readable(identifier).prefix { $0 != "(" }
-        return String(signature.split(separator: ".").last ?? signature[...])
+        methodName(of: readable(identifier))
+    }
+
+    /// The method's base name in a ``described(_:)`` target.
+    static func methodName(of described: String) -> String {
+        let name = Substring(described)
+        let signature = name[..<(parametersStart(in: name) ?? name.endIndex)]
+        return String(signature.split(separator: ".").last ?? signature)
     }
 
     /// The contract a stub type stands for: `Contracts.$Greeter` for `Contracts.$Greeter<PluginActorSystem>`.
