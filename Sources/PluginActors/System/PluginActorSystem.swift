@@ -123,10 +123,10 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
         let started = ContinuousClock.now
         var timeout = Self.callTimeout
         var undelivered: (connection: PeerConnection, reason: PluginActorError)?
-        // A call no connection carried to its end: it failed here, counted by its peer's hook.
-        func failedHere(_ error: some Error) -> some Error {
+        // A call no connection carried to its end: it failed here, counted by its peer's hook. (A
+        // plain function: a generic local one here crashed the release build's IR generation, Swift 6.3.1.)
+        let countFailedHere: @Sendable () -> Void = { [callHooks] in
             callHooks.withLock { $0[id.peer] }?(id.name, TargetName.method(target), "failed", ContinuousClock.now - started)
-            return error
         }
         while true {
             let connection: PeerConnection
@@ -134,7 +134,8 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
             do {
                 routed = try route(id)
             } catch {
-                throw failedHere(error)
+                countFailedHere()
+                throw error
             }
             switch routed {
             case let .ready(ready):
@@ -151,11 +152,13 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
                 do {
                     connection = try await successor(for: id, before: deadline)
                 } catch {
-                    throw failedHere(error)
+                    countFailedHere()
+                    throw error
                 }
                 let left = deadline - .now
                 guard left > .zero else {
-                    throw failedHere(PluginActorError.timedOut(peer: id.peer, target: TargetName.readable(target), after: whole))
+                    countFailedHere()
+                    throw PluginActorError.timedOut(peer: id.peer, target: TargetName.readable(target), after: whole)
                 }
                 timeout = left
             }
