@@ -123,18 +123,13 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
         let started = ContinuousClock.now
         var timeout = Self.callTimeout
         var undelivered: (connection: PeerConnection, reason: PluginActorError)?
-        // A call no connection carried to its end: it failed here, counted by its peer's hook. (A
-        // plain function: a generic local one here crashed the release build's IR generation, Swift 6.3.1.)
-        let countFailedHere: @Sendable () -> Void = { [callHooks] in
-            callHooks.withLock { $0[id.peer] }?(id.name, TargetName.method(target), "failed", ContinuousClock.now - started)
-        }
         while true {
             let connection: PeerConnection
             let routed: Route
             do {
                 routed = try route(id)
             } catch {
-                countFailedHere()
+                countFailure(of: id, target: target, since: started)
                 throw error
             }
             switch routed {
@@ -152,12 +147,12 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
                 do {
                     connection = try await successor(for: id, before: deadline)
                 } catch {
-                    countFailedHere()
+                    countFailure(of: id, target: target, since: started)
                     throw error
                 }
                 let left = deadline - .now
                 guard left > .zero else {
-                    countFailedHere()
+                    countFailure(of: id, target: target, since: started)
                     throw PluginActorError.timedOut(peer: id.peer, target: TargetName.readable(target), after: whole)
                 }
                 timeout = left
@@ -179,6 +174,13 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
                 throw error
             }
         }
+    }
+
+    /// Counts a call that no connection carried to its end by its peer's hook: it failed before. (A
+    /// method, not a generic local function in `forward`: that crashed the release build's IR
+    /// generation in Swift 6.3.1.)
+    private func countFailure(of id: PluginActorID, target: String, since started: ContinuousClock.Instant) {
+        callHooks.withLock { $0[id.peer] }?(id.name, TargetName.method(target), "failed", ContinuousClock.now - started)
     }
 
     private static func error(_ failure: Frame.Failure?, peer: String, target: RemoteCallTarget) -> PluginActorError {
