@@ -195,11 +195,7 @@ struct ReloadRun {
         }
         // Named as the instances replaced: beside `upgraded name`, a bare `stopped name` read as if the
         // plugin had stopped.
-        report.stopped.entries += retire(retiring, replaced: &previous).entries.map { entry in
-            var entry = entry
-            entry.instance = "old instance, replaced"
-            return entry
-        }
+        report.stopped.entries += retire(retiring, replaced: &previous).entries.map { $0.of(instance: "old instance, replaced") }
         retiring = []
     }
 
@@ -220,11 +216,7 @@ struct ReloadRun {
         let served = host.locator
         let stopped = PluginStop.run(failure.unstarted, in: clone, timeout: limits.hook, runningHooks: false, keeping: served).entries
             + PluginStop.run(failure.started, in: clone, timeout: limits.hook, keeping: served).entries
-        return stopped.map { entry in
-            var entry = entry
-            entry.instance = "new instance, not swapped in"
-            return entry
-        }
+        return stopped.map { $0.of(instance: "new instance, not swapped in") }
     }
 
     /// Stops `plugins`, which `replaced` served and the published locator serves no longer, once no

@@ -35,6 +35,13 @@ public struct ShutdownReport: Sendable {
 }
 
 extension ShutdownReport.Entry {
+    /// The same entry, said of `instance` of its plugin (a reload's old one, or its new one not swapped in).
+    func of(instance: String) -> Self {
+        var entry = self
+        entry.instance = instance
+        return entry
+    }
+
     /// `stopped name`, `closed name: key`, or what went wrong (`plugin 'name': shutdown failed: ...`),
     /// the plugin's name, the key and the reason escaped (``TerminalText/escaped(_:)``).
     public var summary: String {
