@@ -87,7 +87,7 @@ let package = Package(
         // The sample plugins at work: loads them and uses each service through its contract.
         .executableTarget(name: "sample-tour", dependencies: ["HostKit", pluginAPI, contracts],
                           path: "Sources/SamplePlugins/SampleTour", swiftSettings: swift6),
-        .testTarget(name: "PluginAPITests", dependencies: [pluginAPI], swiftSettings: swift6),
+        .testTarget(name: "PluginAPITests", dependencies: [pluginAPI, "TestBounds"], swiftSettings: swift6),
         .testTarget(name: "PluginActorsTests", dependencies: [pluginActors, pluginAPI], swiftSettings: swift6),
         .testTarget(name: "ProcessSignalsTests", dependencies: ["ProcessSignals"], swiftSettings: swift6),
         .testTarget(name: "HostKitTests", dependencies: ["HostKit", "DynamicLoading", "ProcessSignals", pluginAPI, pluginActors, contracts, "TestSupport",
@@ -99,8 +99,11 @@ let package = Package(
         // Building it builds the fixture plugins too (BuildFixtures), once for both, and tells it where they
         // are. A test target (SwiftPM lets test targets depend on one), so that only `swift build
         // --build-tests` and `swift test` build it and the fixtures: a plain `swift build` does not.
-        .testTarget(name: "TestSupport", dependencies: ["HostKit"], path: "Tests/TestSupport", swiftSettings: swift6,
+        .testTarget(name: "TestSupport", dependencies: ["HostKit", "TestBounds"], path: "Tests/TestSupport", swiftSettings: swift6,
                     plugins: ["BuildFixtures"]),
+        // The bound of every wait in the tests that a starved cooperative pool cannot use up (PollBound):
+        // apart from TestSupport so that PluginAPITests have it without HostKit.
+        .testTarget(name: "TestBounds", path: "Tests/TestBounds", swiftSettings: swift6),
         // Builds the package Tests/PluginFixtures, apart, whenever its files (or the compiler) change.
         .plugin(name: "BuildFixtures", capability: .buildTool(), path: "Tests/BuildFixtures"),
     ] + plugins.map(\.1)

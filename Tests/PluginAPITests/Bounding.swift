@@ -1,5 +1,6 @@
 import Foundation
 @_spi(HostKit) import PluginAPI
+import TestBounds
 import Testing
 
 /// A test's `async` work did not finish in time: the code under test hangs.
@@ -14,6 +15,9 @@ final class FirstWins: @unchecked Sendable {
     private let lock = NSLock()
     private var done = false
 
+    /// Whether a racer has claimed it.
+    var isClaimed: Bool { lock.withLock { done } }
+
     func claim() -> Bool {
         lock.withLock {
             if done { return false }
@@ -23,13 +27,12 @@ final class FirstWins: @unchecked Sendable {
     }
 }
 
-/// Runs `operation`, or throws ``TimedOut`` after `seconds` if it has not finished by then. The
-/// operation runs in a task of its own, so a hung one cannot hold the test: it is cancelled and left.
-/// The bound is generous: in the full suite, tests that block threads can keep the two threads of the
-/// cooperative pool busy for seconds, and on a loaded 2-core CI machine a wait of 200 ms once took
-/// over 20 s (a task waited 45 s for the pool once at the start of a run, and over a minute under
-/// ThreadSanitizer beside two CPU-bound jobs: 5 minutes, as `eventually`); a hung operation (the bugs
-/// these bounds catch) never ends at all.
+/// Runs `operation`, or throws ``TimedOut`` once a ``PollBound`` of `seconds` has passed while it
+/// has not finished. The operation runs in a task of its own, so a hung one cannot hold the test: it
+/// is cancelled and left. The bound only ends a hang (the bugs these bounds catch never end at all);
+/// a pool starved by tests that block its threads (two on a 2-core machine) cannot use it up: a
+/// wall-clock bound once failed a test after a stall of five minutes in which neither its work nor
+/// its timer ran.
 func withTimeout<T: Sendable>(seconds: Double = 300, _ operation: @escaping @Sendable () async throws -> T)
     async throws -> T {
     let race = FirstWins()
@@ -43,7 +46,8 @@ func withTimeout<T: Sendable>(seconds: Double = 300, _ operation: @escaping @Sen
             }
         }
         Task {
-            try? await Task.sleep(for: .seconds(seconds))
+            var bound = PollBound(.seconds(seconds), every: .seconds(1))
+            while !race.isClaimed, !bound.passed() { try? await Task.sleep(for: .seconds(1)) }
             if race.claim() {
                 work.cancel()
                 continuation.resume(throwing: TimedOut(seconds: seconds))
@@ -52,16 +56,16 @@ func withTimeout<T: Sendable>(seconds: Double = 300, _ operation: @escaping @Sen
     }
 }
 
-/// Checks `condition` every few milliseconds until it holds or `seconds` pass; returns whether it held.
-/// The bound only keeps a hang from holding the run: 5 minutes (under ThreadSanitizer beside two
-/// CPU-bound jobs, the pool took over a minute to run two tasks once).
+/// Checks `condition` every few milliseconds until it holds or a ``PollBound`` of `seconds` has
+/// passed; returns whether it held. The bound only keeps a hang from holding the run, and a starved
+/// pool does not use it up (see ``withTimeout(seconds:_:)``).
 func eventually(seconds: Double = 300, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
+    var bound = PollBound(.seconds(seconds), every: .milliseconds(20))
+    while !condition() {
+        guard !bound.passed() else { return false }
         try? await Task.sleep(for: .milliseconds(2))
     }
-    return condition()
+    return true
 }
 
 /// Expects `body` to throw a ``ServiceLocatorError`` equal to `expected`.

@@ -1,4 +1,6 @@
 import Foundation
+// Every test that polls through TestSupport bounds its waits with PollBound.
+@_exported import TestBounds
 
 /// Checks `condition` every `interval` until it holds or the ``PollBound`` of `limit` is passed;
 /// returns whether it became true.

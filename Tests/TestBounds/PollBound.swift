@@ -6,7 +6,7 @@
 /// can wait there tens of seconds before it checks again (45 s measured with a probe task, here, at
 /// the start of a run). A wall-clock bound alone then fails a test whose condition came true while it
 /// waited; a hang still ends the test.
-public struct PollBound {
+public struct PollBound: Sendable {
     private let start = ContinuousClock.now
     private let limit: Duration
     private var checksLeft: Int
