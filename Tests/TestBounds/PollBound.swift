@@ -10,6 +10,7 @@ public struct PollBound: Sendable {
     private let start = ContinuousClock.now
     private let limit: Duration
     private var checksLeft: Int
+    private var lastCheck = ContinuousClock.now
 
     public init(_ limit: Duration, every interval: Duration) {
         self.limit = limit
@@ -19,7 +20,13 @@ public struct PollBound: Sendable {
     /// Counts one check of the condition (that did not hold); true once the bound is passed.
     public mutating func passed() -> Bool {
         checksLeft -= 1
-        let elapsed = ContinuousClock.now - start
+        let now = ContinuousClock.now
+        // A stall this long is worth a line in the test log: whoever reads a slow run looks for it.
+        if now - lastCheck > .seconds(30) {
+            print("PollBound: a check came \(Int((now - lastCheck).components.seconds)) s after the one before (a starved pool?)")
+        }
+        lastCheck = now
+        let elapsed = now - start
         return (checksLeft <= 0 && elapsed >= limit) || elapsed >= limit * 10
     }
 }
