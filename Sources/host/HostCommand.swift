@@ -32,7 +32,9 @@ struct HostCommand {
             Output.problem("\(error)")
             return 2
         }
-        let processes = arguments.ownProcess.processes(childArguments: arguments.discoveryOptions, grants: grants)
+        // With a settings file, its `placement` may move a plugin into a process of its own at a reload.
+        let processes = arguments.ownProcess.processes(childArguments: arguments.discoveryOptions, grants: grants,
+                                                       placeable: arguments.settings != nil)
         // Each plugin's own log, on stderr as the host's other lines, with the plugin's name and version.
         let logs = PluginLogs.standardError(prefix: "host: ", level: arguments.logLevel, levels: arguments.pluginLogLevels)
         // Each plugin's own settings, from `--config FILE` (read again at each SIGHUP's reload).

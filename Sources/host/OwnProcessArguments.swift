@@ -68,9 +68,10 @@ struct OwnProcessArguments {
     }
 
     /// The processes the options ask for, each running this very program as `host __serve-plugin`
-    /// with `childArguments` (the trust options), their sandboxes with `grants`; nil without `--own-process`.
-    func processes(childArguments: [String], grants: [String: SandboxGrant]) -> PluginProcesses? {
-        guard !files.isEmpty else { return nil }
+    /// with `childArguments` (the trust options), their sandboxes with `grants`; nil without
+    /// `--own-process`, unless a settings file (`placeable`) may place plugins in processes of their own.
+    func processes(childArguments: [String], grants: [String: SandboxGrant], placeable: Bool) -> PluginProcesses? {
+        guard !files.isEmpty || placeable else { return nil }
         var sandbox = sandbox
         sandbox.grants = grants
         // The running image, even once the file it came from is replaced (a rebuild): a restarted

@@ -44,9 +44,10 @@ extension Logger {
         }
     }
 
-    /// Logs a reload report line by line: each plugin added, upgraded, restarted, reconfigured or
+    /// Logs a reload report line by line: each plugin added, upgraded, restarted, reconfigured, moved or
     /// withdrawn at `info` (`plugin upgraded`, with `version` and `previousVersion`; `plugin
-    /// reconfigured`, with `settingsChanged`: the keys, never their values), each change refused at
+    /// reconfigured`, with `settingsChanged`: the keys, never their values; `plugin moved`, with
+    /// `movedTo`: `in-process` or `own-process`), each change refused at
     /// `error` with its `reason`, the old versions' hooks as a shutdown report's, then
     /// one line `plugins reloaded` with how many plugins serve on unchanged and how many images are mapped.
     public func log(_ report: ReloadReport) {
@@ -55,6 +56,7 @@ extension Logger {
             if let version = entry.version { metadata["version"] = "\(version)" }
             if let previous = entry.previousVersion { metadata["previousVersion"] = "\(previous)" }
             if entry.action == .reconfigured { metadata["settingsChanged"] = "\(entry.settingsChanged.joined(separator: ","))" }
+            if let placement = entry.movedTo { metadata["movedTo"] = "\(placement.rawValue)" }
             if let reason = entry.reason {
                 metadata["reason"] = "\(reason)"
                 self.error(entry.action == .kept ? "plugin change refused" : "plugin refused", metadata: metadata)

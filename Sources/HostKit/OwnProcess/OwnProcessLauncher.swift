@@ -25,6 +25,9 @@ import PluginAPI
 struct OwnProcessLauncher: OwnProcessPlacement {
     /// Which plugins run in a process of their own, and how.
     let settings: PluginProcesses
+    /// The operator's settings file, whose `placement` (read again as each load begins) changes
+    /// where ``settings`` places a file; nil: as ``settings`` places it.
+    let placementFile: PluginSettingsFile?
     /// Where the plugins' own log lines go (the host's ``PluginLogs``); nil: nowhere.
     let logs: (any PluginLogHandler)?
     /// What counts the processes' restarts and the calls made to them; nil: nothing.
@@ -36,7 +39,7 @@ struct OwnProcessLauncher: OwnProcessPlacement {
     weak let owner: (any PluginProcessOwner)?
 
     func placesOwnProcess(_ candidate: PluginCandidate) -> Bool {
-        settings.placesOwnProcess(candidate)
+        settings.placesOwnProcess(candidate, placements: placementFile?.placements ?? [:])
     }
 
     func launch(_ candidate: PluginCandidate, startTimeout: Duration, fileCheck: FileCheck?) -> Result<LoadedPlugin, PluginLoadError> {

@@ -110,9 +110,13 @@ public struct PluginProcesses: Sendable {
         self.sandbox = sandbox
     }
 
-    /// True if the plugin file `candidate` runs in a process of its own.
-    func placesOwnProcess(_ candidate: PluginCandidate) -> Bool {
-        files.contains("*") || files.contains(candidate.realPath)
+    /// True if the plugin file `candidate` runs in a process of its own: as the operator's
+    /// `placements` (``PluginSettingsFile/placements``) place it, by its real path, else a file name
+    /// of it, else `*`; if none names it, as ``files`` do.
+    func placesOwnProcess(_ candidate: PluginCandidate, placements: [String: PluginPlacement] = [:]) -> Bool {
+        let placed = placements[candidate.realPath] ?? candidate.fileNames.lazy.compactMap { placements[$0] }.first ?? placements["*"]
+        if let placed { return placed == .ownProcess }
+        return files.contains("*") || files.contains(candidate.realPath)
             || candidate.fileNames.contains(where: files.contains)
     }
 }

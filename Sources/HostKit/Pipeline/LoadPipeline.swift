@@ -175,6 +175,33 @@ struct LoadPipeline {
         return launch(candidate)
     }
 
+    /// `plugin`, served from a file found unchanged, opened anew where the operator places it now
+    /// (a settings file's `placement`): in a process of its own, launched as a load launches one; or
+    /// in this one, its file found and checked again, probed and opened as at a load. Nil if it is
+    /// where it belongs, or this host places no plugin in a process of its own. Whether a probe
+    /// registered it (or its process did) comes with it.
+    func moved(_ plugin: LoadedPlugin) -> Result<(plugin: LoadedPlugin, registeredInProbe: Bool), PluginLoadError>? {
+        guard let ownProcess, let served = plugin.candidate else { return nil }
+        let wantsOwn = ownProcess.placesOwnProcess(served)
+        guard wantsOwn != (plugin.servedBy != nil) else { return nil }
+        if wantsOwn { return launch(served).map { ($0, true) } }
+        let candidate: PluginCandidate
+        switch discover(file: plugin.path) {
+        case let .success(found): candidate = found
+        case let .failure(error): return .failure(error)
+        }
+        guard candidate.identity == served.identity else {
+            return .failure(.fileRefused(path: plugin.path, reason: "changed while its plugin moved into the host's process"
+                                         + " (the next reload upgrades it)"))
+        }
+        let opened = open([candidate])
+        guard let again = opened.plugins.first else {
+            return .failure(opened.outcome[candidate.realPath]?.error
+                            ?? .fileRefused(path: plugin.path, reason: "holds no plugin any more"))
+        }
+        return .success((again, opened.registeredInProbe.contains(again.path)))
+    }
+
     /// What a reload found changed among the files of its sources.
     struct Changes {
         /// The real paths of the files that are a served plugin's file as it was loaded.

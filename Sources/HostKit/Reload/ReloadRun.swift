@@ -39,6 +39,8 @@ struct ReloadRun {
                   into: &report)
         }
         // Before the additions: a new plugin that requires one started again here starts on the new instance.
+        move(position: position, with: pipeline, registeredInProbe: opened.registeredInProbe,
+             leaving: Set(plan.withdrawnLast.map(\.metadata.name)), into: &report)
         reconfigure(position: position, with: pipeline, registeredInProbe: opened.registeredInProbe,
                     leaving: Set(plan.withdrawnLast.map(\.metadata.name)), into: &report)
         // New plugins that need no new version: planned together, as a first load's are.
@@ -85,6 +87,33 @@ struct ReloadRun {
                 if again.servedBy != nil { probed.insert(again.path) }
                 apply(ReloadStep(changes: [(old: plugin, new: again)]), position: position, with: pipeline,
                       registeredInProbe: probed, into: &report, reconfigured: [name: changed])
+            case let .failure(error):
+                report.entries.append(ReloadReport.Entry(.kept, plugin, error: error))
+            }
+        }
+    }
+
+    /// Each plugin served on, its file unchanged, that the operator placed elsewhere since (a settings
+    /// file's `placement`, read as this reload began): opened anew in its new place (``LoadPipeline/moved(_:)``)
+    /// and swapped in as an upgrade is, in a step of its own with the plugins that require it, all or
+    /// nothing (if the new instance fails, the old one serves on, `kept` with why: a plugin whose
+    /// contract is not distributed cannot leave the host's process). Reported `moved`. Before the
+    /// reconfigurations: a moved plugin reads its settings anew in its new place. Those `leaving`
+    /// (their files gone) are left to their withdrawal.
+    private func move(position: [String: Int], with pipeline: LoadPipeline, registeredInProbe: Set<String>,
+                      leaving: Set<String>, into report: inout ReloadReport) {
+        let settled = Set(report.entries.filter { $0.action != .kept }.map(\.plugin)).union(leaving)
+        for name in host.publishedPlugins.map(\.metadata.name) where !settled.contains(name) {
+            // Each looked up again: a move before it may have restarted it as a dependant.
+            guard let plugin = host.publishedPlugins.first(where: { $0.metadata.name == name }),
+                  let moved = pipeline.moved(plugin) else { continue }
+            switch moved {
+            case let .success((again, probed)):
+                var registered = registeredInProbe
+                if probed { registered.insert(again.path) }
+                apply(ReloadStep(changes: [(old: plugin, new: again)]), position: position, with: pipeline,
+                      registeredInProbe: registered, into: &report,
+                      moved: [name: again.servedBy == nil ? .inProcess : .ownProcess])
             case let .failure(error):
                 report.entries.append(ReloadReport.Entry(.kept, plugin, error: error))
             }
@@ -144,10 +173,10 @@ struct ReloadRun {
     /// order (the result's: providers first); all or nothing. A failure leaves every served version
     /// of the step serving (`kept`) and its new plugins out (`refused`), and stops what it started.
     /// A plugin of `reconfigured` is one served on whose settings changed (those keys): it is
-    /// reported `reconfigured`, not `upgraded`.
+    /// reported `reconfigured`, not `upgraded`; one of `moved` (opened anew in that place), `moved`.
     private func apply(_ step: ReloadStep, position: [String: Int], with pipeline: LoadPipeline,
                        registeredInProbe: Set<String>, into report: inout ReloadReport,
-                       reconfigured: [String: [String]] = [:]) {
+                       reconfigured: [String: [String]] = [:], moved: [String: PluginPlacement] = [:]) {
         let published = host.publishedPlugins
         let changing = Set(step.changes.map(\.new.metadata.name))
         let restarted = ReloadStep.dependents(of: step.changes.compactMap(\.old), among: published)
@@ -184,7 +213,11 @@ struct ReloadRun {
                 report.entries.append(ReloadReport.Entry(.added, new))
                 continue
             }
-            if let keys = reconfigured[old.metadata.name] {
+            if let placement = moved[old.metadata.name] {
+                var entry = ReloadReport.Entry(.moved, new)
+                entry.movedTo = placement
+                report.entries.append(entry)
+            } else if let keys = reconfigured[old.metadata.name] {
                 var entry = ReloadReport.Entry(.reconfigured, new)
                 entry.settingsChanged = keys
                 report.entries.append(entry)

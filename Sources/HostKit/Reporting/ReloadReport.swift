@@ -15,6 +15,10 @@ public struct ReloadReport: Sendable {
         /// with the plugins that require it (`restarted`), the old instance stopped, as for an
         /// upgrade. ``Entry/settingsChanged`` names the keys.
         case reconfigured
+        /// The plugin's file is unchanged, but the operator placed it elsewhere (a settings file's
+        /// `placement`): opened anew there (``Entry/movedTo``), started, swapped in with the plugins
+        /// that require it (`restarted`), the old instance stopped, as for an upgrade.
+        case moved
         /// The plugin's file is gone: it was stopped and its services removed. (A host also tells its
         /// `processReport` such entries, with ``Entry/error`` saying why, for a plugin whose process
         /// was withdrawn past its restarts and for the plugins that required it.)
@@ -49,6 +53,9 @@ public struct ReloadReport: Sendable {
         /// keys only: a value may be a secret).
         public internal(set) var settingsChanged: [String] = []
 
+        /// For `moved`: where the plugin runs now (it ran in the other place).
+        public internal(set) var movedTo: PluginPlacement?
+
         /// Why it was kept or refused, escaped, as ``summary`` says it: for `kept`, what failed is the
         /// new instance, the old one serving on. Nil without an ``error``.
         public var reason: String? {
@@ -68,11 +75,21 @@ public struct ReloadReport: Sendable {
                 + (grants.isEmpty ? "" : "; grants\(grants)")
             case .reconfigured: "reconfigured \(plugin)\(version) (\(path)); settings changed: "
                 + settingsChanged.joined(separator: ", ")
+            case .moved: "moved \(plugin)\(version) (\(path)): " + Self.move(to: movedTo)
             case .kept: "kept \(plugin)\(version) (\(path))"
             case .refused: "refused"
             }
             guard let reason else { return TerminalText.escaped(line) }
             return TerminalText.escaped(line) + ": " + reason
+        }
+
+        /// `in process -> own process`; back in, what that costs the plugin's confinement.
+        private static func move(to placement: PluginPlacement?) -> String {
+            switch placement {
+            case .ownProcess?: "in process -> own process"
+            case .inProcess?: "own process -> in process; out of its sandbox, it runs with the host's rights"
+            case nil: "?"
+            }
         }
     }
 
@@ -111,7 +128,7 @@ public struct ReloadReport: Sendable {
     public var text: String { lines.joined(separator: "\n") }
 
     /// The report as JSON: `{"changes": [{"action", "plugin", "path", "version", "previousVersion",
-    /// "grantsAdded", "grantsRemoved", "settingsChanged", "error"}], "stopped": [lines], "unchanged", "imagesMapped",
+    /// "grantsAdded", "grantsRemoved", "settingsChanged", "movedTo", "error"}], "stopped": [lines], "unchanged", "imagesMapped",
     /// "afterShutdown"}`.
     public var json: String {
         struct Change: Encodable {
@@ -119,6 +136,7 @@ public struct ReloadReport: Sendable {
             let version: String?, previousVersion: String?
             let grantsAdded: [String]?, grantsRemoved: [String]?
             let settingsChanged: [String]?
+            let movedTo: String?
             let error: String?
         }
         struct Report: Encodable {
@@ -131,7 +149,8 @@ public struct ReloadReport: Sendable {
             Change(action: $0.action.rawValue, plugin: $0.plugin, path: $0.path, version: $0.version,
                    previousVersion: $0.previousVersion, grantsAdded: $0.action == .upgraded ? $0.grantsAdded : nil,
                    grantsRemoved: $0.action == .upgraded ? $0.grantsRemoved : nil,
-                   settingsChanged: $0.action == .reconfigured ? $0.settingsChanged : nil, error: $0.error?.description)
+                   settingsChanged: $0.action == .reconfigured ? $0.settingsChanged : nil, movedTo: $0.movedTo?.rawValue,
+                   error: $0.error?.description)
         }
         return encodeJSON(Report(changes: changes, stopped: stopped.lines, unchanged: unchanged, imagesMapped: imagesMapped,
                                  afterShutdown: afterShutdown))

@@ -29,20 +29,20 @@ import PluginAPI
 public final class PluginSettingsFile: PluginSettingsSource {
     /// The file's path, as given (made absolute).
     public let path: String
-    /// The `plugins` object as last read.
-    private let plugins: Lock<[String: SettingsValue]>
+    /// The `plugins` object and the `placement` object as last read.
+    private let contents: Lock<(plugins: [String: SettingsValue], placements: [String: PluginPlacement])>
 
     /// The settings in the file at `path`, read now; throws ``Unusable`` if it cannot be read, is not
     /// trusted, or is not a JSON object whose `plugins`, if any, is an object of objects.
     public init(contentsOf path: String) throws {
         self.path = Paths.absolute(path)
-        plugins = Lock(try Self.read(self.path))
+        contents = Lock(try Self.read(self.path))
     }
 
     /// Reads the file again; if it cannot be, throws ``Unusable`` and keeps the settings as they were.
     public func loadBegins() throws {
         let read = try Self.read(path)
-        plugins.withLock { $0 = read }
+        contents.withLock { $0 = read }
     }
 
     /// The value of `key` in `plugin`'s object, as text; nil if unset. Throws ``Unusable`` for a key
@@ -52,7 +52,7 @@ public final class PluginSettingsFile: PluginSettingsSource {
         guard !components.contains(where: \.isEmpty) else {
             throw Unusable(path: path, reason: "cannot hold the key '\(key)': a key's parts between dots may not be empty")
         }
-        var value = plugins.withLock { $0[plugin] }
+        var value = contents.withLock { $0.plugins[plugin] }
         for component in components {
             guard case let .object(members)? = value else { return nil }
             value = members[String(component)]
@@ -78,8 +78,12 @@ public final class PluginSettingsFile: PluginSettingsSource {
     /// The most a settings file may hold.
     static let largest = 16 << 20
 
-    /// The `plugins` object of the file at `path`.
-    private static func read(_ path: String) throws(Unusable) -> [String: SettingsValue] {
+    /// Where the operator places plugin files, from the file's `placement` object as last read: by a
+    /// file name, a real path, or `*` for every plugin (`PluginSettingsFile+Placement.swift`).
+    public var placements: [String: PluginPlacement] { contents.withLock(\.placements) }
+
+    /// The `plugins` and `placement` objects of the file at `path`.
+    private static func read(_ path: String) throws(Unusable) -> (plugins: [String: SettingsValue], placements: [String: PluginPlacement]) {
         let bytes: [UInt8]
         do {
             bytes = try OperatorFile.bytes(at: path, largest: largest,
@@ -103,6 +107,11 @@ public final class PluginSettingsFile: PluginSettingsSource {
             throw Unusable(path: path, reason: "is not JSON: \(Self.reason(error))")
         }
         guard case let .object(members) = root else { throw Unusable(path: path, reason: "is not a JSON object") }
+        return (try plugins(of: members, path: path), try placements(of: members, path: path))
+    }
+
+    /// The `plugins` object among the file's `members`.
+    private static func plugins(of members: [String: SettingsValue], path: String) throws(Unusable) -> [String: SettingsValue] {
         switch members["plugins"] {
         case nil, .null?: return [:]
         case let .object(plugins)?:

@@ -33,7 +33,7 @@ final class PluginFiles: @unchecked Sendable {
         lock.withLock {
             for entry in report.entries {
                 switch entry.action {
-                case .added, .upgraded, .restarted, .reconfigured:
+                case .added, .upgraded, .restarted, .reconfigured, .moved:
                     files[entry.plugin] = (entry.version, entry.path)
                 case .withdrawn:
                     files[entry.plugin] = nil

@@ -1,0 +1,154 @@
+import FixtureRemoteContracts
+import Foundation
+import Glibc
+import HostKit
+import PluginAPI
+import PluginActors
+import TestSupport
+import Testing
+
+/// A plugin moved live: the operator changes its placement in the settings file (`placement`) and
+/// reloads, and the plugin, its file unchanged, is opened anew in its new place and swapped in as an
+/// upgrade is. The echo plugin answers `pid()` with its process's id: this one's in process, its
+/// child's out of it.
+@Suite struct PlacementMoveTests {
+    let echo = "libecho.so"
+
+    /// Writes the settings file in `folder` with `placement`.
+    @discardableResult
+    static func placing(_ placement: [String: String], in folder: TemporaryFolder) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: ["plugins": [String: Any](), "placement": placement], options: [.sortedKeys])
+        return try folder.write("settings.json", Array(data))
+    }
+
+    /// A host started with no `--own-process` file, reading `placement` from a settings file in
+    /// `settings`, with the echo plugin (in `folder`, beside its contract library) loaded from `folder`;
+    /// its children marked `mark`.
+    func host(in folder: TemporaryFolder, settings: TemporaryFolder, mark: String,
+              placement: [String: String] = [:]) async throws -> PluginHost {
+        try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
+        try folder.install("FixtureEchoPlugin", as: echo)
+        let file = try Self.placing(placement, in: settings)
+        var processes = OwnProcessTests.processes()
+        processes.files = []
+        processes.environment[OwnProcessReloadTests.markVariable] = mark
+        let host = PluginHost(startTimeout: .seconds(300), processes: processes,
+                              settings: try PluginSettingsFile(contentsOf: file)) { _ in }
+        let report = await onAThreadOfItsOwn { host.load([.file(folder.file(self.echo))]) }
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        return host
+    }
+
+    @Test func aPluginMovesIntoAProcessOfItsOwnAndBackAtAReload() async throws {
+        let folder = try TemporaryFolder(), settings = try TemporaryFolder(), mark = UUID().uuidString
+        let host = try await host(in: folder, settings: settings, mark: mark)
+        defer { host.shutdown() }
+        #expect(try await host.locator.tryService(key: RemoteKeys.echo).pid() == getpid())
+
+        try Self.placing([echo: "own-process"], in: settings)
+        let out = await onAThreadOfItsOwn { host.reload() }
+        #expect(out.entries.map(\.summary) == ["moved fixture-echo 1.0.0 (\(folder.file(echo))): in process -> own process"],
+                "\(out.text)")
+        #expect(out.entries.first?.movedTo == .ownProcess)
+        #expect(out.stopped.lines == ["stopped fixture-echo (old instance, replaced)"], "\(out.text)")
+        let child = try await host.locator.tryService(key: RemoteKeys.echo).pid()
+        #expect(child != getpid())
+        #expect(OwnProcessReloadTests.processes(marked: mark) == [child])
+        #expect(try await host.locator.tryService(key: RemoteKeys.echo).echo(EchoMessage(text: "out", number: 1, tags: [])).text == "out")
+
+        // A reload that finds the placement as it is moves nothing.
+        let again = await onAThreadOfItsOwn { host.reload() }
+        #expect(again.entries.isEmpty && again.unchanged == 1, "\(again.text)")
+
+        try Self.placing(["*": "in-process"], in: settings)
+        let back = await onAThreadOfItsOwn { host.reload() }
+        #expect(back.entries.map(\.summary) == ["moved fixture-echo 1.0.0 (\(folder.file(echo))): own process -> in process;"
+                                                + " out of its sandbox, it runs with the host's rights"], "\(back.text)")
+        #expect(try await host.locator.tryService(key: RemoteKeys.echo).pid() == getpid())
+        #expect(try await poll(atMost: .seconds(30)) { !OwnProcessReloadTests.exists(child) }, "process \(child) is still there")
+        #expect(OwnProcessReloadTests.processes(marked: mark).isEmpty)
+    }
+
+    /// A plugin whose contract is a plain protocol cannot leave the host's process: the move is
+    /// refused naming the key, and the plugin serves on in process.
+    @Test func aPlainContractIsKeptInProcessNamingTheKey() async throws {
+        let settings = try TemporaryFolder()
+        let clock = BuiltPlugins.path("ClockPlugin")
+        let file = try Self.placing([:], in: settings)
+        var processes = OwnProcessTests.processes()
+        processes.files = []
+        let host = PluginHost(processes: processes, settings: try PluginSettingsFile(contentsOf: file)) { _ in }
+        defer { host.shutdown() }
+        let loaded = await onAThreadOfItsOwn { host.load([.file(clock)]) }
+        #expect(loaded.problems.isEmpty, "\(loaded.text)")
+
+        try Self.placing([URL(fileURLWithPath: clock).lastPathComponent: "own-process"], in: settings)
+        let report = await onAThreadOfItsOwn { host.reload() }
+        let entry = try #require(report.entries.first, "\(report.text)")
+        #expect(report.entries.count == 1 && entry.action == .kept, "\(report.text)")
+        #expect(entry.summary.contains("sample.clock") && entry.summary.contains("not distributed"), "\(entry.summary)")
+        #expect(host.locator.slotInfo(forKey: "sample.clock") != nil)
+        #expect(report.stopped.lines.allSatisfy { $0.contains("new instance, not swapped in") }, "\(report.text)")
+    }
+
+    /// Calls that each get the service from the host's locator, as a server's requests do, all answer
+    /// while the plugin moves out of the host's process and back, twice: a call the old instance
+    /// has is answered there (its process is stopped once it has none left), later ones by the new.
+    @Test func callsDuringMovesAllAnswer() async throws {
+        let folder = try TemporaryFolder(), settings = try TemporaryFolder(), mark = UUID().uuidString
+        let host = try await host(in: folder, settings: settings, mark: mark)
+        defer { host.shutdown() }
+        let moving = Collected(true)
+        // Four callers at once, each until the moves are done (and at least once).
+        let callers = (0..<4).map { caller in
+            Task {
+                var answered = 0, failures: [String] = []
+                while moving.withLock({ $0 }) || answered == 0 {
+                    do {
+                        let message = EchoMessage(text: "caller \(caller), call \(answered)", number: answered, tags: [])
+                        let answer = try await host.locator.tryService(key: RemoteKeys.echo).echo(message)
+                        if answer.text == message.text { answered += 1 } else { failures.append("answered \(answer.text)") }
+                    } catch {
+                        failures.append("\(error)")
+                    }
+                }
+                return (answered, failures)
+            }
+        }
+        for placement in ["own-process", "in-process", "own-process", "in-process"] {
+            try Self.placing([echo: placement], in: settings)
+            let report = await onAThreadOfItsOwn { host.reload() }
+            #expect(report.entries.map(\.action) == [.moved] && !report.hasProblems, "\(report.text)")
+        }
+        moving.withLock { $0 = false }
+        var answered = 0, failures: [String] = []
+        for caller in callers {
+            let (its, theirs) = await caller.value
+            answered += its
+            failures += theirs
+        }
+        #expect(failures.isEmpty, "\(failures.count) of \(answered + failures.count) calls failed: \(failures.prefix(3))")
+        #expect(answered > 0)
+        print("callsDuringMovesAllAnswer: \(answered) calls answered")
+        #expect(try await poll(atMost: .seconds(30)) { OwnProcessReloadTests.processes(marked: mark).isEmpty })
+    }
+
+    /// What the settings file's `placement` may hold: a file name, an absolute path or `*`, each
+    /// `in-process` or `own-process`; anything else makes the file unusable, saying what.
+    @Test func aPlacementThatIsNoneIsRefusedSayingWhat() throws {
+        let settings = try TemporaryFolder()
+        let good = try PluginSettingsFile(contentsOf: try Self.placing(["libA.so": "own-process", "/srv/libB.so": "in-process",
+                                                                         "*": "in-process"], in: settings))
+        #expect(good.placements == ["libA.so": .ownProcess, "/srv/libB.so": .inProcess, "*": .inProcess])
+        for (placement, says) in [(["libA.so": "elsewhere"], "neither in-process nor own-process"),
+                                  (["lib/A.so": "in-process"], "neither a file name, an absolute path nor *")] {
+            let error = #expect(throws: PluginSettingsFile.Unusable.self) {
+                try PluginSettingsFile(contentsOf: try Self.placing(placement, in: settings))
+            }
+            #expect(error?.reason.contains(says) == true, "\(String(describing: error))")
+        }
+        let data = Data(#"{"placement": ["libA.so"]}"#.utf8)
+        let list = try settings.write("list.json", Array(data))
+        #expect(throws: PluginSettingsFile.Unusable.self) { try PluginSettingsFile(contentsOf: list) }
+    }
+}
