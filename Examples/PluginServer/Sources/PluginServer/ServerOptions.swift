@@ -11,14 +11,18 @@ struct ServerOptions {
     var handlerTimeout = 5.0
     /// The `--own-process` file names: plugins each served from a process of its own.
     var ownProcess: Set<String> = []
+    /// The `--config` file: the plugins' settings, and where each plugin file runs (its `placement`).
+    var config: String?
 
     /// The first argument that makes the executable the child of a plugin placed in a process of its own.
     static let serveOnePluginArgument = "__serve-plugin"
     /// What turns the test fixtures among the plugins on (they are inert without it).
     static let fixturesVariable = "PLUGIN_SERVER_FIXTURES"
 
-    /// Processes of this executable for the ``ownProcess`` plugins, restarted as HostKit's defaults say.
-    func pluginProcesses() -> PluginProcesses {
+    /// Processes of this executable for the ``ownProcess`` plugins, restarted as HostKit's defaults
+    /// say; nil if no plugin may run in one (no `--own-process`, no `--config` to place one).
+    func pluginProcesses() -> PluginProcesses? {
+        guard !ownProcess.isEmpty || config != nil else { return nil }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "plugin-server"
         // A sandboxed child gets none of the server's variables: the test fixtures' switch is passed on by name.
         let passed = ProcessInfo.processInfo.environment.filter { $0.key == Self.fixturesVariable }
@@ -37,7 +41,7 @@ struct ServerOptions {
 
     /// The full usage, every option on a line of its own, for `--help`.
     static let usage = """
-        usage: plugin-server [--host ADDRESS] [--port N] [--handler-timeout SECONDS] [--plugins PATH]... [--own-process FILE]...
+        usage: plugin-server [--host ADDRESS] [--port N] [--handler-timeout SECONDS] [--plugins PATH]... [--own-process FILE]... [--config FILE]
 
         Serves over HTTP the routes of the route plugins found in each PATH, beside its own:
           GET /plugins               the plugins loaded and their slots, as JSON
@@ -51,6 +55,7 @@ struct ServerOptions {
           --port N                   listen on TCP port N, 0 to 65535, 0 for any free one (default 8080)
           --plugins PATH             load the plugins in PATH, a folder of lib*.so or one file; repeat for more (none: a warning, the server's own routes only)
           --own-process FILE         serve the plugin of the file named FILE (lib<Name>.so) from a process of its own, restarted if it ends; its routes must be distributed (DistributedRouteHandler); repeat for more
+          --config FILE              the plugins' settings ("plugins": {NAME: {...}}) and placements ("placement": {FILE: "own-process" or "in-process"}), read again at each SIGHUP: a plugin whose placement changed moves there
           --handler-timeout SECONDS  answer 503 to a request a plugin's handler has not answered within SECONDS, 0.01 to 86400 (default 5)
           -h, --help                 print this help and exit
 
@@ -68,7 +73,7 @@ struct ServerOptions {
         var rest = arguments[...]
         while let word = rest.popFirst() {
             if word == "--help" || word == "-h" { return .help }
-            guard ["--host", "--port", "--plugins", "--own-process", "--handler-timeout"].contains(word) else {
+            guard ["--host", "--port", "--plugins", "--own-process", "--config", "--handler-timeout"].contains(word) else {
                 return .wrong("unknown option '\(TerminalText.escaped(word))'")
             }
             guard let value = rest.popFirst() else { return .wrong("\(word) needs a value") }
@@ -84,6 +89,8 @@ struct ServerOptions {
                 options.paths.append(value)
             case "--own-process":
                 options.ownProcess.insert(value)
+            case "--config":
+                options.config = value
             default:
                 guard let seconds = Double(value), (0.01...86_400).contains(seconds) else {
                     return .wrong("--handler-timeout wants seconds from 0.01 to 86400, not '\(TerminalText.escaped(value))'")

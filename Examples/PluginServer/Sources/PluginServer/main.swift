@@ -9,7 +9,8 @@ import Prometheus
 import RouteContracts
 import ServiceLifecycle
 
-// plugin-server [--host 127.0.0.1] [--port 8080] [--handler-timeout 5] [--plugins PATH]... (--help: ServerOptions;
+// plugin-server [--host 127.0.0.1] [--port 8080] [--handler-timeout 5] [--plugins PATH]... [--own-process FILE]...
+// [--config FILE] (--help: ServerOptions;
 // README.md: how to build, run and ask it)
 // Loads the route plugins from PATH (a folder of *.so, or a file) at start-up, serves their routes, and
 // on SIGTERM or SIGINT finishes the requests in flight, then shuts the plugins down in reverse order.
@@ -48,10 +49,17 @@ let logger = Logger(label: "plugin-server")
 // kept in a Prometheus registry and served at GET /metrics.
 let registry = PrometheusCollectorRegistry()
 let metrics = SwiftMetricsPluginMetrics(factory: PrometheusMetricsFactory(registry: registry))
-let host = options.ownProcess.isEmpty ? PluginHost(metrics: metrics)
-    : PluginHost(processes: options.pluginProcesses(), metrics: metrics) { line in
-        logger.warning("plugin process", metadata: ["event": "\(line)"])
-    }
+// The plugins' settings and placements (--config), read again at each reload.
+let settings: PluginSettingsFile?
+do {
+    settings = try options.config.map(PluginSettingsFile.init(contentsOf:))
+} catch {
+    FileHandle.standardError.write(Data("plugin-server: \(TerminalText.escaped(String(describing: error)))\n".utf8))
+    exit(2)
+}
+let host = PluginHost(processes: options.pluginProcesses(), metrics: metrics, settings: settings) { line in
+    logger.warning("plugin process", metadata: ["event": "\(line)"])
+}
 let routes = PluginRoutes(host: host, handlerTimeout: .seconds(options.handlerTimeout))
 
 // HEAD is served wherever GET is, without the body (plugin routes too: PluginRouteMiddleware).
@@ -114,7 +122,7 @@ func installRoutes(renewing: Set<String> = []) async {
 // Each reload (SIGHUP) is logged, then the routes are installed again from the new locator.
 let plugins = PluginHostService(host: host, sources: paths.map(PluginSource.path), logger: logger) { report in
     pluginFiles.record(report)
-    let renewed: Set<ReloadReport.Action> = [.upgraded, .restarted, .reconfigured]
+    let renewed: Set<ReloadReport.Action> = [.upgraded, .restarted, .reconfigured, .moved]
     await installRoutes(renewing: Set(report.entries.filter { renewed.contains($0.action) }.map(\.plugin)))
 }
 

@@ -13,7 +13,7 @@ import Testing
         let lines = stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("usage: plugin-server ") == true, "\(stdout)")
         // Every option, and every route of the server's own (GET /metrics was left out once).
-        for option in ["--host ADDRESS", "--port N", "--plugins PATH", "--own-process FILE", "--handler-timeout SECONDS", "-h, --help",
+        for option in ["--host ADDRESS", "--port N", "--plugins PATH", "--own-process FILE", "--config FILE", "--handler-timeout SECONDS", "-h, --help",
                        "GET /plugins", "GET /metrics", "GET /compiled/hello"] {
             let described = lines.filter { $0.hasPrefix("  \(option) ") }
             #expect(described.count == 1 && described.first.map { $0.split(separator: " ").count > option.split(separator: " ").count + 2 } == true,
@@ -34,5 +34,14 @@ import Testing
         #expect(status == 2)
         #expect(stdout.isEmpty, "\(stdout)")
         #expect(stderr == "plugin-server: \(problem)\nsee plugin-server --help\n", "\(stderr)")
+    }
+
+    /// A `--config` file that cannot be used (missing, here) is named with why, before anything is served.
+    @Test func aConfigFileThatCannotBeReadSaysWhyAndExits2() async throws {
+        let missing = "/nonexistent-\(UUID().uuidString)/plugins.json"
+        let (status, stdout, stderr) = try await run(server, ["--config", missing])
+        #expect(status == 2)
+        #expect(stdout.isEmpty, "\(stdout)")
+        #expect(stderr.hasPrefix("plugin-server: the settings file \(missing) ") && stderr.split(separator: "\n").count == 1, "\(stderr)")
     }
 }

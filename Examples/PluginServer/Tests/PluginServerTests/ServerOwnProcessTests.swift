@@ -116,6 +116,61 @@ import Testing
         try await stopWithSigterm(server)
     }
 
+    /// The route plugin moved live, as an operator would: its placement in the `--config` file changed
+    /// and SIGHUP, out of the server's process and back, while clients ask for its route and the
+    /// compiled-in one without a pause. Every request is answered 200; the route answers from a child
+    /// after the first move and from the server after the second; the log says `plugin moved` with
+    /// where to; the child ends.
+    @Test(.timeLimit(.minutes(5)))
+    func aRoutePluginMovedIntoItsOwnProcessAndBackUnderLoadAnswersEveryRequest() async throws {
+        let folder = try pluginFolder(["FixtureRemoteRoute"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("plugins.json")
+        func place(_ placement: String?) throws {
+            let object: [String: Any] = ["placement": placement.map { [remoteFile: $0] } ?? [:]]
+            try JSONSerialization.data(withJSONObject: object).write(to: config)
+        }
+        try place(nil)
+        let (server, log, base) = try await startServer(plugins: folder, ["--config", config.path])
+        defer { if server.isRunning { server.terminate() } }
+        let port = try #require(base.split(separator: ":").last.flatMap { UInt16($0) })
+        let probe = KeepAliveClient(port: port)
+        #expect(try await remotePID(probe) == server.processIdentifier)
+        let compiled = "/compiled/hello?name=Bo"
+        let load = RequestLoad(clients: 2, port: port, paths: ["/remote", compiled]) { path, answer in
+            answer.status == 200 && (path == compiled ? answer.body == "Hello, Bo!\n" : answer.body.hasPrefix("remote "))
+        }
+        try await waitForAnswers(from: load, atLeast: 20)
+
+        try place("own-process")
+        kill(server.processIdentifier, SIGHUP)
+        try await waitForLine(in: log, containing: "serving plugin routes", occurrence: 2, atMost: .seconds(60))
+        let child = try #require(try await remotePID(probe))
+        #expect(child != server.processIdentifier)
+        #expect(children(of: server.processIdentifier) == [child])
+        try await waitForAnswers(from: load, atLeast: load.answered + 20)
+
+        try place("in-process")
+        kill(server.processIdentifier, SIGHUP)
+        try await waitForLine(in: log, containing: "serving plugin routes", occurrence: 3, atMost: .seconds(60))
+        #expect(try await remotePID(probe) == server.processIdentifier)
+        try await waitForAnswers(from: load, atLeast: load.answered + 20)
+
+        let (counts, failed, failures) = try await load.finish()
+        #expect(failed == 0, "\(failed) requests failed, the first: \(failures)")
+        print("answered while the route moved out of the server's process and back: \(counts.values.reduce(0, +))")
+        let moves = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+            .filter { $0.hasSuffix("plugin moved") && $0.contains("plugin=fixture-remote-route") }
+        #expect(moves.count == 2 && moves.first?.contains("movedTo=own-process") == true
+                && moves.last?.contains("movedTo=in-process") == true, "\(moves)")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !children(of: server.processIdentifier).isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(children(of: server.processIdentifier).isEmpty)
+        try await stopWithSigterm(server)
+    }
+
     /// The child processes of `pid`, zombies included, from every thread's `children` file in /proc.
     private func children(of pid: Int32) -> [Int32] {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
