@@ -180,7 +180,8 @@ struct Arguments {
                 operand = word
             }
         }
-        try ownProcess.requireFiles()
+        // A settings file's `placement` may move plugins into processes of their own: their options count.
+        if settings == nil { try ownProcess.requireFiles() }
         if help { helpCommand = command == .run ? nil : command }
         if !help && !version && command.takesOperand && operand == nil {
             throw UsageError(description: "\(command.rawValue) needs \(command == .resolve ? "a KEY" : "a FILE")")

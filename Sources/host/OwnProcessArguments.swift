@@ -60,7 +60,8 @@ struct OwnProcessArguments {
         firstSetting = firstSetting ?? option
     }
 
-    /// A setting of the processes without a process to set is a mistake the operator would not see.
+    /// A setting of the processes without a process to set is a mistake the operator would not see
+    /// (unless a settings file may place plugins in processes: the caller asks only without one).
     func requireFiles() throws(Arguments.UsageError) {
         guard files.isEmpty, let firstSetting else { return }
         throw Arguments.UsageError(description: "\(firstSetting) sets how plugins in a process of their own run:"

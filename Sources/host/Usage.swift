@@ -78,7 +78,10 @@ enum Usage {
         --config FILE         each plugin's own settings, from a JSON file: {"plugins": {"NAME":
                               {"key": value, ...}}} (a plugin reads those of its name only); FILE
                               is read again at each reload, which starts again a plugin whose
-                              settings it read changed
+                              settings it read changed. {"placement": {"FILE": "own-process" or
+                              "in-process"}} moves a plugin FILE (as --own-process names one) there
+                              at a reload; with --config, the options of its process above need no
+                              --own-process
         --log-level LEVEL     the lowest level of the plugins' own log lines printed on stderr
                               (trace, debug, info, notice, warning, error, critical; default info);
                               PLUGIN=LEVEL sets one plugin's, by its name; repeat for more

@@ -140,6 +140,37 @@ extension HostCommandTests {
         }
     }
 
+    /// `serve --config` with no `--own-process`: the settings file's `placement` moves the echo plugin
+    /// into a process of its own at a SIGHUP, and back at the next; its user, which requires it, is
+    /// restarted with it each time; the process ends once the plugin is back.
+    @Test func serveMovesAPluginIntoItsOwnProcessAndBackOnSIGHUP() async throws {
+        let settings = try TemporaryFolder()
+        @discardableResult
+        func place(_ placement: String) throws -> String {
+            try settings.write("settings.json", Array(#"{"placement": {"\#(echoFile)": "\#(placement)"}}"#.utf8))
+        }
+        let file = try place("in-process")
+        let child = try Child(["serve", "--heartbeat", "0", "--config", file]
+                              + ["FixtureEchoPlugin", "FixtureEchoUserPlugin"].flatMap { ["--plugins", plugin($0)] })
+        let serving = try await poll(atMost: .seconds(60)) { child.output.contains("serving 2 plugin(s)") || !child.process.isRunning }
+        try #require(serving && child.process.isRunning, "stdout: \(child.output)\nstderr: \(child.errors)")
+        let host = child.process.processIdentifier
+        #expect(Self.children(of: host).isEmpty)
+        let echo = URL(fileURLWithPath: plugin("FixtureEchoPlugin")).resolvingSymlinksInPath().path
+
+        try place("own-process")
+        #expect(kill(host, SIGHUP) == 0)
+        try await expectOutput(child, "moved fixture-echo 1.0.0 (\(echo)): in process -> own process\nrestarted fixture-echo-user")
+        #expect(Self.children(of: host).count == 1)
+
+        try place("in-process")
+        #expect(kill(host, SIGHUP) == 0)
+        try await expectOutput(child, "moved fixture-echo 1.0.0 (\(echo)): own process -> in process;"
+                               + " out of its sandbox, it runs with the host's rights\nrestarted fixture-echo-user")
+        #expect(try await poll(atMost: .seconds(30)) { Self.children(of: host).isEmpty }, "\(Self.children(of: host))")
+        try await expectExitZero(child, after: SIGTERM)
+    }
+
     /// A plugin whose contract is a plain protocol cannot cross a process: refused at load, naming its key.
     @Test func aPlainContractPluginNamedByOwnProcessIsRefusedNamingItsKey() async throws {
         let clock = plugin("ClockPlugin")
