@@ -12,6 +12,8 @@ protocol Calculator: DistributedActor where ActorSystem: DistributedActorSystem<
     distributed func hangsCancelled() -> Int
     distributed func nothing()
     distributed func addOnAChildTaskItsThreadWaitsFor(_ pair: Pair) async -> Pair
+    /// The headers the call came with (``PluginCallContext``).
+    distributed func headers() -> [String: String]
 }
 
 struct Pair: Codable, Sendable, Equatable {
@@ -54,6 +56,8 @@ distributed actor LocalCalculator: Calculator {
     distributed func hangsCancelled() -> Int { cancelledHangs }
 
     distributed func nothing() {}
+
+    distributed func headers() -> [String: String] { PluginCallContext.headers }
 
     /// Blocks its thread (a serving thread) until a child task it started has run: the child is
     /// queued by that very thread, so another must run it.

@@ -113,14 +113,19 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
         if let failure = invocation.failure {
             throw PluginActorError.invalidMessage(peer: id.peer, reason: "\(TargetName.readable(target.identifier)): \(failure)")
         }
+        if let refusal = PluginCallContext.refusal(of: PluginCallContext.headers) {
+            throw PluginActorError.invalidMessage(peer: id.peer, reason: "\(TargetName.readable(target.identifier)): \(refusal)")
+        }
         return try await forward(to: id, target: target.identifier, arguments: invocation.arguments)
     }
 
     /// Sends a call, its arguments encoded already, to the process that serves `id`, and waits for its reply.
     /// A call that was never sent (its process ended before it went out) goes to the process that
-    /// takes its place, as a call made a moment later would.
+    /// takes its place, as a call made a moment later would. It carries the task's headers
+    /// (``PluginCallContext``): a call passed on carries those it came with.
     func forward(to id: PluginActorID, target: String, arguments: [UInt8]) async throws -> PeerConnection.Reply {
         let started = ContinuousClock.now
+        let headers = PluginCallContext.headers
         var timeout = Self.callTimeout
         var undelivered: (connection: PeerConnection, reason: PluginActorError)?
         while true {
@@ -158,7 +163,8 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
                 timeout = left
             }
             do {
-                let reply = try await connection.call(name: id.name, target: target, arguments: arguments, timeout: timeout)
+                let reply = try await connection.call(name: id.name, target: target, arguments: arguments, headers: headers,
+                                                      timeout: timeout)
                 if let callEnded = connection.callEnded {
                     let outcome = switch reply {
                     case .value, .void: "answered"

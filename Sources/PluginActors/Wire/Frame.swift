@@ -4,12 +4,14 @@
 /// the caller gave the call; replies and cancellations name it), then the body:
 /// - ``Kind/call``: the service's name and the target (each a `UInt16` length and UTF-8), then
 ///   the arguments (``PluginInvocationEncoder``: a `UInt16` count, each a `UInt32` length and its
-///   ``WireFormat`` bytes);
+///   ``WireFormat`` bytes); ``Kind/callWithHeaders``: the same, with the call's headers
+///   (``PluginCallContext``: a `UInt16` count, then each name and value as a text) between the
+///   target and the arguments (a call without headers is a plain `call`, as before there were any);
 /// - ``Kind/value``: the result's ``WireFormat`` bytes; ``Kind/void``: nothing;
 /// - ``Kind/failure``: a ``Failure`` in ``WireFormat``; ``Kind/cancel``: nothing.
 struct Frame {
     enum Kind: UInt8 {
-        case call = 1, value, void, failure, cancel
+        case call = 1, value, void, failure, cancel, callWithHeaders
     }
 
     /// What a reply that failed says: how, and the texts the caller's error carries.

@@ -3,23 +3,46 @@ import Distributed
 /// The calls the other process makes, which this side serves: each on the serving executor, on the
 /// actor its service name is served by, a method of that service's contract only.
 extension PeerConnection {
-    /// Starts serving the call `id`, whose frame's body is `body` (the reader's: copied here).
-    func startServing(_ id: UInt64, body: ArraySlice<UInt8>) {
+    /// Starts serving the call `id`, whose frame's body is `body` (the reader's: copied here), with
+    /// the headers the body holds if it is a ``Frame/Kind/callWithHeaders``.
+    func startServing(_ id: UInt64, body: ArraySlice<UInt8>, withHeaders: Bool = false) {
         var reader = FrameReader(ArraySlice(Array(body)))
         guard let name = try? reader.shortText(), let target = try? reader.shortText() else {
             reply(to: id, failure: .invalidMessage, type: "", message: "the call's name or target is cut short")
             return
         }
+        var headers: [String: String] = [:]
+        if withHeaders {
+            guard let read = Self.headers(from: &reader) else {
+                reply(to: id, failure: .invalidMessage, type: "", message: "the call's headers are cut short, repeated or too many")
+                return
+            }
+            headers = read
+        }
         let arguments = reader.rest
         state.withLock { $0.serving[id] = .starting }
         // On the serving executor's threads, not the cooperative pool, which the process may block.
         let task = Task(executorPreference: ServingExecutor.shared) {
-            await self.answer(id, name: name, target: target, arguments: arguments)
+            await PluginCallContext.$headers.withValue(headers) {
+                await self.answer(id, name: name, target: target, arguments: arguments)
+            }
             self.state.withLock { _ = $0.serving.removeValue(forKey: id) }
         }
         state.withLock { state in
             if case .starting? = state.serving[id] { state.serving[id] = .running(task) }
         }
+    }
+
+    /// The headers of a call (``PluginCallContext``): a count, then each name and value; nil if they
+    /// are cut short, more than a call may carry, or name one header twice.
+    private static func headers(from reader: inout FrameReader) -> [String: String]? {
+        guard let count = try? reader.integer(UInt16.self), Int(count) <= PluginCallContext.maximumCount else { return nil }
+        var headers: [String: String] = [:]
+        for _ in 0..<count {
+            guard let name = try? reader.shortText(), let value = try? reader.shortText(), headers[name] == nil else { return nil }
+            headers[name] = value
+        }
+        return headers
     }
 
     /// Cancels the task that serves the call `id`, if it runs.

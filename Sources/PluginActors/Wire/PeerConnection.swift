@@ -124,9 +124,11 @@ final class PeerConnection: Sendable {
         let reason: PluginActorError
     }
 
-    /// Sends a call to the service `name` and waits for its reply, at most `timeout` (nil: ``callTimeout``).
+    /// Sends a call to the service `name`, with `headers` (``PluginCallContext``, checked by the
+    /// caller), and waits for its reply, at most `timeout` (nil: ``callTimeout``).
     /// Throws ``NotDelivered`` if the call was never sent.
-    func call(name: String, target: String, arguments: [UInt8], timeout: Duration? = nil) async throws -> Reply {
+    func call(name: String, target: String, arguments: [UInt8], headers: [String: String] = [:],
+              timeout: Duration? = nil) async throws -> Reply {
         let timeout = timeout ?? callTimeout
         let deadline = ContinuousClock.now + timeout
         let id = try state.withLock { state throws(NotDelivered) -> UInt64 in
@@ -135,9 +137,17 @@ final class PeerConnection: Sendable {
             state.pending[state.nextCall] = Pending(deadline: deadline, timeout: timeout, target: target)
             return state.nextCall
         }
-        let frame = Frame.bytes(.call, call: id, bodySize: name.utf8.count + target.utf8.count + 4 + arguments.count) { bytes in
+        let frame = Frame.bytes(headers.isEmpty ? .call : .callWithHeaders, call: id,
+                                bodySize: name.utf8.count + target.utf8.count + 4 + arguments.count) { bytes in
             bytes.appendShortText(name)
             bytes.appendShortText(target)
+            if !headers.isEmpty {
+                bytes.appendLittleEndian(UInt16(headers.count))
+                for (header, value) in headers.sorted(by: { $0.key < $1.key }) {
+                    bytes.appendShortText(header)
+                    bytes.appendShortText(value)
+                }
+            }
             bytes.append(contentsOf: arguments)
         }
         return try await withTaskCancellationHandler {
@@ -271,13 +281,13 @@ final class PeerConnection: Sendable {
             let body = buffer[(offset + Frame.headerSize)..<(offset + 4 + length)]
             offset += 4 + length
             switch kind {
-            case .call:
+            case .call, .callWithHeaders:
                 // A peer that keeps more calls in flight than any caller needs is flooding this side.
                 let (flooding, reused) = state.withLock { ($0.serving.count >= Self.maximumServing, $0.serving[call] != nil) }
                 if flooding { return "it sent more than \(Self.maximumServing) calls at once" }
                 // Its replies and cancellations could not say which of the two they mean.
                 if reused { return "it sent call \(call) again while that call was served" }
-                startServing(call, body: body)
+                startServing(call, body: body, withHeaders: kind == .callWithHeaders)
             case .cancel: cancelServing(call)
             case .value: finish(call, with: .value(body))
             case .void: finish(call, with: .void)
