@@ -59,8 +59,10 @@ func withTimeout<T: Sendable>(seconds: Double = 300, _ operation: @escaping @Sen
 /// Checks `condition` every few milliseconds until it holds or a ``PollBound`` of `seconds` has
 /// passed; returns whether it held. The bound only keeps a hang from holding the run, and a starved
 /// pool does not use it up (see ``withTimeout(seconds:_:)``).
-func eventually(seconds: Double = 300, _ condition: () -> Bool) async -> Bool {
-    var bound = PollBound(.seconds(seconds), every: .milliseconds(20))
+/// `now` is the bound's clock (a test of the wait itself gives one of its own).
+func eventually(seconds: Double = 300, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
+                _ condition: () -> Bool) async -> Bool {
+    var bound = PollBound(.seconds(seconds), every: .milliseconds(20), now: now)
     while !condition() {
         guard !bound.passed() else { return false }
         try? await Task.sleep(for: .milliseconds(2))
