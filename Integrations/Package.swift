@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
-// The plugin host in a Swift server: swift-log, swift-service-lifecycle, swift-crypto, swift-metrics and swift-configuration, in a package of their own
+// The plugin host in a Swift server: swift-log, swift-service-lifecycle, swift-crypto, swift-metrics, swift-configuration and
+// swift-distributed-tracing, in a package of their own
 // so that the root Package.swift stays free of third-party packages. It depends on the root package
 // by path, as Benchmarks/ does. Test: swift test (in this folder).
 import PackageDescription
@@ -15,6 +16,7 @@ let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 let hostKit = Target.Dependency.product(name: "HostKit", package: rootIdentity)
 let pluginAPI = Target.Dependency.product(name: "PluginAPI", package: rootIdentity)
 let processSignals = Target.Dependency.product(name: "ProcessSignals", package: rootIdentity)
+let pluginActors = Target.Dependency.product(name: "PluginActors", package: rootIdentity)
 
 let package = Package(
     name: "PluginHostIntegrations",
@@ -24,6 +26,7 @@ let package = Package(
         .library(name: "PluginHostDigests", targets: ["PluginHostDigests"]),
         .library(name: "PluginHostMetrics", targets: ["PluginHostMetrics"]),
         .library(name: "PluginHostConfiguration", targets: ["PluginHostConfiguration"]),
+        .library(name: "PluginHostTracing", targets: ["PluginHostTracing"]),
     ],
     dependencies: [
         .package(path: ".."),
@@ -34,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // A ServiceLogger that writes to a swift-log Logger, and load and shutdown reports as log lines.
@@ -58,10 +62,16 @@ let package = Package(
         .target(name: "PluginHostConfiguration",
                 dependencies: [pluginAPI, .product(name: "Configuration", package: "swift-configuration")],
                 swiftSettings: swift6),
+        // One trace across a plugin's process boundary: a call's span context in its headers (PluginCallContext).
+        .target(name: "PluginHostTracing",
+                dependencies: [pluginActors, .product(name: "Tracing", package: "swift-distributed-tracing")],
+                swiftSettings: swift6),
         .testTarget(name: "PluginHostIntegrationsTests",
                     dependencies: ["PluginHostLogging", "PluginHostLifecycle", "PluginHostDigests", "PluginHostMetrics",
-                                   "PluginHostConfiguration",
+                                   "PluginHostConfiguration", "PluginHostTracing", pluginActors,
                                    .product(name: "Configuration", package: "swift-configuration"),
+                                   .product(name: "Tracing", package: "swift-distributed-tracing"),
+                                   .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                                    hostKit, pluginAPI,
                                    .product(name: "MetricsTestKit", package: "swift-metrics"),
                                    .product(name: "SampleContracts", package: rootIdentity),
