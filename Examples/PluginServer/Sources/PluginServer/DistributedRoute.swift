@@ -1,5 +1,6 @@
 import Distributed
 import DistributedRouteContracts
+import PluginActors
 import RouteContracts
 
 /// A distributed route handler (``DistributedRouteHandler``) as the server serves every route: its
@@ -18,7 +19,17 @@ struct DistributedRoute: RouteHandler {
         path = route.path
     }
 
+    /// The request's W3C trace context (`traceparent`, `tracestate`) goes with the call as its headers
+    /// (PluginActors' `PluginCallContext`): into the plugin's own process too, where a tracer of the
+    /// plugin's (Integrations' `PluginCallTracing`) continues the trace.
     func handle(_ request: RouteRequest) async throws -> RouteResponse {
-        try await actor.handle(request)
+        var headers = PluginCallContext.headers
+        for name in Self.traceHeaders {
+            if let value = request.headers[name] { headers[name] = value }
+        }
+        return try await PluginCallContext.$headers.withValue(headers) { try await actor.handle(request) }
     }
+
+    /// The headers of a W3C trace context.
+    static let traceHeaders = ["traceparent", "tracestate"]
 }

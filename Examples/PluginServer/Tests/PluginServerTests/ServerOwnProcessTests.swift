@@ -116,6 +116,25 @@ import Testing
         try await stopWithSigterm(server)
     }
 
+    /// A request's W3C trace context (`traceparent`) reaches the route plugin's own process with the
+    /// call (PluginActors' `PluginCallContext`), where the plugin reads it; a request without one
+    /// carries none.
+    @Test(.timeLimit(.minutes(2)))
+    func aRequestsTraceContextReachesTheRoutePluginsOwnProcess() async throws {
+        let folder = try pluginFolder(["FixtureRemoteRoute"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, _, base) = try await startServer(plugins: folder, ["--own-process", remoteFile])
+        defer { if server.isRunning { server.terminate() } }
+        let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        let traced = try await request("GET", "\(base)/remote?trace=1", headers: ["traceparent: \(parent)"])
+        #expect(traced.status == 200 && traced.body.hasPrefix("trace \(parent) from "), "\(traced)")
+        let child = Int32(traced.body.split(separator: " ").last.map(String.init) ?? "")
+        #expect(child != nil && child != server.processIdentifier, "\(traced.body)")
+        let plain = try await request("GET", "\(base)/remote?trace=1")
+        #expect(plain.status == 200 && plain.body.hasPrefix("trace none from "), "\(plain)")
+        try await stopWithSigterm(server)
+    }
+
     /// The route plugin moved live, as an operator would: its placement in the `--config` file changed
     /// and SIGHUP, out of the server's process and back, while clients ask for its route and the
     /// compiled-in one without a pause. Every request is answered 200; the route answers from a child

@@ -39,7 +39,8 @@ public struct RemoteRoutePlugin<Version: RemoteRouteVersion>: Plugin {
     }
 }
 
-/// `GET /remote`: the process that serves it.
+/// `GET /remote`: the process that serves it; with `?trace`, the trace context its call carried
+/// (`trace <traceparent or none> from <pid>`).
 distributed actor RemoteRoute: DistributedRouteHandler {
     typealias ActorSystem = PluginActorSystem
 
@@ -55,6 +56,9 @@ distributed actor RemoteRoute: DistributedRouteHandler {
     }
 
     distributed func handle(_ request: RouteRequest) -> RouteResponse {
-        RouteResponse(body: number == 1 ? "remote \(getpid())" : "remote \(number) \(getpid())")
+        if request.query["trace"] != nil {
+            return RouteResponse(body: "trace \(PluginCallContext.headers["traceparent"] ?? "none") from \(getpid())")
+        }
+        return RouteResponse(body: number == 1 ? "remote \(getpid())" : "remote \(number) \(getpid())")
     }
 }
