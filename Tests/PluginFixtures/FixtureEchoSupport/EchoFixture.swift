@@ -20,7 +20,7 @@ extension EchoFixture {
         // Where it registers, in process or in a process of its own: the line reaches the host's log either way.
         registrar.services.log.notice("echo registered", metadata: ["version": Self.version])
         // Its `tag` setting, read as the service is made (in a process of its own: while the host waits for a call).
-        let settings = registrar.services.settings
-        try registrar.addLazyService(key: RemoteKeys.echo) { EchoService(tag: try settings.string(forKey: "tag")) }
+        let settings = registrar.services.settings, log = registrar.services.log
+        try registrar.addLazyService(key: RemoteKeys.echo) { EchoService(tag: try settings.string(forKey: "tag"), log: log) }
     }
 }

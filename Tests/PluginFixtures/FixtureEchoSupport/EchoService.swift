@@ -2,6 +2,7 @@ import Distributed
 import FixtureRemoteContracts
 import Glibc
 import PluginActors
+import PluginAPI
 
 /// The echo service of the echo fixtures (FixtureEchoPlugin, FixtureEchoPluginTwo), a distributed
 /// actor of PluginActors' system. It does what it is asked, which includes crashing, exiting and
@@ -11,14 +12,18 @@ public distributed actor EchoService: Echo {
 
     /// Added to the tags of each message echoed, if set (the plugin's `tag` setting).
     private let tag: String?
+    /// The plugin's own log: each message echoed is a `debug` line.
+    private let log: PluginLog?
 
-    public init(tag: String? = nil) {
+    public init(tag: String? = nil, log: PluginLog? = nil) {
         actorSystem = .shared
         self.tag = tag
+        self.log = log
     }
 
     /// `message`, unchanged; with ``tag`` added to its tags if there is one.
     public distributed func echo(_ message: EchoMessage) -> EchoMessage {
+        log?.debug("echoed", metadata: ["text": message.text])
         guard let tag else { return message }
         var tagged = message
         tagged.tags.append(tag)

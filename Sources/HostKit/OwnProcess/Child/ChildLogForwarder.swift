@@ -74,6 +74,9 @@ final class ChildLogForwarder: PluginLogHandler {
     func log(plugin: String, version: String, level: PluginLog.Level, message: String, metadata: [String: String],
              file: String, line: UInt) {
         guard threshold.withLock({ $0 }) != nil else { return }
+        // A line written while a call is served carries the trace its call came with (PluginCallContext).
+        var metadata = metadata
+        if let trace = PluginCallContext.headers["traceparent"], metadata["traceparent"] == nil { metadata["traceparent"] = trace }
         // Counted under the lock that orders it with flush: a line dropped (the backlog full) is not waited for.
         progress.withLock { progress in
             if case .enqueued = lines.yield(ChildLogLine(level: level.rawValue, message: message, metadata: metadata,
