@@ -22,10 +22,10 @@ import Testing
     }
 
     /// A host started with no `--own-process` file, reading `placement` from a settings file in
-    /// `settings`, with the echo plugin (in `folder`, beside its contract library) loaded from `folder`;
-    /// its children marked `mark`.
+    /// `settings`, with the echo plugin (in `folder`, beside its contract library) loaded from `folder`
+    /// (`whole`: every plugin in it); its children marked `mark`.
     func host(in folder: TemporaryFolder, settings: TemporaryFolder, mark: String,
-              placement: [String: String] = [:]) async throws -> PluginHost {
+              placement: [String: String] = [:], whole: Bool = false) async throws -> PluginHost {
         try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
         try folder.install("FixtureEchoPlugin", as: echo)
         let file = try Self.placing(placement, in: settings)
@@ -34,7 +34,8 @@ import Testing
         processes.environment[OwnProcessReloadTests.markVariable] = mark
         let host = PluginHost(startTimeout: .seconds(300), processes: processes,
                               settings: try PluginSettingsFile(contentsOf: file)) { _ in }
-        let report = await onAThreadOfItsOwn { host.load([.file(folder.file(self.echo))]) }
+        let source: PluginSource = whole ? .directory(folder.path) : .file(folder.file(echo))
+        let report = await onAThreadOfItsOwn { host.load([source]) }
         #expect(report.problems.isEmpty, "\(report.problems)")
         return host
     }
@@ -67,6 +68,29 @@ import Testing
         #expect(try await host.locator.tryService(key: RemoteKeys.echo).pid() == getpid())
         #expect(try await poll(atMost: .seconds(30)) { !OwnProcessReloadTests.exists(child) }, "process \(child) is still there")
         #expect(OwnProcessReloadTests.processes(marked: mark).isEmpty)
+    }
+
+    /// A plugin that requires one upgraded in the same reload is restarted with the upgrade; if the
+    /// operator placed it elsewhere meanwhile, it is restarted there, in that one step, reported
+    /// `moved` (not restarted in its old place and left there, or moved in a second swap).
+    @Test func aPluginRestartedWithAnUpgradeMovesInTheSameStep() async throws {
+        let folder = try TemporaryFolder(), settings = try TemporaryFolder(), mark = UUID().uuidString
+        let relay = "librelay.so"
+        try folder.install("FixtureEchoRelayPlugin", as: relay)
+        let host = try await host(in: folder, settings: settings, mark: mark, whole: true)
+        defer { host.shutdown() }
+        let relayKey = DistributedServiceEasyKey<any Echo, $Echo<PluginActorSystem>>(name: "fixture.echo-relay")
+        #expect(try await host.locator.tryService(key: relayKey).pid() == getpid())
+
+        try folder.install("FixtureEchoPluginTwo", as: echo)
+        try Self.placing([relay: "own-process"], in: settings)
+        let report = await onAThreadOfItsOwn { host.reload() }
+        #expect(report.entries.map(\.summary) == ["upgraded fixture-echo 1.0.0 -> 2.0.0 (\(folder.file(echo)))",
+                                                  "moved fixture-echo-relay 1.0.0 (\(folder.file(relay))): in process -> own process"],
+                "\(report.text)")
+        let child = try await host.locator.tryService(key: relayKey).pid()
+        #expect(child != getpid())
+        #expect(OwnProcessReloadTests.processes(marked: mark) == [child])
     }
 
     /// A plugin whose contract is a plain protocol cannot leave the host's process: the move is

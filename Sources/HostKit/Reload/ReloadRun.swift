@@ -173,7 +173,8 @@ struct ReloadRun {
     /// order (the result's: providers first); all or nothing. A failure leaves every served version
     /// of the step serving (`kept`) and its new plugins out (`refused`), and stops what it started.
     /// A plugin of `reconfigured` is one served on whose settings changed (those keys): it is
-    /// reported `reconfigured`, not `upgraded`; one of `moved` (opened anew in that place), `moved`.
+    /// reported `reconfigured`, not `upgraded`; one of `moved` (opened anew in that place), `moved`, as
+    /// is a plugin restarted with the step that the operator placed elsewhere since.
     private func apply(_ step: ReloadStep, position: [String: Int], with pipeline: LoadPipeline,
                        registeredInProbe: Set<String>, into report: inout ReloadReport,
                        reconfigured: [String: [String]] = [:], moved: [String: PluginPlacement] = [:]) {
@@ -181,10 +182,22 @@ struct ReloadRun {
         let changing = Set(step.changes.map(\.new.metadata.name))
         let restarted = ReloadStep.dependents(of: step.changes.compactMap(\.old), among: published)
             .filter { !changing.contains($0.metadata.name) }
-        // A plugin of a process of its own is restarted in a new one (its process starts it once).
+        // A plugin of a process of its own is restarted in a new one (its process starts it once); one
+        // the operator placed elsewhere since is restarted there (`moved`), not moved again later.
         var reopened: [ReloadTarget.Change] = []
+        var registeredInProbe = registeredInProbe, moved = moved
         for plugin in restarted {
-            switch pipeline.reopened(plugin) {
+            let again: Result<LoadedPlugin, PluginLoadError>
+            if let moving = pipeline.moved(plugin) {
+                again = moving.map(\.plugin)
+                if case let .success((new, probed)) = moving {
+                    if probed { registeredInProbe.insert(new.path) }
+                    moved[plugin.metadata.name] = new.servedBy == nil ? .inProcess : .ownProcess
+                }
+            } else {
+                again = pipeline.reopened(plugin)
+            }
+            switch again {
             case let .success(again): reopened.append((old: plugin, new: again))
             case let .failure(error):
                 report.entries += Self.refused(step, error)
