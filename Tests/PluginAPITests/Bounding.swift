@@ -62,10 +62,10 @@ func withTimeout<T: Sendable>(seconds: Double = 300, _ operation: @escaping @Sen
 /// `now` is the bound's clock (a test of the wait itself gives one of its own).
 func eventually(seconds: Double = 300, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
                 _ condition: () -> Bool) async -> Bool {
-    var bound = PollBound(.seconds(seconds), every: .milliseconds(20), now: now)
+    var bound = PollBound(.seconds(seconds), every: .milliseconds(10), now: now)
     while !condition() {
         guard !bound.passed() else { return false }
-        try? await Task.sleep(for: .milliseconds(2))
+        try? await Task.sleep(for: .milliseconds(10))
     }
     return true
 }

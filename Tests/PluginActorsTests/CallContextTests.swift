@@ -57,8 +57,8 @@ import Testing
         #expect(try await proxy.headers() == [:])
     }
 
-    /// A peer's call whose headers are cut short, repeated or too many is answered as an invalid
-    /// message, and the connection serves on.
+    /// A peer's call whose headers are cut short, repeated, too many or too long is answered as an
+    /// invalid message, and the connection serves on.
     @Test func aPeersBadHeadersAreAnInvalidCallNotTheEndOfTheConnection() async throws {
         let target = try await ConnectionAdversaryTests.targetSent { system in
             _ = try await $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "raw", name: "calc"), using: system).headers()
@@ -69,6 +69,8 @@ import Testing
             { $0.appendLittleEndian(UInt16(2)); $0.appendShortText("a"); $0.appendShortText("1") },
             { $0.appendLittleEndian(UInt16(2)); for _ in 0..<2 { $0.appendShortText("a"); $0.appendShortText("1") } },
             { $0.appendLittleEndian(UInt16(PluginCallContext.maximumCount + 1)) },
+            // Longer than a caller may send (and than a relay would pass on), shorter than a frame's text.
+            { $0.appendLittleEndian(UInt16(1)); $0.appendShortText("tracestate"); $0.appendShortText(String(repeating: "x", count: 2_000)) },
         ]
         for (index, headers) in bad.enumerated() {
             try served.send(.callWithHeaders, call: UInt64(index + 1)) { body in

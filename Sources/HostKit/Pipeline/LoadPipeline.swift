@@ -191,13 +191,13 @@ struct LoadPipeline {
         case let .failure(error): return .failure(error)
         }
         guard candidate.identity == served.identity else {
-            return .failure(.fileRefused(path: plugin.path, reason: "changed while its plugin moved into the host's process"
-                                         + " (the next reload upgrades it)"))
+            return .failure(.unusablePath(path: plugin.path, reason: "changed while its plugin was to move into the host's"
+                                          + " process; the next reload opens it as it is then"))
         }
         let opened = open([candidate])
         guard let again = opened.plugins.first else {
             return .failure(opened.outcome[candidate.realPath]?.error
-                            ?? .fileRefused(path: plugin.path, reason: "holds no plugin any more"))
+                            ?? .unusablePath(path: plugin.path, reason: "holds no plugin any more"))
         }
         return .success((again, opened.registeredInProbe.contains(again.path)))
     }

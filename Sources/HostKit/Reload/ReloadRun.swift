@@ -102,18 +102,18 @@ struct ReloadRun {
     /// (their files gone) are left to their withdrawal.
     private func move(position: [String: Int], with pipeline: LoadPipeline, registeredInProbe: Set<String>,
                       leaving: Set<String>, into report: inout ReloadReport) {
-        let settled = Set(report.entries.filter { $0.action != .kept }.map(\.plugin)).union(leaving)
-        for name in host.publishedPlugins.map(\.metadata.name) where !settled.contains(name) {
-            // Each looked up again: a move before it may have restarted it as a dependant.
-            guard let plugin = host.publishedPlugins.first(where: { $0.metadata.name == name }),
+        for name in host.publishedPlugins.map(\.metadata.name) where !leaving.contains(name) {
+            // A plugin the reload has reported already (upgraded, restarted, kept: also by a move before
+            // this one, as a dependant) is where that left it. Each looked up again for that reason.
+            guard !report.entries.contains(where: { $0.plugin == name }),
+                  let plugin = host.publishedPlugins.first(where: { $0.metadata.name == name }),
                   let moved = pipeline.moved(plugin) else { continue }
             switch moved {
             case let .success((again, probed)):
                 var registered = registeredInProbe
                 if probed { registered.insert(again.path) }
                 apply(ReloadStep(changes: [(old: plugin, new: again)]), position: position, with: pipeline,
-                      registeredInProbe: registered, into: &report,
-                      moved: [name: again.servedBy == nil ? .inProcess : .ownProcess])
+                      registeredInProbe: registered, into: &report, moving: [name])
             case let .failure(error):
                 report.entries.append(ReloadReport.Entry(.kept, plugin, error: error))
             }
@@ -173,11 +173,13 @@ struct ReloadRun {
     /// order (the result's: providers first); all or nothing. A failure leaves every served version
     /// of the step serving (`kept`) and its new plugins out (`refused`), and stops what it started.
     /// A plugin of `reconfigured` is one served on whose settings changed (those keys): it is
-    /// reported `reconfigured`, not `upgraded`; one of `moved` (opened anew in that place), `moved`, as
-    /// is a plugin restarted with the step that the operator placed elsewhere since.
+    /// reported `reconfigured`, not `upgraded`; one of `moving` (opened anew elsewhere), `moved`, as is
+    /// a plugin restarted with the step that the operator placed elsewhere since (one that cannot move
+    /// is restarted where it is, and its move `kept` with why). Any entry whose instance runs in
+    /// another place than the one it replaces says so (``ReloadReport/Entry/movedTo``).
     private func apply(_ step: ReloadStep, position: [String: Int], with pipeline: LoadPipeline,
                        registeredInProbe: Set<String>, into report: inout ReloadReport,
-                       reconfigured: [String: [String]] = [:], moved: [String: PluginPlacement] = [:]) {
+                       reconfigured: [String: [String]] = [:], moving: Set<String> = []) {
         let published = host.publishedPlugins
         let changing = Set(step.changes.map(\.new.metadata.name))
         let restarted = ReloadStep.dependents(of: step.changes.compactMap(\.old), among: published)
@@ -185,16 +187,20 @@ struct ReloadRun {
         // A plugin of a process of its own is restarted in a new one (its process starts it once); one
         // the operator placed elsewhere since is restarted there (`moved`), not moved again later.
         var reopened: [ReloadTarget.Change] = []
-        var registeredInProbe = registeredInProbe, moved = moved
+        var registeredInProbe = registeredInProbe, moving = moving
+        var unmoved: [(plugin: LoadedPlugin, error: PluginLoadError)] = []
         for plugin in restarted {
             let again: Result<LoadedPlugin, PluginLoadError>
-            if let moving = pipeline.moved(plugin) {
-                again = moving.map(\.plugin)
-                if case let .success((new, probed)) = moving {
-                    if probed { registeredInProbe.insert(new.path) }
-                    moved[plugin.metadata.name] = new.servedBy == nil ? .inProcess : .ownProcess
-                }
-            } else {
+            switch pipeline.moved(plugin) {
+            case let .success((new, probed))?:
+                if probed { registeredInProbe.insert(new.path) }
+                moving.insert(plugin.metadata.name)
+                again = .success(new)
+            case let .failure(error)?:
+                // It cannot move (a plain contract, say): it does not hold back the step it is restarted with.
+                unmoved.append((plugin, error))
+                again = pipeline.reopened(plugin)
+            case nil:
                 again = pipeline.reopened(plugin)
             }
             switch again {
@@ -226,19 +232,21 @@ struct ReloadRun {
                 report.entries.append(ReloadReport.Entry(.added, new))
                 continue
             }
-            if let placement = moved[old.metadata.name] {
-                var entry = ReloadReport.Entry(.moved, new)
-                entry.movedTo = placement
-                report.entries.append(entry)
+            var entry: ReloadReport.Entry
+            if moving.contains(old.metadata.name) {
+                entry = ReloadReport.Entry(.moved, new)
             } else if let keys = reconfigured[old.metadata.name] {
-                var entry = ReloadReport.Entry(.reconfigured, new)
+                entry = ReloadReport.Entry(.reconfigured, new)
                 entry.settingsChanged = keys
-                report.entries.append(entry)
             } else {
-                report.entries.append(restartedNames.contains(old.metadata.name)
-                                      ? ReloadReport.Entry(.restarted, new) : ReloadReport.Entry(.upgraded, new, previous: old))
+                entry = restartedNames.contains(old.metadata.name)
+                    ? ReloadReport.Entry(.restarted, new) : ReloadReport.Entry(.upgraded, new, previous: old)
             }
+            // An upgrade opened where the operator places the plugin now: that it moved is said too.
+            if (old.servedBy == nil) != (new.servedBy == nil) { entry.movedTo = new.servedBy == nil ? .inProcess : .ownProcess }
+            report.entries.append(entry)
         }
+        report.entries += unmoved.map { ReloadReport.Entry(.kept, $0.plugin, error: $0.error) }
         // Named as the instances replaced: beside `upgraded name`, a bare `stopped name` read as if the
         // plugin had stopped.
         report.stopped.entries += retire(retiring, replaced: &previous).entries.map { $0.of(instance: "old instance, replaced") }

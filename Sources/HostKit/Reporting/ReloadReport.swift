@@ -53,7 +53,8 @@ public struct ReloadReport: Sendable {
         /// keys only: a value may be a secret).
         public internal(set) var settingsChanged: [String] = []
 
-        /// For `moved`: where the plugin runs now (it ran in the other place).
+        /// Where the plugin runs now, if it ran in the other place before: for `moved`, and for an
+        /// `upgraded`, `restarted` or `reconfigured` instance opened where the operator places it now.
         public internal(set) var movedTo: PluginPlacement?
 
         /// Why it was kept or refused, escaped, as ``summary`` says it: for `kept`, what failed is the
@@ -69,13 +70,16 @@ public struct ReloadReport: Sendable {
         public var summary: String {
             let version = version.map { " \($0)" } ?? ""
             let grants = (grantsAdded.map { " +\($0)" } + grantsRemoved.map { " -\($0)" }).joined()
+            // Said last, as it says what the move costs.
+            let moved = movedTo.map { "; moved \(Self.move(to: $0))" } ?? ""
             let line = switch action {
-            case .added, .withdrawn, .restarted: "\(action.rawValue) \(plugin)\(version) (\(path))"
+            case .added, .withdrawn: "\(action.rawValue) \(plugin)\(version) (\(path))"
+            case .restarted: "restarted \(plugin)\(version) (\(path))" + moved
             case .upgraded: "upgraded \(plugin) \(previousVersion ?? "?") -> \(self.version ?? "?") (\(path))"
-                + (grants.isEmpty ? "" : "; grants\(grants)")
+                + (grants.isEmpty ? "" : "; grants\(grants)") + moved
             case .reconfigured: "reconfigured \(plugin)\(version) (\(path)); settings changed: "
-                + settingsChanged.joined(separator: ", ")
-            case .moved: "moved \(plugin)\(version) (\(path)): " + Self.move(to: movedTo)
+                + settingsChanged.joined(separator: ", ") + moved
+            case .moved: "moved \(plugin)\(version) (\(path)): " + (movedTo.map(Self.move(to:)) ?? "?")
             case .kept: "kept \(plugin)\(version) (\(path))"
             case .refused: "refused"
             }
@@ -84,12 +88,10 @@ public struct ReloadReport: Sendable {
         }
 
         /// `in process -> own process`; back in, what that costs the plugin's confinement.
-        private static func move(to placement: PluginPlacement?) -> String {
-            switch placement {
-            case .ownProcess?: "in process -> own process"
-            case .inProcess?: "own process -> in process; out of its sandbox, it runs with the host's rights"
-            case nil: "?"
-            }
+        private static func move(to placement: PluginPlacement) -> String {
+            let from: PluginPlacement = placement == .inProcess ? .ownProcess : .inProcess
+            let move = "\(from.described) -> \(placement.described)"
+            return placement == .inProcess ? move + "; out of its sandbox, it runs with the host's rights" : move
         }
     }
 

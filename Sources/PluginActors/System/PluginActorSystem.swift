@@ -113,9 +113,6 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
         if let failure = invocation.failure {
             throw PluginActorError.invalidMessage(peer: id.peer, reason: "\(TargetName.readable(target.identifier)): \(failure)")
         }
-        if let refusal = PluginCallContext.refusal(of: PluginCallContext.headers) {
-            throw PluginActorError.invalidMessage(peer: id.peer, reason: "\(TargetName.readable(target.identifier)): \(refusal)")
-        }
         return try await forward(to: id, target: target.identifier, arguments: invocation.arguments)
     }
 
@@ -126,6 +123,11 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
     func forward(to id: PluginActorID, target: String, arguments: [UInt8]) async throws -> PeerConnection.Reply {
         let started = ContinuousClock.now
         let headers = PluginCallContext.headers
+        // Checked here, on the path a call passed on takes too, not cut short by the frame.
+        if let refusal = PluginCallContext.refusal(of: headers) {
+            countFailure(of: id, target: target, since: started)
+            throw PluginActorError.invalidMessage(peer: id.peer, reason: "\(TargetName.readable(target)): \(refusal)")
+        }
         var timeout = Self.callTimeout
         var undelivered: (connection: PeerConnection, reason: PluginActorError)?
         while true {

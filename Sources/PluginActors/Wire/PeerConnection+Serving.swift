@@ -34,7 +34,8 @@ extension PeerConnection {
     }
 
     /// The headers of a call (``PluginCallContext``): a count, then each name and value; nil if they
-    /// are cut short, more than a call may carry, or name one header twice.
+    /// are cut short, name one header twice, or are more or longer than a call may carry (a peer is
+    /// held to the limits its callers are).
     private static func headers(from reader: inout FrameReader) -> [String: String]? {
         guard let count = try? reader.integer(UInt16.self), Int(count) <= PluginCallContext.maximumCount else { return nil }
         var headers: [String: String] = [:]
@@ -42,7 +43,7 @@ extension PeerConnection {
             guard let name = try? reader.shortText(), let value = try? reader.shortText(), headers[name] == nil else { return nil }
             headers[name] = value
         }
-        return headers
+        return PluginCallContext.refusal(of: headers) == nil ? headers : nil
     }
 
     /// Cancels the task that serves the call `id`, if it runs.

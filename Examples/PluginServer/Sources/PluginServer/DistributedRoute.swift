@@ -24,8 +24,9 @@ struct DistributedRoute: RouteHandler {
     /// plugin's (Integrations' `PluginCallTracing`) continues the trace.
     func handle(_ request: RouteRequest) async throws -> RouteResponse {
         var headers = PluginCallContext.headers
+        // A value longer than a call may carry is a client's mistake: left out, not the request's failure.
         for name in Self.traceHeaders {
-            if let value = request.headers[name] { headers[name] = value }
+            if let value = request.headers[name], value.utf8.count <= PluginCallContext.maximumLength { headers[name] = value }
         }
         return try await PluginCallContext.$headers.withValue(headers) { try await actor.handle(request) }
     }

@@ -23,7 +23,9 @@ struct ServerOptions {
     /// say; nil if no plugin may run in one (no `--own-process`, no `--config` to place one).
     func pluginProcesses() -> PluginProcesses? {
         guard !ownProcess.isEmpty || config != nil else { return nil }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "plugin-server"
+        // The running image, even once the file it came from is replaced (a rebuild): a child restarted
+        // or moved out later is the same program as the server.
+        let executable = "/proc/self/exe"
         // A sandboxed child gets none of the server's variables: the test fixtures' switch is passed on by name.
         let passed = ProcessInfo.processInfo.environment.filter { $0.key == Self.fixturesVariable }
         return PluginProcesses(executable: executable, arguments: [Self.serveOnePluginArgument], files: ownProcess,

@@ -130,6 +130,10 @@ import Testing
         #expect(traced.status == 200 && traced.body.hasPrefix("trace \(parent) from "), "\(traced)")
         let child = Int32(traced.body.split(separator: " ").last.map(String.init) ?? "")
         #expect(child != nil && child != server.processIdentifier, "\(traced.body)")
+        // A tracestate longer than a call carries is left out; the request is answered all the same.
+        let long = try await request("GET", "\(base)/remote?trace=1",
+                                     headers: ["traceparent: \(parent)", "tracestate: \(String(repeating: "x", count: 2_000))"])
+        #expect(long.status == 200 && long.body.hasPrefix("trace \(parent) from "), "\(long)")
         let plain = try await request("GET", "\(base)/remote?trace=1")
         #expect(plain.status == 200 && plain.body.hasPrefix("trace none from "), "\(plain)")
         try await stopWithSigterm(server)
