@@ -46,7 +46,7 @@ import Testing
         #expect(report.problems.isEmpty, "\(report.text)")
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
         let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-        _ = try await PluginCallContext.$headers.withValue(["traceparent": parent]) {
+        _ = try await PluginCallContext.withHeaders(["traceparent": parent]) {
             try await echo.echo(EchoMessage(text: "traced", number: 1, tags: []))
         }
         _ = try await echo.echo(EchoMessage(text: "plain", number: 2, tags: []))

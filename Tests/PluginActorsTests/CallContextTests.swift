@@ -11,7 +11,7 @@ import Testing
         let systems = try TwoSystems()
         let proxy = try systems.proxy()
         #expect(try await proxy.headers() == [:])
-        let seen = try await PluginCallContext.$headers.withValue(trace) { try await proxy.headers() }
+        let seen = try await PluginCallContext.withHeaders(trace) { try await proxy.headers() }
         #expect(seen == trace)
         // The method's task had them for that call only.
         #expect(try await proxy.headers() == [:])
@@ -21,7 +21,7 @@ import Testing
     @Test func aCallPassedOnCarriesItsHeadersFurther() async throws {
         let systems = try RelayTests.ThreeSystems()
         let proxy = try systems.proxy()
-        let seen = try await PluginCallContext.$headers.withValue(trace) { try await proxy.headers() }
+        let seen = try await PluginCallContext.withHeaders(trace) { try await proxy.headers() }
         #expect(seen == trace)
     }
 
@@ -48,7 +48,7 @@ import Testing
         let long = ["traceparent": String(repeating: "x", count: PluginCallContext.maximumLength + 1)]
         for (headers, says) in [(many, "at most 16 headers"), (long, "longer than 1024 bytes")] {
             do {
-                _ = try await PluginCallContext.$headers.withValue(headers) { try await proxy.headers() }
+                _ = try await PluginCallContext.withHeaders(headers) { try await proxy.headers() }
                 Issue.record("a call with \(headers.count) headers was sent")
             } catch let PluginActorError.invalidMessage(_, reason) {
                 #expect(reason.contains(says), "\(reason)")
@@ -101,7 +101,7 @@ import Testing
         let system = PluginActorSystem()
         let raw = try RawPeer(connecting: system, as: "raw")
         let call = Task {
-            try await PluginCallContext.$headers.withValue(headers) {
+            try await PluginCallContext.withHeaders(headers) {
                 try await $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "raw", name: "calc"), using: system).nothing()
             }
         }

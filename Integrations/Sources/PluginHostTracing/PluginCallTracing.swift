@@ -38,7 +38,7 @@ public enum PluginCallTracing {
         tracer.inject(span.context, into: &headers, using: HeaderWriter())
         do {
             return try await ServiceContext.withValue(span.context, isolation: isolation) {
-                try await PluginCallContext.$headers.withValue(headers, operation: operation, isolation: isolation)
+                try await PluginCallContext.withHeaders(headers, isolation: isolation, operation)
             }
         } catch {
             span.recordError(error)

@@ -9,7 +9,7 @@
 /// more.
 ///
 /// ```swift
-/// try await PluginCallContext.$headers.withValue(["traceparent": parent]) {
+/// try await PluginCallContext.withHeaders(["traceparent": parent]) {
 ///     try await forecast.today()   // the child's `today()` sees the same headers
 /// }
 /// ```
@@ -19,7 +19,16 @@
 public enum PluginCallContext {
     /// The headers the calls made in this task carry; in a method called from another process, the
     /// headers of that call.
-    @TaskLocal public static var headers: [String: String] = [:]
+    public static var headers: [String: String] { current }
+
+    /// Runs `operation` with `headers` as the headers of the calls it makes (in place of the task's).
+    public static func withHeaders<T>(_ headers: [String: String], isolation: isolated (any Actor)? = #isolation,
+                                      _ operation: () async throws -> T) async rethrows -> T {
+        try await $current.withValue(headers, operation: operation, isolation: isolation)
+    }
+
+    /// Where ``headers`` is kept: a task-local value, which the tasks a task starts inherit.
+    @TaskLocal private static var current: [String: String] = [:]
 
     /// The most headers one call carries.
     public static let maximumCount = 16

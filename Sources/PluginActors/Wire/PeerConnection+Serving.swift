@@ -23,7 +23,7 @@ extension PeerConnection {
         state.withLock { $0.serving[id] = .starting }
         // On the serving executor's threads, not the cooperative pool, which the process may block.
         let task = Task(executorPreference: ServingExecutor.shared) {
-            await PluginCallContext.$headers.withValue(headers) {
+            await PluginCallContext.withHeaders(headers) {
                 await self.answer(id, name: name, target: target, arguments: arguments)
             }
             self.state.withLock { _ = $0.serving.removeValue(forKey: id) }

@@ -28,7 +28,7 @@ struct DistributedRoute: RouteHandler {
         for name in Self.traceHeaders {
             if let value = request.headers[name], value.utf8.count <= PluginCallContext.maximumLength { headers[name] = value }
         }
-        return try await PluginCallContext.$headers.withValue(headers) { try await actor.handle(request) }
+        return try await PluginCallContext.withHeaders(headers) { try await actor.handle(request) }
     }
 
     /// The headers of a W3C trace context.
