@@ -121,11 +121,8 @@ struct LoadPipeline {
         // must be in this process, and a copy of its contract library the plugins opened here bring
         // is the one used (else its launch maps one, ``ContractLibraries``).
         // (A file that is no plugin, a library laid beside them, stays a library of this process.)
-        let placed = { (candidate: PluginCandidate) in
-            ownProcess?.placesOwnProcess(candidate) == true && candidate.entry.refusal(path: candidate.realPath) == nil
-        }
-        let own = candidates.filter(placed)
-        let here = candidates.filter { !placed($0) }
+        let own = candidates.filter(placesOwnProcess)
+        let here = candidates.filter { !placesOwnProcess($0) }
         for candidate in LibraryCopies.openingOrder(for: here) {
             switch probe?.check(candidate, folder: shadowRoot) {
             case let .failure(failure):
@@ -156,6 +153,12 @@ struct LoadPipeline {
         return opened
     }
 
+    /// True if the plugin of `candidate` is to be opened in a process of its own: the host places it
+    /// so, and it has an entry (a file that is no plugin stays a library of this process).
+    private func placesOwnProcess(_ candidate: PluginCandidate) -> Bool {
+        ownProcess?.placesOwnProcess(candidate) == true && candidate.entry.refusal(path: candidate.realPath) == nil
+    }
+
     /// A process of its own for the plugin of `candidate`, which has it load the plugin; or why not.
     private func launch(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginLoadError> {
         guard let ownProcess else {
@@ -181,8 +184,8 @@ struct LoadPipeline {
     /// where it belongs, or this host places no plugin in a process of its own. Whether a probe
     /// registered it (or its process did) comes with it.
     func moved(_ plugin: LoadedPlugin) -> Result<(plugin: LoadedPlugin, registeredInProbe: Bool), PluginLoadError>? {
-        guard let ownProcess, let served = plugin.candidate else { return nil }
-        let wantsOwn = ownProcess.placesOwnProcess(served)
+        guard ownProcess != nil, let served = plugin.candidate else { return nil }
+        let wantsOwn = placesOwnProcess(served)
         guard wantsOwn != (plugin.servedBy != nil) else { return nil }
         if wantsOwn { return launch(served).map { ($0, true) } }
         let candidate: PluginCandidate
