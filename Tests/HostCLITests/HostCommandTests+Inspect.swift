@@ -89,11 +89,28 @@ extension HostCommandTests {
         #expect(run.status == 0, "\(run.errors)")
         #expect(!run.errors.contains("not a plugin"), "\(run.errors)")
         #expect(run.output.contains("libPluginActors.so), linked by the host"), "\(run.output)")
-        // A copy of it is another file, which the host did not map: still no plugin, and said so.
+        // A copy of it is another file, which the host did not map: a versioned library (its symbols
+        // say so) that no plugin links, left alone and said so.
         let folder = try TemporaryFolder()
         try FileManager.default.copyItem(atPath: actors, toPath: folder.file("libPluginActors.so"))
         let copy = try await host(["check", "--plugins", plugin("ClockPlugin"), "--plugins", folder.file("libPluginActors.so")])
-        #expect(copy.status == 1 && copy.errors.contains("libPluginActors.so: not a plugin"), "\(copy.errors)")
+        #expect(copy.status == 0, "\(copy.errors)")
+        #expect(copy.output.contains("library PluginActors (\(URL(fileURLWithPath: folder.file("libPluginActors.so")).resolvingSymlinksInPath().path)), no plugin here links it"),
+                "\(copy.output)")
+        // The same bytes under another name are no library that name calls for: not a plugin, and said so.
+        try FileManager.default.copyItem(atPath: actors, toPath: folder.file("libRenamed.so"))
+        let renamed = try await host(["check", "--plugins", plugin("ClockPlugin"), "--plugins", folder.file("libRenamed.so")])
+        #expect(renamed.status == 1 && renamed.errors.contains("libRenamed.so: not a plugin"), "\(renamed.errors)")
+    }
+
+    /// The build folder of a plain `swift build` holds, beside the samples, the libraries they and the
+    /// host link and a test fixture's contract library that nothing there links: none of them is a
+    /// problem of the folder, and listing it succeeds.
+    @Test func listingTheBuildFolderSucceeds() async throws {
+        let run = try await host(["list", "--plugins", BuiltPlugins.directory])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(!run.errors.contains("not a plugin"), "\(run.errors)")
+        #expect(run.output.contains("sample.clock"), "\(run.output)")
     }
 
     @Test func resolveGetsAServiceByItsKey() async throws {

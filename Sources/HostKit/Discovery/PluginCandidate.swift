@@ -27,6 +27,20 @@ struct PluginCandidate: Sendable, Hashable, Codable {
     /// function is never opened (a contract library beside the plugins runs nothing by being found
     /// among them).
     var entry = EntrySymbol.missing
+    /// For a file without the entry that defines its own library's version function
+    /// (`swift_library_version_NAME` in `libNAME.so`): NAME. Such a file says it is a versioned
+    /// library (a contract library); one that no plugin of the load links is left alone, not refused.
+    var versionedLibrary: String?
+
+    /// The versioned library `symbols` (a file's, `entry` what they say of the entry symbol) say the
+    /// file at `path` is, by its file name: nil for a plugin, or a file that does not define the
+    /// version function its name calls for. Read from the symbol table only: nothing of the file runs.
+    static func versionedLibrary(at path: String, entry: EntrySymbol, symbols: ELFCheck.DynamicSymbols?) -> String? {
+        guard entry == .missing, let symbols, let file = path.split(separator: "/").last,
+              file.hasPrefix("lib"), file.hasSuffix(".so"), file.count > 6 else { return nil }
+        let name = String(file.dropFirst(3).dropLast(3))
+        return symbols.functions.contains(LibraryCheck.versionSymbol(of: name)) ? name : nil
+    }
 
     /// The file names it is known by (of the path given and of the real path): what a plugin that
     /// links it as a library names in its `DT_NEEDED`.
@@ -37,7 +51,8 @@ struct PluginCandidate: Sendable, Hashable, Codable {
     /// The same file, found at `path` (given so, or moved or linked there since it was read).
     func found(at path: String, allowUntrusted: Bool) -> PluginCandidate {
         PluginCandidate(path: path, realPath: realPath, image: image, shadowRoot: shadowRoot,
-                                        allowUntrusted: allowUntrusted, dynamic: dynamic, identity: identity, entry: entry)
+                                        allowUntrusted: allowUntrusted, dynamic: dynamic, identity: identity, entry: entry,
+                        versionedLibrary: versionedLibrary)
     }
 
     /// The same file, its copy (made or to be made) in `shadow`: a file that is copied, not one the

@@ -136,7 +136,8 @@ public struct PluginDiscovery: Sendable {
             return .failure(.fileRefused(path: real, reason: reason))
         }
         return .success(PluginCandidate(path: real, realPath: real, image: image, shadowRoot: image == real ? nil : shadow.root,
-                                        allowUntrusted: allowUntrusted, dynamic: file.dynamic, identity: copied, entry: entry))
+                                        allowUntrusted: allowUntrusted, dynamic: file.dynamic, identity: copied, entry: entry,
+                                        versionedLibrary: PluginCandidate.versionedLibrary(at: real, entry: entry, symbols: file.symbols)))
     }
 
     /// Why `fileCheck` refuses the copy `image` of the plugin file `real`, or `nil`.

@@ -36,6 +36,16 @@ enum LibraryEntries {
                   file.device == identity.device, file.inode == identity.inode else { continue }
             linkers[candidate.fileNames.first ?? candidate.realPath, default: []].append(hostName)
         }
+        // A versioned library no plugin links, nor the host (a test fixture's contracts in a build
+        // folder, a contract library whose plugins were taken away): its symbols say what it is, and
+        // nothing of it is opened. Not a problem of the load; an unknown library without the entry still is.
+        for candidate in unopened {
+            guard let name = candidate.versionedLibrary,
+                  !candidate.fileNames.contains(where: { linkers[$0] != nil }) else { continue }
+            var entry = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: nil)
+            entry.unlinkedLibrary = name
+            outcome[candidate.realPath] = entry
+        }
         guard !linkers.isEmpty else { return }
         // The copies the plugins are bound to (the loader binds every plugin to one copy of a name),
         // by file and by the name plugins link them by.

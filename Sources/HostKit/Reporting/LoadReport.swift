@@ -22,6 +22,11 @@ public struct LoadReport: Sendable {
         /// For a file named as a library the load's plugins link that is not the copy they are bound
         /// to (not opened, so its version is not read): the copy they use instead.
         public internal(set) var usedInstead: LibraryCopy?
+        /// For a versioned library (a contract library, PluginActors) that no plugin of this load links
+        /// nor the host maps: a file without the entry that defines its library's version function
+        /// (`swift_library_version_NAME` in `libNAME.so`): NAME. Left alone: nothing of it is opened,
+        /// and it is no problem of the load (an unknown library without the entry still is).
+        public internal(set) var unlinkedLibrary: String?
         /// For a plugin: the libraries it was built against, as its header records them (PluginAPI first).
         public internal(set) var builtAgainst: [LibraryVersion] = []
         /// For a plugin: the copies of those libraries the process loaded for it.
@@ -40,8 +45,9 @@ public struct LoadReport: Sendable {
 
         /// True if the plugin's services are in the locator.
         public var isLoaded: Bool { error == nil && !isLibrary }
-        /// True if the file is a library the load's plugins link (or a copy of one it did not use), not a plugin.
-        public var isLibrary: Bool { !linkedBy.isEmpty || usedInstead != nil }
+        /// True if the file is a library the load's plugins link (or a copy of one it did not use, or a
+        /// contract library none links), not a plugin.
+        public var isLibrary: Bool { !linkedBy.isEmpty || usedInstead != nil || unlinkedLibrary != nil }
 
         /// `loaded name version (path)` with the contract libraries it was built against and the
         /// copies it uses (and the process that serves it, for one in a process of its own),
@@ -54,6 +60,9 @@ public struct LoadReport: Sendable {
                 let library = self.library.map { "\($0.version.name) \($0.version) " } ?? ""
                 let users = linkedBy.isEmpty ? "" : ", linked by \(linkedBy.joined(separator: ", "))"
                 let unused = usedInstead.map { ", not used: this load uses \($0.version.name) \($0.version) (\($0.file))" } ?? ""
+                if let unlinkedLibrary {
+                    return TerminalText.escaped("library \(unlinkedLibrary) (\(path)), no plugin here links it")
+                }
                 return TerminalText.escaped("library \(library)(\(path))\(unused)\(users)")
             }
             let meta = metadata.map { "\($0.name) \($0.version)" } ?? "?"
@@ -87,8 +96,9 @@ public struct LoadReport: Sendable {
     }
 
     /// The report as JSON: `{"plugins": [{"path", "name", "version", "provides", "requires", "grants", "status", "error",
-    /// "builtAgainst", "libraries", "usedInstead", "servedBy", "sandbox", "sandboxGranted", "sandboxRefused"}]}`; `status` is `loaded`, `library` (a library the
-    /// load's plugins link, or a copy of one it did not use) or `failed`; `libraries` are the copies
+    /// "builtAgainst", "libraries", "usedInstead", "unlinkedLibrary", "servedBy", "sandbox", "sandboxGranted", "sandboxRefused"}]}`; `status` is `loaded`, `library` (a library the
+    /// load's plugins link, a copy of one it did not use, or a versioned library none links, named by
+    /// `unlinkedLibrary`) or `failed`; `libraries` are the copies
     /// (`{"name", "version", "file"}`) a plugin uses, or the copy a library file is; `servedBy` names
     /// the process of a plugin in a process of its own, `sandbox` that process's layers; `grants` are the keys what the plugin is lent
     /// reads (those it requires and its own, sorted).
@@ -113,6 +123,8 @@ public struct LoadReport: Sendable {
         let libraries: [JSONLibrary]?
         /// For a copy of a contract library the load did not use: the copy it uses instead.
         let usedInstead: JSONLibrary?
+        /// For a versioned library (a contract library) no plugin of the load links: its name.
+        let unlinkedLibrary: String?
         /// For a plugin in a process of its own: that process's name.
         let servedBy: String?
         /// For a plugin in a process of its own: the layers of its sandbox (empty: none), what it
@@ -142,7 +154,8 @@ public struct LoadReport: Sendable {
                        status: $0.isLoaded ? "loaded" : $0.isLibrary ? "library" : "failed", error: $0.error?.description,
                        builtAgainst: $0.builtAgainst.isEmpty ? nil : $0.builtAgainst.map { "\($0.name) \($0)" },
                        libraries: $0.library.map { [JSONLibrary($0)] } ?? ($0.copies.isEmpty ? nil : $0.copies.map(JSONLibrary.init)),
-                       usedInstead: $0.usedInstead.map(JSONLibrary.init), servedBy: $0.servedBy,
+                       usedInstead: $0.usedInstead.map(JSONLibrary.init),
+                       unlinkedLibrary: $0.unlinkedLibrary, servedBy: $0.servedBy,
                        sandbox: $0.servedBy == nil ? nil : $0.sandbox,
                        sandboxGranted: $0.servedBy == nil ? nil : $0.sandboxGranted,
                        sandboxRefused: $0.servedBy == nil ? nil : $0.sandboxRefused)
