@@ -62,9 +62,10 @@ let package = Package(
         .target(name: "PluginHostConfiguration",
                 dependencies: [pluginAPI, .product(name: "Configuration", package: "swift-configuration")],
                 swiftSettings: swift6),
-        // One trace across a plugin's process boundary: a call's span context in its headers (PluginCallContext).
+        // One trace across a plugin's process boundary: a call's span context in its headers (PluginCallContext),
+        // and the calls a plugin's process served as spans of the host's tracer (PluginServedCallRecorder).
         .target(name: "PluginHostTracing",
-                dependencies: [pluginActors, .product(name: "Tracing", package: "swift-distributed-tracing")],
+                dependencies: [pluginActors, hostKit, .product(name: "Tracing", package: "swift-distributed-tracing")],
                 swiftSettings: swift6),
         .testTarget(name: "PluginHostIntegrationsTests",
                     dependencies: ["PluginHostLogging", "PluginHostLifecycle", "PluginHostDigests", "PluginHostMetrics",

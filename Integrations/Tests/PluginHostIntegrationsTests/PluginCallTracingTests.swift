@@ -1,5 +1,6 @@
 import Distributed
 import Glibc
+import HostKit
 import InMemoryTracing
 @_spi(HostKit) import PluginActors
 import PluginHostTracing
@@ -43,6 +44,41 @@ import Tracing
         }
         #expect(host.finishedSpans.first?.errors.count == 1)
         #expect(child.finishedSpans.first?.errors.count == 1)
+    }
+
+    /// The calls a plugin's process served, as it timed them (`PluginServedCall`), become server spans
+    /// of the host's tracer: each a child of the client span whose context its call carried, with the
+    /// process's instants, its plugin and method, and the failure of one that failed.
+    @Test func aServedCallIsRecordedAsAServerSpanOfTheHostsTracer() async throws {
+        let host = InMemoryTracer()
+        let pair = try SystemPair(serving: { TracedService(tracer: NoOpTracer(), actorSystem: $0) })
+        let recorder = PluginCallTracing.recorder(tracer: host)
+        let (recorded, told) = AsyncStream.makeStream(of: PluginServedCall.self)
+        // What a plugin's process tells its host (HostKit does this over the connection).
+        pair.child.observeServedCalls { call in
+            let served = PluginServedCall(plugin: "weather", version: "1.2.0", service: call.service, method: call.method,
+                                          start: call.start, end: call.end, headers: call.headers, failure: call.failure)
+            recorder.record(served)
+            told.yield(served)
+        }
+        let service = try pair.proxy()
+        _ = try await PluginCallTracing.withClientSpan("Weather.headers", tracer: host) { try await service.headers() }
+        await #expect(throws: PluginActorError.self) { try await service.fail() }
+        var calls = recorded.makeAsyncIterator()
+        let first = try #require(await calls.next()), second = try #require(await calls.next())
+
+        let spans = host.finishedSpans
+        let client = try #require(spans.first { $0.operationName == "Weather.headers" }, "\(spans.map(\.operationName))")
+        let served = try #require(spans.first { $0.operationName == "weather/headers" }, "\(spans.map(\.operationName))")
+        #expect(served.kind == .server && served.traceID == client.traceID && served.parentSpanID == client.spanID)
+        #expect(served.startInstant.nanosecondsSinceEpoch == first.start && served.endInstant.nanosecondsSinceEpoch == first.end)
+        #expect(served.attributes["plugin.name"]?.toSpanAttribute() == "weather")
+        #expect(served.attributes["rpc.method"]?.toSpanAttribute() == "headers")
+        #expect(served.status == nil && served.errors.isEmpty)
+        // A call made outside any span starts a trace of its own; its failure is the span's.
+        let failed = try #require(spans.first { $0.operationName == "weather/fail" }, "\(spans.map(\.operationName))")
+        #expect(failed.parentSpanID == nil && failed.traceID != client.traceID)
+        #expect(failed.status?.code == .error && failed.errors.count == 1 && second.failure != nil, "\(String(describing: failed.status))")
     }
 
     /// With the no-op tracer nothing is added to a call: the served method sees no headers.

@@ -34,9 +34,10 @@ distributed actor ChildControlService {
 
     /// Registers the plugin's module on a locator that serves its requirements from the host; the
     /// plugin's log lines at `logLevel` (a ``PluginAPI/PluginLog/Level``'s raw value) or above go to
-    /// the host's ``HostLogService``, none without. Throws (a ``ChildRefusal``) if it fails.
-    distributed func register(logLevel: String?) async throws {
-        try await steps.register(logLevel: logLevel)
+    /// the host's ``HostLogService``, none without; with `timesCalls`, each call its services serve
+    /// is timed and told to the host's ``HostServedCallService``. Throws (a ``ChildRefusal``) if it fails.
+    distributed func register(logLevel: String?, timesCalls: Bool) async throws {
+        try await steps.register(logLevel: logLevel, timesCalls: timesCalls)
     }
 
     /// Runs the registered plugin's start hook, bounded by `timeout`. Throws (a ``ChildRefusal``) if it fails.

@@ -93,6 +93,9 @@ public struct PluginProcesses: Sendable {
     /// a restart then skips the program's start (most of a restart's time). It costs one idle
     /// process per plugin; off by default.
     public var standby = false
+    /// Where the calls each process served go, as that process timed them (for the host's traces:
+    /// Integrations' `PluginCallTracing.recorder(tracer:)`); nil: a process times none, and sends nothing.
+    public var servedCalls: (any PluginServedCallRecorder)?
 
     /// Processes of `executable arguments...` for the plugin files `files`.
     public init(executable: String, arguments: [String], files: Set<String>, limits: Limits = Limits(),

@@ -43,6 +43,9 @@ public final class PluginActorSystem: DistributedActorSystem, Sendable {
     /// crash loop's pause, withdrawn, or not back in time) is counted as one that failed on the way.
     let callHooks = Lock<[String: CallEnded]>([:])
     typealias CallEnded = @Sendable (_ service: String, _ method: String, _ outcome: String, _ duration: Duration) -> Void
+    /// Hears of each call this process served (``observeServedCalls(_:)``); nil: nothing is timed.
+    let servedObserver = Lock<ServedObserver?>(nil)
+    typealias ServedObserver = @Sendable (ServedCall) -> Void
     private let actorCount = Atomic<UInt64>(0)
     let waiterCount = Atomic<UInt64>(0)
 

@@ -7,6 +7,8 @@ public struct PluginResultHandler: DistributedTargetInvocationResultHandler {
 
     /// Sends one reply frame of the call.
     let reply: @Sendable (Frame.Kind, [UInt8]) -> Void
+    /// Hears a failure's type and text as it is sent (a served call timed for its host, ``PluginActorSystem/ServedCall``).
+    var noteFailure: (@Sendable (String) -> Void)?
 
     /// Sends the value, or (if it cannot be encoded) a failure that says so.
     public func onReturn<Success: Codable>(value: Success) async throws {
@@ -54,6 +56,7 @@ public struct PluginResultHandler: DistributedTargetInvocationResultHandler {
     }
 
     func onFailure(_ reason: Frame.Failure.Reason, type: String, message: String) {
+        noteFailure?(type.isEmpty ? message : "\(type): \(message)")
         var bytes: [UInt8] = []
         let failure = Frame.Failure(reason: reason, type: String(type.prefix(Frame.maximumText)),
                                     message: String(message.prefix(Frame.maximumText)))

@@ -22,9 +22,16 @@ extension PeerConnection {
         let arguments = reader.rest
         state.withLock { $0.serving[id] = .starting }
         // On the serving executor's threads, not the cooperative pool, which the process may block.
+        // Timed only for an observer (a host that keeps traces of its plugins' calls), never a service of the system's own.
+        let observer = name.hasPrefix("__") ? nil : system.servedObserver.withLock { $0 }
         let task = Task(executorPreference: ServingExecutor.shared) {
-            await PluginCallContext.withHeaders(headers) {
-                await self.answer(id, name: name, target: target, arguments: arguments)
+            let start = observer == nil ? 0 : PluginActorSystem.wallClockNow()
+            let failure = await PluginCallContext.withHeaders(headers) {
+                await self.answer(id, name: name, target: target, arguments: arguments, noting: observer != nil)
+            }
+            if let observer {
+                observer(PluginActorSystem.ServedCall(service: name, method: TargetName.method(target), start: start,
+                                                      end: PluginActorSystem.wallClockNow(), headers: headers, failure: failure))
             }
             self.state.withLock { _ = $0.serving.removeValue(forKey: id) }
         }
@@ -51,12 +58,21 @@ extension PeerConnection {
         if case let .running(task)? = state.withLock({ $0.serving[id] }) { task.cancel() }
     }
 
-    /// Runs the call on the service `name` and sends its outcome.
-    private func answer(_ id: UInt64, name: String, target: String, arguments: ArraySlice<UInt8>) async {
-        let handler = PluginResultHandler { [weak self] kind, bytes in
+    /// Runs the call on the service `name` and sends its outcome; with `noting`, returns the failure
+    /// sent, if one was (nil: the method returned).
+    private func answer(_ id: UInt64, name: String, target: String, arguments: ArraySlice<UInt8>, noting: Bool) async -> String? {
+        var handler = PluginResultHandler { [weak self] kind, bytes in
             guard let self else { return }
             _ = self.outbox.send(Frame.bytes(kind, call: id, bodySize: bytes.count) { $0.append(contentsOf: bytes) })
         }
+        let failure = noting ? Lock<String?>(nil) : nil
+        if let failure { handler.noteFailure = { text in failure.withLock { $0 = text } } }
+        await answer(name: name, target: target, arguments: arguments, handler: handler)
+        return failure?.withLock { $0 }
+    }
+
+    /// Runs the call on the service `name` and hands its outcome to `handler`.
+    private func answer(name: String, target: String, arguments: ArraySlice<UInt8>, handler: PluginResultHandler) async {
         let actor: any DistributedActor
         do {
             let served = try await serve(name)

@@ -16,6 +16,8 @@ actor ChildPluginSteps {
     private var started: [StartedPlugin] = []
     /// The plugin's log, sent to the host's.
     private let log = ChildLogForwarder()
+    /// Made when the host asks for the calls the process serves (``register(logLevel:timesCalls:)``).
+    private var servedCalls: ChildServedCallForwarder?
 
     /// The layers of the sandbox this process entered before it served; nil: none was asked for.
     private let sandbox: [SandboxLayer]?
@@ -47,12 +49,18 @@ actor ChildPluginSteps {
     }
 
     /// Registers the plugin's module on a locator that serves its requirements from the host; its
-    /// log lines at `logLevel` or above go to the host. Throws (a ``ChildRefusal``) if it fails.
-    func register(logLevel: String?) async throws {
+    /// log lines at `logLevel` or above go to the host, and with `timesCalls` the calls it serves.
+    /// Throws (a ``ChildRefusal``) if it fails.
+    func register(logLevel: String?, timesCalls: Bool) async throws {
         guard let plugin, let pipeline, published == nil else {
             throw ChildRefusal(description: "this process has no plugin loaded to register, or registered it already")
         }
         log.setLevel(logLevel.flatMap(PluginLog.Level.init(rawValue:)))
+        if timesCalls, servedCalls == nil {
+            let forwarder = ChildServedCallForwarder()
+            forwarder.start()
+            servedCalls = forwarder
+        }
         let base = ServiceLocator()
         for required in plugin.metadata.requires {
             guard let stub = required.stubType else {

@@ -109,7 +109,7 @@ final class PluginProcess: Sendable {
             return .failure(error)
         case let .success(metadata):
             process.pluginName.withLock { $0 = metadata.name }
-            process.served.declare(metadata, logs: launcher.logs)
+            process.served.declare(metadata, logs: launcher.logs, calls: launcher.settings.servedCalls)
             let libraries = description.libraries.compactMap { PluginHeader.decode($0.name, $0.version) }
             // Its `DT_NEEDED`, as the file says (this process never opened it): a contract library laid
             // beside it is its library, not a file refused, at this load and at each reload.
@@ -258,7 +258,8 @@ final class PluginProcess: Sendable {
         let logLevel = pluginName.withLock({ $0 }).flatMap { launcher.logs?.level(of: $0) }
         // The child answers once its lines were sent: they are written before the host goes on.
         defer { served.drainLogBlocking() }
-        try BlockingCall.run { try await self.controlProxy().register(logLevel: logLevel?.rawValue) }
+        let timesCalls = launcher.settings.servedCalls != nil
+        try BlockingCall.run { try await self.controlProxy().register(logLevel: logLevel?.rawValue, timesCalls: timesCalls) }
             .mapError { ChildRefusal(description: Self.text(of: $0)) }.get()
     }
 

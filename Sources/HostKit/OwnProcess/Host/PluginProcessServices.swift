@@ -19,21 +19,29 @@ final class PluginProcessServices: Sendable {
         var settings: HostSettingsService?
         /// The host's log as this plugin's process writes to it (nil for a host that keeps no plugin logs).
         var log: HostLogService?
+        /// Where this plugin's process tells the calls it served (nil for a host that keeps none).
+        var calls: HostServedCallService?
     }
 
     private let served = Lock(Served())
     /// Where the plugin's lines are written, in order (``HostLogService``'s writer).
     private let logWriter = DispatchQueue(label: "plugin log")
+    /// Where the calls it served are recorded, in order (``HostServedCallService``'s writer).
+    private let callWriter = DispatchQueue(label: "plugin served calls")
 
     /// The plugin's process said what it declares: its requirements are served by their
-    /// contracts, and its log lines reach `logs` under the name and version the host read.
-    func declare(_ metadata: PluginMetadata, logs: (any PluginLogHandler)?) {
+    /// contracts, and its log lines reach `logs` and the calls it served `calls`, under the name and
+    /// version the host read.
+    func declare(_ metadata: PluginMetadata, logs: (any PluginLogHandler)?, calls: (any PluginServedCallRecorder)?) {
         let contracts = metadata.requires.compactMap { key in key.stubType.map { (key.storeKey, $0) } }
         let log = logs.map { HostLogService(actorSystem: .shared, plugin: metadata.name, version: metadata.version, handler: $0,
                                         writer: logWriter) }
+        let calls = calls.map { HostServedCallService(actorSystem: .shared, plugin: metadata.name, version: metadata.version,
+                                                      recorder: $0, writer: callWriter) }
         served.withLock { served in
             served.requires = Dictionary(contracts) { first, _ in first }
             served.log = log
+            served.calls = calls
         }
     }
 
@@ -86,6 +94,7 @@ final class PluginProcessServices: Sendable {
     func serve(_ name: String) async throws -> PluginActorSystem.Served {
         let served = served.withLock { $0 }
         if name == HostLogService.name, let log = served.log { return (log, HostLogService.self) }
+        if name == HostServedCallService.name, let calls = served.calls { return (calls, HostServedCallService.self) }
         if name == HostSettingsService.name, let settings = served.settings { return (settings, HostSettingsService.self) }
         guard let contract = served.requires[name] else {
             throw ChildRefusal(description: "'\(name)' is not among the keys the plugin declared it requires")

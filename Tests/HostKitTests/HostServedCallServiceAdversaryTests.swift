@@ -1,0 +1,92 @@
+import Dispatch
+import Distributed
+import Glibc
+@testable import HostKit
+@_spi(HostKit) import PluginActors
+import TestSupport
+import Testing
+
+/// A hostile process of a plugin telling the host of calls it never served, or of calls too big to
+/// keep (``HostServedCallService``), over a socket pair: two actor systems stand for host and child.
+@Suite struct HostServedCallServiceAdversaryTests {
+    final class Recorder: PluginServedCallRecorder {
+        let calls = Collected<[PluginServedCall]>([])
+        /// Held while a test wants the host's queue blocked.
+        let gate = DispatchSemaphore(value: 1)
+        func record(_ call: PluginServedCall) {
+            gate.wait()
+            gate.signal()
+            calls.withLock { $0.append(call) }
+        }
+    }
+
+    final class HostAndChild: Sendable {
+        let host = PluginActorSystem()
+        let child = PluginActorSystem()
+        let sockets: (host: Int32, child: Int32)
+        let connections: (host: PluginActorConnection, child: PluginActorConnection)
+
+        init(_ recorder: Recorder) throws {
+            var pair: [Int32] = [0, 0]
+            try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+            sockets = (pair[0], pair[1])
+            let service = HostServedCallService(actorSystem: host, plugin: "real", version: "1.0.0", recorder: recorder,
+                                                writer: DispatchQueue(label: "plugin served calls"))
+            connections = try (host.connect(peer: "child", socket: pair[0], serve: { name in
+                guard name == HostServedCallService.name else { throw ChildRefusal(description: "no \(name)") }
+                return (service, HostServedCallService.self)
+            }), child.connect(peer: "host", socket: pair[1], callTimeout: .seconds(300), serve: { name in throw ChildRefusal(description: "no \(name)") }))
+        }
+
+        func calls() throws -> HostServedCallService {
+            try HostServedCallService.resolve(id: PluginActorID(peer: "host", name: HostServedCallService.name), using: child)
+        }
+
+        deinit {
+            connections.host.close(.unavailable(peer: "child", reason: "test over"))
+            connections.child.close(.unavailable(peer: "host", reason: "test over"))
+            close(sockets.host)
+            close(sockets.child)
+        }
+    }
+
+    static func call(_ method: String, start: UInt64 = 10, end: UInt64 = 20, headers: [String: String] = [:],
+                     failure: String? = nil) -> ChildServedCall {
+        ChildServedCall(service: "fixture.echo", method: method, start: start, end: end, headers: headers, failure: failure)
+    }
+
+    /// The host names the plugin, whatever the child claims; a call that ends before it began is
+    /// dropped; every text is cut to 1 KiB and the headers to 16.
+    @Test func forgedAndHugeCallsAreNamedByTheHostAndCut() async throws {
+        let recorder = Recorder()
+        let pair = try HostAndChild(recorder)
+        let huge = String(repeating: "x", count: 5_000)
+        let headers = Dictionary(uniqueKeysWithValues: (0..<100).map { ("h\($0)", huge) })
+        try await pair.calls().record([Self.call("backwards", start: 20, end: 10),
+                                       Self.call(huge, headers: headers, failure: huge), Self.call("mark")])
+        #expect(try await poll(atMost: .seconds(60)) { recorder.calls.withLock { $0.contains { $0.method == "mark" } } })
+        let calls = recorder.calls.withLock { $0 }
+        #expect(calls.count == 2 && !calls.contains { $0.method == "backwards" }, "\(calls.map(\.method))")
+        let big = try #require(calls.first)
+        #expect(big.plugin == "real" && big.version == "1.0.0")
+        #expect(big.method.utf8.count < 1100 && big.method.hasSuffix("bytes cut)"))
+        #expect(big.failure.map { $0.utf8.count < 1100 } == true)
+        #expect(big.headers.count == HostServedCallService.headerCount && big.headers.values.allSatisfy { $0.utf8.count < 1100 })
+    }
+
+    /// While the recorder blocks, a child that sends more than the backlog loses the rest, not the
+    /// host's memory; the host answers it at once all the same.
+    @Test func pastTheBacklogLaterCallsAreDropped() async throws {
+        let recorder = Recorder()
+        let pair = try HostAndChild(recorder)
+        recorder.gate.wait()
+        let batch = (0..<1000).map { Self.call("c\($0)") }
+        for _ in 0..<6 { try await pair.calls().record(batch) }
+        recorder.gate.signal()
+        try await pair.calls().record([Self.call("mark")])
+        #expect(try await poll(atMost: .seconds(60)) { recorder.calls.withLock { $0.contains { $0.method == "mark" } } })
+        let count = recorder.calls.withLock { $0.count }
+        // The one the writer took before it blocked may come on top of the backlog.
+        #expect(count >= HostServedCallService.backlog && count <= HostServedCallService.backlog + 2, "\(count)")
+    }
+}
