@@ -11,37 +11,20 @@ import Testing
 /// own choosing, over a socket pair: two actor systems stand for the host and the child.
 @Suite struct HostLogServiceAdversaryTests {
     /// The host serves `plugin` 1.0.0's log under `__log`; the child writes to it what it likes.
-    final class HostAndChild: Sendable {
-        let host = PluginActorSystem()
-        let child = PluginActorSystem()
-        let service: HostLogService
-        let sockets: (host: Int32, child: Int32)
-        let connections: (host: PluginActorConnection, child: PluginActorConnection)
+    struct HostAndChild {
+        let systems: HostAndChildSystems
 
         /// The child's calls give up after `callTimeout`.
         init(_ logs: PluginLogs, callTimeout: Duration = .seconds(300)) throws {
-            var pair: [Int32] = [0, 0]
-            try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
-            sockets = (pair[0], pair[1])
-            let service = HostLogService(actorSystem: host, plugin: "real", version: "1.0.0", handler: logs,
-                                         writer: DispatchQueue(label: "plugin log"))
-            self.service = service
-            connections = try (host.connect(peer: "child", socket: pair[0], serve: { name in
-                guard name == HostLogService.name else { throw ChildRefusal(description: "no \(name)") }
-                return (service, HostLogService.self)
-            }), child.connect(peer: "host", socket: pair[1], callTimeout: callTimeout, serve: { name in throw ChildRefusal(description: "no \(name)") }))
+            systems = try HostAndChildSystems(serving: HostLogService.name, callTimeout: callTimeout) { host in
+                (HostLogService(actorSystem: host, plugin: "real", version: "1.0.0", handler: logs,
+                                writer: DispatchQueue(label: "plugin log")), HostLogService.self)
+            }
         }
 
         /// The child's proxy of the host's log.
         func log() throws -> HostLogService {
-            try HostLogService.resolve(id: PluginActorID(peer: "host", name: HostLogService.name), using: child)
-        }
-
-        deinit {
-            connections.host.close(.unavailable(peer: "child", reason: "test over"))
-            connections.child.close(.unavailable(peer: "host", reason: "test over"))
-            close(sockets.host)
-            close(sockets.child)
+            try HostLogService.resolve(id: PluginActorID(peer: "host", name: HostLogService.name), using: systems.child)
         }
     }
 

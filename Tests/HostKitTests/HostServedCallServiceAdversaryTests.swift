@@ -20,33 +20,19 @@ import Testing
         }
     }
 
-    final class HostAndChild: Sendable {
-        let host = PluginActorSystem()
-        let child = PluginActorSystem()
-        let sockets: (host: Int32, child: Int32)
-        let connections: (host: PluginActorConnection, child: PluginActorConnection)
+    /// The host serves `real` 1.0.0's `__calls`; the child tells it what it likes.
+    struct HostAndChild {
+        let systems: HostAndChildSystems
 
         init(_ recorder: Recorder) throws {
-            var pair: [Int32] = [0, 0]
-            try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
-            sockets = (pair[0], pair[1])
-            let service = HostServedCallService(actorSystem: host, plugin: "real", version: "1.0.0", recorder: recorder,
-                                                writer: DispatchQueue(label: "plugin served calls"))
-            connections = try (host.connect(peer: "child", socket: pair[0], serve: { name in
-                guard name == HostServedCallService.name else { throw ChildRefusal(description: "no \(name)") }
-                return (service, HostServedCallService.self)
-            }), child.connect(peer: "host", socket: pair[1], callTimeout: .seconds(300), serve: { name in throw ChildRefusal(description: "no \(name)") }))
+            systems = try HostAndChildSystems(serving: HostServedCallService.name) { host in
+                (HostServedCallService(actorSystem: host, plugin: "real", version: "1.0.0", recorder: recorder,
+                                       writer: DispatchQueue(label: "plugin served calls")), HostServedCallService.self)
+            }
         }
 
         func calls() throws -> HostServedCallService {
-            try HostServedCallService.resolve(id: PluginActorID(peer: "host", name: HostServedCallService.name), using: child)
-        }
-
-        deinit {
-            connections.host.close(.unavailable(peer: "child", reason: "test over"))
-            connections.child.close(.unavailable(peer: "host", reason: "test over"))
-            close(sockets.host)
-            close(sockets.child)
+            try HostServedCallService.resolve(id: PluginActorID(peer: "host", name: HostServedCallService.name), using: systems.child)
         }
     }
 
