@@ -20,8 +20,9 @@ struct DistributedRoute: RouteHandler {
     }
 
     /// The request's W3C trace context (`traceparent`, `tracestate`) goes with the call as its headers
-    /// (PluginActors' `PluginCallContext`): into the plugin's own process too, where a tracer of the
-    /// plugin's (Integrations' `PluginCallTracing`) continues the trace.
+    /// (PluginActors' `PluginCallContext`): into the plugin's own process too, whose side of the call
+    /// a host with a tracer records as a span of that trace (`PluginProcesses.servedCalls` with
+    /// Integrations' `PluginCallTracing.recorder()`; this server bootstraps no tracer).
     func handle(_ request: RouteRequest) async throws -> RouteResponse {
         var headers = PluginCallContext.headers
         // A value longer than a call may carry is a client's mistake: left out, not the request's failure.
