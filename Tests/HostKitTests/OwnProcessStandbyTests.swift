@@ -57,6 +57,20 @@ import Testing
         #expect(scene.program.runs.count == 3, "runs: \(scene.program.runs)")
     }
 
+    /// A standby has its plugin loaded ahead (opened and checked in its sandbox, its constructors run;
+    /// not registered nor started): the takeover skips that step, and the plugin serves from it.
+    @Test func theStandbyHasItsPluginLoadedBeforeItTakesOver() async throws {
+        let scene = try await Scene()
+        defer { scene.end() }
+        // Read to its end: a file of /proc says it is empty, and a read of its size gets a page.
+        let maps = { String(decoding: FileHandle(forReadingAtPath: "/proc/\(scene.standby)/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self) }
+        #expect(try await poll(atMost: .seconds(60)) { maps().contains("libFixtureEchoPlugin.so") },
+                "the standby has not mapped its plugin: \(maps().split(separator: "\n").filter { $0.contains(".so") }.count) libraries")
+        _ = try? await scene.echo.crash()
+        #expect(try await scene.echo.pid() == scene.standby, "reported: \(scene.reported.withLock { $0 })")
+        #expect(try await scene.echo.echo(EchoMessage(text: "after", number: 2, tags: [])).text == "after")
+    }
+
     /// A standby that ended before it was needed (killed, say) is not taken: the restart starts a
     /// process of its own, and serves.
     @Test func aStandbyThatEndedIsNotTakenAndTheRestartStartsAProcess() async throws {

@@ -1,4 +1,5 @@
 internal import DynamicLoading
+import Foundation
 
 /// The file the host asks its child to load: the one its discovery checked.
 struct ChildLoadRequest: Codable, Sendable {
@@ -7,4 +8,22 @@ struct ChildLoadRequest: Codable, Sendable {
     let candidate: PluginCandidate
     /// How long the plugin's start hook may take.
     let startTimeout: Duration
+}
+
+extension ChildLoadRequest {
+    /// The variable that gives a standby its load request as JSON: it loads its plugin as soon as
+    /// it starts (the file opened and checked, its constructors run, nothing registered nor
+    /// started), so that taking over for a process that ended skips that step.
+    static let preloadVariable = "SWIFT_PLUGIN_PRELOAD"
+
+    /// The request as the variable holds it.
+    var variableValue: String? {
+        (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The request a variable holds; nil if it holds none that reads.
+    init?(variableValue: String) {
+        guard let request = try? JSONDecoder().decode(Self.self, from: Data(variableValue.utf8)) else { return nil }
+        self = request
+    }
 }

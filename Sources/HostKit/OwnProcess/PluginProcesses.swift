@@ -89,9 +89,11 @@ public struct PluginProcesses: Sendable {
     /// How each process is confined: on by default.
     public var sandbox: PluginSandbox
     /// Whether each plugin keeps a second process started ahead (a *standby*: its program running
-    /// and sandboxed, nothing loaded, not connected), which takes over when the serving one ends:
-    /// a restart then skips the program's start (most of a restart's time). It costs one idle
-    /// process per plugin; off by default.
+    /// and sandboxed, its plugin loaded, that is opened and checked with its constructors run, not
+    /// registered nor started, and not connected), which takes over when the serving one ends: a
+    /// restart then skips the program's start and the plugin's load (most of a restart's time). It
+    /// costs one idle process per plugin, in which the plugin's constructors run whether or not it
+    /// ever serves; off by default.
     public var standby = false
     /// Where the calls each process served go, as that process timed them (for the host's traces:
     /// Integrations' `PluginCallTracing.recorder(tracer:)`); nil: a process times none, and sends nothing.

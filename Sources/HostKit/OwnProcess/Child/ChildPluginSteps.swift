@@ -16,6 +16,8 @@ actor ChildPluginSteps {
     private var started: [StartedPlugin] = []
     /// The plugin's log, sent to the host's.
     private let log = ChildLogForwarder()
+    /// A standby's load done ahead (``preload(_:)``): the file asked for and how it went, until the host asks.
+    private var preloaded: (candidate: PluginCandidate, outcome: Result<ChildPluginDescription, ChildRefusal>)?
     /// Made when the host asks for the calls the process serves (``register(logLevel:timesCalls:)``).
     private var servedCalls: ChildServedCallForwarder?
 
@@ -28,9 +30,23 @@ actor ChildPluginSteps {
         self.sandbox = sandbox
     }
 
+    /// Loads the plugin of a standby's `request` ahead of the host's asking, unless the host asked
+    /// first: the host's ``load(_:)`` of the same file gets the outcome.
+    func preload(_ request: ChildLoadRequest) {
+        guard plugin == nil, pipeline == nil, preloaded == nil else { return }
+        let outcome = Result { () throws(ChildRefusal) in try load(request) }
+        preloaded = (request.candidate, outcome)
+    }
+
     /// Opens and checks the plugin file the host checked, and says what it declares. Throws (a
-    /// ``ChildRefusal``) if the file is not the one the host checked, or is refused.
-    func load(_ request: ChildLoadRequest) throws -> ChildPluginDescription {
+    /// ``ChildRefusal``) if the file is not the one the host checked, or is refused. A standby's
+    /// plugin loaded ahead of the same file (``preload(_:)``) is that load's outcome, told once.
+    func load(_ request: ChildLoadRequest) throws(ChildRefusal) -> ChildPluginDescription {
+        if let (candidate, outcome) = preloaded, candidate.realPath == request.candidate.realPath,
+           candidate.identity == request.candidate.identity {
+            preloaded = nil
+            return try outcome.get()
+        }
         guard plugin == nil else { throw ChildRefusal(description: "this process has loaded its plugin already") }
         // No start hooks in the stage: the host starts the plugin apart, once every plugin is registered.
         let pipeline = LoadPipeline(discovery: discovery, start: nil, logs: log, settings: ChildSettingsSource())

@@ -16,7 +16,8 @@ public enum PluginChild {
     /// Serves the host on descriptor 3 until the host closes the connection (then ends the process at
     /// once, status 0), or returns 2 if there is no such connection, 4 if it could not enter the
     /// sandbox the host asked for. Call it before the process starts a thread: the sandbox binds the
-    /// thread that enters it. Nothing of a plugin runs before the host asks.
+    /// thread that enters it. Nothing of a plugin runs before the host asks (a standby's load request
+    /// is in its environment: it loads its plugin at once, in its sandbox).
     public static func serve(discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
         // Run by hand, the number may be free, or another library's by now: never read nor close that.
         guard Posix.isUnixStreamSocket(ChildProcess.socketDescriptor) else {
@@ -27,6 +28,8 @@ public enum PluginChild {
         let environment = ProcessInfo.processInfo.environment
         let milliseconds = environment[ChildControlService.callTimeoutVariable].flatMap(Int64.init) ?? 30_000
         Posix.removeEnvironment(ChildControlService.callTimeoutVariable)
+        let preload = environment[ChildLoadRequest.preloadVariable].flatMap(ChildLoadRequest.init(variableValue:))
+        Posix.removeEnvironment(ChildLoadRequest.preloadVariable)
         var discovery = discovery
         let sandbox: [SandboxLayer]?
         switch ChildSandbox.enter(environment[SandboxPolicy.variable], discovery: &discovery) {
@@ -57,6 +60,8 @@ public enum PluginChild {
         }
         // The connection holds its own duplicate: the plugin finds no socket at the number it was given.
         close(ChildProcess.socketDescriptor)
+        // A standby loads its plugin now, before the host takes it: the step a takeover then skips.
+        if let preload { Task { await steps.preload(preload) } }
         hostGone.wait()
         // At once, not through `exit`: a plugin's exit handler that never returns must not keep its
         // process past its host.

@@ -3,7 +3,8 @@ internal import DynamicLoading
 
 /// A standby (``PluginProcesses/standby``): a child of the plugin's program started ahead, taken by
 /// the next restart instead of a new program's start (most of a restart's time: its executable and
-/// Swift's libraries mapped and bound, the sandbox entered).
+/// Swift's libraries mapped and bound, the sandbox entered, and its plugin loaded: opened, checked
+/// and its constructors run, as the load request in its environment asks).
 extension PluginProcess {
     /// Starts the plugin's program in its sandbox, as `role`; its end goes to the supervision if it
     /// is serving by then.
@@ -12,6 +13,9 @@ extension PluginProcess {
         // A crashing child need not spend seconds printing a backtrace nobody reads.
         environment["SWIFT_BACKTRACE"] = "enable=no"
         environment[ChildControlService.callTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
+        if case .standby = role, let request = ChildLoadRequest(candidate: candidate, startTimeout: startTimeout).variableValue {
+            environment[ChildLoadRequest.preloadVariable] = request
+        }
         let limits = ChildProcess.Limits(memoryBytes: settings.limits.memoryBytes, cpuSeconds: settings.limits.cpuSeconds,
                                          openFiles: settings.limits.openFiles)
         var confinement: ChildConfinement?
