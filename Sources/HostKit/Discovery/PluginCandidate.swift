@@ -39,7 +39,7 @@ struct PluginCandidate: Sendable, Hashable, Codable {
         guard entry == .missing, let symbols, let file = path.split(separator: "/").last,
               file.hasPrefix("lib"), file.hasSuffix(".so"), file.count > 6 else { return nil }
         let name = String(file.dropFirst(3).dropLast(3))
-        return symbols.functions.contains(LibraryCheck.versionSymbol(of: name)) ? name : nil
+        return symbols.functions.contains(LibraryCopy.versionSymbol(of: name)) ? name : nil
     }
 
     /// The file names it is known by (of the path given and of the real path): what a plugin that

@@ -50,10 +50,6 @@ enum LibraryCheck {
         case ownCopy(carrier: String)
     }
 
-    /// The C symbol by which a loaded copy of the library `name` returns its encoded version: what
-    /// PluginAPI exports as `pluginAPILoadedVersion()`, and each contract library as its own.
-    static func versionSymbol(of name: String) -> String { "swift_library_version_" + name }
-
     /// The copy of library `name` that `library` is bound to (or is), and the version it reports, if
     /// it is in a file named for the library.
     static func copy(of name: String, in library: DynamicLibrary) -> LibraryCopy? {
@@ -62,7 +58,7 @@ enum LibraryCheck {
     }
 
     private static func loadedVersion(of name: String, in library: DynamicLibrary) -> Loaded? {
-        guard let definition = library.definition(of: versionSymbol(of: name)) else { return nil }
+        guard let definition = library.definition(of: LibraryCopy.versionSymbol(of: name)) else { return nil }
         let owner = definition.owner
         let file = owner.split(separator: "/").last.map(String.init) ?? owner
         guard file == "lib\(name).so" else { return .ownCopy(carrier: file) }

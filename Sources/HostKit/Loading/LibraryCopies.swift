@@ -18,7 +18,7 @@ internal import DynamicLoading
 /// those, the one that defines the most (a release that only adds defines more than the one before
 /// it: the newest), then the one the most plugins came with, then the first by path; a copy defining
 /// the very same symbols as the chosen one (another build of the same release) does as well. Only a
-/// library that says its version (a contract library, ``LibraryCheck/versionSymbol(of:)``) is chosen
+/// library that says its version (a contract library, ``LibraryCopy/versionSymbol(of:)``) is chosen
 /// among; other libraries are left to the loader. Only copies checked as a linked library is checked (a
 /// regular file, on a trusted path unless untrusted files are allowed, whose ELF headers fit) are
 /// compared. The version of the copy chosen is read once it is loaded (``loaded(_:)``).
@@ -53,7 +53,7 @@ enum LibraryCopies {
             // Only a contract library (one that says its version) is chosen among; other libraries
             // are left to the loader, as they always were.
             let defined = copies.compactMap { copy in ELFCheck.dynamicSymbols(copy).map { (copy: copy, symbols: $0.defined) } }
-            guard defined.contains(where: { $0.symbols.contains(LibraryCheck.versionSymbol(of: name)) }) else { continue }
+            guard defined.contains(where: { $0.symbols.contains(LibraryCopy.versionSymbol(of: name)) }) else { continue }
             let bringers = Dictionary(grouping: users) { finds[$0][needed] ?? "" }.mapValues(\.count)
             let plugins = users.map { candidates[$0].image }
             for plugin in plugins where neededBy[plugin] == nil { neededBy[plugin] = ELFCheck.dynamicSymbols(plugin)?.needed ?? [] }

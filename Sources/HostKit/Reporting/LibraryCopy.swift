@@ -14,6 +14,11 @@ public struct LibraryCopy: Sendable, Equatable, CustomStringConvertible {
         self.file = file
     }
 
+    /// The C symbol by which a loaded copy of the library `name` returns its encoded version: what
+    /// PluginAPI exports as `pluginAPILoadedVersion()`, and each contract library as its own. A file
+    /// named `lib<name>.so` that defines it says it is that library.
+    static func versionSymbol(of name: String) -> String { "swift_library_version_" + name }
+
     /// `SampleContracts 1.1.0 (/path/libSampleContracts.so)`, the path escaped (``TerminalText/escaped(_:)``).
     public var description: String { TerminalText.escaped("\(version.name) \(version) (\(file))") }
 }

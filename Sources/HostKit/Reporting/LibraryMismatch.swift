@@ -33,7 +33,7 @@ public enum LibraryMismatch: Equatable, Sendable, CustomStringConvertible {
             "links \(library) (\(host) here) without recording the version it was built against;"
                 + " list the LibraryVersion of \(library) in the plugin's contractLibraries"
         case let .ownCopy(library, carrier):
-            "\(carrier) carries its own copy of \(library) (it defines \(LibraryCheck.versionSymbol(of: library)));"
+            "\(carrier) carries its own copy of \(library) (it defines \(LibraryCopy.versionSymbol(of: library)));"
                 + " link \(library) as a shared library, lib\(library).so (a `.dynamic` product of its own package)"
         case .unreadableLinks:
             "the libraries it links cannot be read from its loaded image"

@@ -63,9 +63,9 @@ enum ContractLibraries {
                 return .failure(.processFailed(path: path, reason: "its header records the contract library \(file), which its "
                                                + "file does not link: this host cannot tell which copy its types are in"))
             }
-            guard ELFCheck.dynamicSymbols(image)?.defined.contains(LibraryCheck.versionSymbol(of: name)) == true else {
+            guard ELFCheck.dynamicSymbols(image)?.defined.contains(LibraryCopy.versionSymbol(of: name)) == true else {
                 return .failure(.libraryRefused(path: path, library: file, file: ShadowFolder.original(of: image),
-                                                reason: "it says no version (\(LibraryCheck.versionSymbol(of: name))): no contract library"))
+                                                reason: "it says no version (\(LibraryCopy.versionSymbol(of: name))): no contract library"))
             }
             do {
                 _ = try DynamicLibrary.open(image, reportedAs: path, allowUntrustedLibraries: candidate.allowUntrusted,
