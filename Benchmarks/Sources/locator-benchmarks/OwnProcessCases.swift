@@ -121,8 +121,9 @@ enum OwnProcessCases {
         guard let echo = host.locator.getService(key: RemoteKeys.echo) else { fail("\(name): no echo service") }
         usleep(200_000)
         let serving = mustAwait("\(name): pid") { try await echo.pid() }
-        // This process's one other `plugin-process` child: the other hosts were shut down.
-        let standby = childProcesses(named: "plugin-process").first { $0 != serving }
+        // This process's one other child of the plugin (named `locator-benchmarks: plugin FILE` in its
+        // command line, not its program's name): the other hosts were shut down.
+        let standby = childProcesses(named: "plugin \(pluginFile)").first { $0 != serving }
         let memory = standby.map(Self.memory(of:))
         var crashes: [Double] = [], kills: [Double] = []
         for _ in 0..<count {

@@ -48,7 +48,7 @@ extension Report {
         let memory = result.memory
         print("\nAn idle child (plugin loaded and started, one call served), `/proc/PID/smaps_rollup`: Rss \(memory.resident) KiB, Pss \(memory.proportional) KiB (of which anonymous \(memory.proportionalAnonymous) KiB).")
         if let standby = result.standbyMemory {
-            print("A standby (its program started and sandboxed, nothing loaded): Rss \(standby.resident) KiB, Pss \(standby.proportional) KiB (of which anonymous \(standby.proportionalAnonymous) KiB).")
+            print("A standby (its program started and sandboxed, its plugin loaded, nothing registered nor started): Rss \(standby.resident) KiB, Pss \(standby.proportional) KiB (of which anonymous \(standby.proportionalAnonymous) KiB).")
         }
         print("\n| get (ns) | median | min | max | iterations |")
         print("|---|---:|---:|---:|---:|")
