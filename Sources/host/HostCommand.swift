@@ -90,7 +90,8 @@ struct HostCommand {
     /// Whether the load found nothing to load: no plugin nor library, and no problem but paths that
     /// are not there (an empty folder, a missing one).
     static func foundNothing(_ report: LoadReport) -> Bool {
-        report.loaded.isEmpty && report.libraries.isEmpty && report.problems.allSatisfy {
+        // A versioned library no plugin links is no plugin found.
+        report.loaded.isEmpty && report.libraries.allSatisfy { $0.unlinkedLibrary != nil } && report.problems.allSatisfy {
             if case .notFound = $0 { true } else { false }
         }
     }

@@ -26,7 +26,7 @@ import Testing
 
         init(_ recorder: Recorder) throws {
             systems = try HostAndChildSystems(serving: HostServedCallService.name) { host in
-                (HostServedCallService(actorSystem: host, plugin: "real", version: "1.0.0", recorder: recorder,
+                (HostServedCallService(actorSystem: host, plugin: "real", version: "1.0.0", provides: ["fixture.echo"], recorder: recorder,
                                        writer: DispatchQueue(label: "plugin served calls")), HostServedCallService.self)
             }
         }
@@ -36,23 +36,31 @@ import Testing
         }
     }
 
-    static func call(_ method: String, start: UInt64 = 10, end: UInt64 = 20, headers: [String: String] = [:],
-                     failure: String? = nil) -> ChildServedCall {
-        ChildServedCall(service: "fixture.echo", method: method, start: start, end: end, headers: headers, failure: failure)
+    /// A call of `service` that began `start` and ended `end` nanoseconds from now (a moment ago, by default).
+    static func call(_ method: String, service: String = "fixture.echo", start: Int64 = -2_000, end: Int64 = -1_000,
+                     headers: [String: String] = [:], failure: String? = nil) -> ChildServedCall {
+        let now = Int64(HostServedCallService.now())
+        return ChildServedCall(service: service, method: method, start: UInt64(now + start), end: UInt64(now + end),
+                               headers: headers, failure: failure)
     }
 
-    /// The host names the plugin, whatever the child claims; a call that ends before it began is
-    /// dropped; every text is cut to 1 KiB and the headers to 16.
+    /// The host names the plugin, whatever the child claims; a call of a service the plugin does not
+    /// provide, one that ends before it began, began before the service was made or ends in the
+    /// future is dropped; every text is cut to 1 KiB and the headers to 16.
     @Test func forgedAndHugeCallsAreNamedByTheHostAndCut() async throws {
         let recorder = Recorder()
         let pair = try HostAndChild(recorder)
         let huge = String(repeating: "x", count: 5_000)
         let headers = Dictionary(uniqueKeysWithValues: (0..<100).map { ("h\($0)", huge) })
-        try await pair.calls().record([Self.call("backwards", start: 20, end: 10),
+        let second: Int64 = 1_000_000_000
+        try await pair.calls().record([Self.call("backwards", start: -1_000, end: -2_000),
+                                       Self.call("another plugin's", service: "fixture.other"),
+                                       Self.call("before the process", start: -60 * second),
+                                       Self.call("in the future", end: 60 * second),
                                        Self.call(huge, headers: headers, failure: huge), Self.call("mark")])
         #expect(try await poll(atMost: .seconds(60)) { recorder.calls.withLock { $0.contains { $0.method == "mark" } } })
         let calls = recorder.calls.withLock { $0 }
-        #expect(calls.count == 2 && !calls.contains { $0.method == "backwards" }, "\(calls.map(\.method))")
+        #expect(calls.count == 2, "\(calls.map(\.method))")
         let big = try #require(calls.first)
         #expect(big.plugin == "real" && big.version == "1.0.0")
         #expect(big.method.utf8.count < 1100 && big.method.hasSuffix("bytes cut)"))

@@ -71,6 +71,69 @@ import Testing
         #expect(try await scene.echo.echo(EchoMessage(text: "after", number: 2, tags: [])).text == "after")
     }
 
+    /// With an operator's digest list, a standby loads nothing ahead: the list in force when it takes
+    /// over decides, as it does for a process started then. The plugin's line taken out of the list,
+    /// the standby refuses the plugin at the restart, and a call finds no process to answer it.
+    @Test func withADigestListTheListInForceAtTheTakeoverDecides() async throws {
+        let folder = try TemporaryFolder()
+        try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
+        let echo = try folder.install("FixtureEchoPlugin", as: "libFixtureEchoPlugin.so")
+        let listed = try FileCheckTests.sha256sum(["libFixtureEchoPlugin.so", "libFixtureRemoteContracts.so"], inFolder: folder.path)
+        let list = try folder.write("SHA256SUMS", Array(listed.utf8))
+        var settings = OwnProcessTests.processes()
+        // `host __serve-plugin` takes the list as the host does (plugin-process has no options), and
+        // reads it unconfined (the sandbox would need it readable).
+        settings.executable = BuiltPlugins.directory + "/host"
+        settings.arguments = ["__serve-plugin", "--digests", list]
+        settings.sandbox.isEnabled = false
+        settings.standby = true
+        let reported = Collected<[String]>([])
+        let host = PluginHost(discovery: PluginDiscovery(fileCheck: try DigestAllowlist(contentsOf: list)), processes: settings) { line in
+            reported.withLock { $0.append(line) }
+        }
+        defer { host.shutdown() }
+        let report = await onAThreadOfItsOwn { host.load([.file(echo)]) }
+        #expect(report.problems.isEmpty, "\(report.text)")
+        let proxy = try host.locator.tryService(key: RemoteKeys.echo)
+        let serving = try await proxy.pid()
+        let mark = "plugin libFixtureEchoPlugin.so"
+        try await waitFor(atMost: .seconds(60), { Self.children(named: mark).contains { $0 != serving } }, orSay: "no standby")
+        // With the plugin listed, the standby takes over and serves.
+        let standby = try #require(Self.children(named: mark).first { $0 != serving })
+        _ = try? await proxy.crash()
+        #expect(try await proxy.pid() == standby)
+        try await waitFor(atMost: .seconds(60), { Self.children(named: mark).contains { ![serving, standby].contains($0) } },
+                          orSay: "no next standby")
+
+        // It loads nothing ahead: a standby that does maps its plugin within a moment
+        // (theStandbyHasItsPluginLoadedBeforeItTakesOver); this one must not in five seconds.
+        let next = try #require(Self.children(named: mark).first { ![serving, standby].contains($0) })
+        let mapsPlugin = { String(decoding: FileHandle(forReadingAtPath: "/proc/\(next)/maps")?.readDataToEndOfFile() ?? Data(),
+                                  as: UTF8.self).contains("libFixtureEchoPlugin.so") }
+        #expect(try await !poll(atMost: .seconds(5)) { mapsPlugin() }, "the standby loaded its plugin ahead of the list in force")
+        _ = try folder.write("SHA256SUMS", Array(listed.split(separator: "\n").filter { !$0.contains("EchoPlugin") }
+            .joined(separator: "\n").utf8) + [10])
+        _ = try? await proxy.crash()
+        if let answered = try? await PluginActorSystem.withCallTimeout(.seconds(10), { try await proxy.pid() }) {
+            Issue.record("process \(answered) served a plugin the list in force does not name")
+        }
+        #expect(reported.withLock { $0 }.contains { $0.contains("refused by the host's file check: it is not in the digest list") },
+                "\(reported.withLock { $0 })")
+    }
+
+    /// The children of this process whose command line holds `name`.
+    static func children(named name: String) -> [Int32] {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init) ?? []
+        return pids.filter { pid in
+            guard let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+                  String(decoding: command, as: UTF8.self).contains(name),
+                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == getpid() && fields[0] != "Z"
+        }
+    }
+
     /// A standby that ended before it was needed (killed, say) is not taken: the restart starts a
     /// process of its own, and serves.
     @Test func aStandbyThatEndedIsNotTakenAndTheRestartStartsAProcess() async throws {

@@ -1,12 +1,15 @@
 internal import DynamicLoading
 import Dispatch
+import Glibc
 import Distributed
 @_spi(HostKit) import PluginActors
 
 /// The calls one plugin's process served, as the host takes them from it (under ``name``) for its
 /// ``PluginServedCallRecorder``: only a host that has one serves it, and only then does the child
-/// time its calls. What the child sends is cut as its log lines are (``HostLogService``): at most
-/// 16 headers, each text at most 1 KiB; a call that ends before it began is dropped.
+/// time its calls. What the child sends is its word, held to what it could be: a call of a service
+/// the plugin does not provide is dropped, and so is one that ends before it began, or that began
+/// before this service was made or ends after now (a second's slack for the clock); each text is cut
+/// as its log lines are (``HostLogService``) to 1 KiB, the headers to 16.
 distributed actor HostServedCallService {
     typealias ActorSystem = PluginActorSystem
 
@@ -18,23 +21,31 @@ distributed actor HostServedCallService {
 
     private let plugin: String
     private let version: String
+    /// The store keys the plugin provides: the only services whose calls it may tell.
+    private let provides: Set<String>
+    /// When this service was made (nanoseconds since 1970): no call it tells began before.
+    private let since: UInt64
     private let recorder: any PluginServedCallRecorder
     /// Where the calls are handed to the recorder, in order: a call from the child returns at once.
     private let writer: DispatchQueue
     private let waiting = Lock(0)
 
-    init(actorSystem: PluginActorSystem, plugin: String, version: String, recorder: any PluginServedCallRecorder,
-         writer: DispatchQueue) {
+    init(actorSystem: PluginActorSystem, plugin: String, version: String, provides: Set<String>,
+         recorder: any PluginServedCallRecorder, writer: DispatchQueue) {
         self.actorSystem = actorSystem
         self.plugin = plugin
         self.version = version
+        self.provides = provides
+        since = Self.now() - Self.slack
         self.recorder = recorder
         self.writer = writer
     }
 
     /// Records calls of the plugin's, soon: each handed to ``writer``, or dropped past ``backlog``.
     distributed func record(_ calls: [ChildServedCall]) {
-        for call in calls.prefix(Self.backlog) where call.start <= call.end {
+        let latest = Self.now() + Self.slack
+        for call in calls.prefix(Self.backlog)
+        where provides.contains(call.service) && since <= call.start && call.start <= call.end && call.end <= latest {
             let taken = waiting.withLock { count in
                 guard count < Self.backlog else { return false }
                 count += 1
@@ -48,6 +59,16 @@ distributed actor HostServedCallService {
                 waiting.withLock { $0 -= 1 }
             }
         }
+    }
+
+    /// A clock's slack, in nanoseconds.
+    static let slack: UInt64 = 1_000_000_000
+
+    /// Now on the wall clock, in nanoseconds since 1970: the clock a child times its calls by.
+    static func now() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return UInt64(max(0, now.tv_sec)) * 1_000_000_000 + UInt64(max(0, now.tv_nsec))
     }
 
     /// `call` as the recorder gets it: the plugin's name and version the host's, the rest cut.

@@ -93,7 +93,8 @@ public struct PluginProcesses: Sendable {
     /// registered nor started, and not connected), which takes over when the serving one ends: a
     /// restart then skips the program's start and the plugin's load (most of a restart's time). It
     /// costs one idle process per plugin, in which the plugin's constructors run whether or not it
-    /// ever serves; off by default.
+    /// ever serves, while the serving process runs (with an operator's file check, a digest list, the
+    /// standby loads nothing ahead: the list in force when it takes over decides); off by default.
     public var standby = false
     /// Where the calls each process served go, as that process timed them (for the host's traces:
     /// Integrations' `PluginCallTracing.recorder(tracer:)`); nil: a process times none, and sends nothing.

@@ -56,7 +56,7 @@ public struct PluginResultHandler: DistributedTargetInvocationResultHandler {
     }
 
     func onFailure(_ reason: Frame.Failure.Reason, type: String, message: String) {
-        noteFailure?(type.isEmpty ? message : "\(type): \(message)")
+        noteFailure?(String((type.isEmpty ? message : "\(type): \(message)").prefix(Frame.maximumText)))
         var bytes: [UInt8] = []
         let failure = Frame.Failure(reason: reason, type: String(type.prefix(Frame.maximumText)),
                                     message: String(message.prefix(Frame.maximumText)))

@@ -16,8 +16,8 @@ actor ChildPluginSteps {
     private var started: [StartedPlugin] = []
     /// The plugin's log, sent to the host's.
     private let log = ChildLogForwarder()
-    /// A standby's load done ahead (``preload(_:)``): the file asked for and how it went, until the host asks.
-    private var preloaded: (candidate: PluginCandidate, outcome: Result<ChildPluginDescription, ChildRefusal>)?
+    /// A standby's load done ahead (``preload(_:)``): the file asked for and what it holds, until the host asks.
+    private var preloaded: (candidate: PluginCandidate, description: ChildPluginDescription)?
     /// Made when the host asks for the calls the process serves (``register(logLevel:timesCalls:)``).
     private var servedCalls: ChildServedCallForwarder?
 
@@ -31,21 +31,22 @@ actor ChildPluginSteps {
     }
 
     /// Loads the plugin of a standby's `request` ahead of the host's asking, unless the host asked
-    /// first: the host's ``load(_:)`` of the same file gets the outcome.
+    /// first: the host's ``load(_:)`` of the same file gets the plugin loaded. A load that failed is
+    /// not kept (the host's load tries again: the cause may have passed, a full disk say).
     func preload(_ request: ChildLoadRequest) {
-        guard plugin == nil, pipeline == nil, preloaded == nil else { return }
-        let outcome = Result { () throws(ChildRefusal) in try load(request) }
-        preloaded = (request.candidate, outcome)
+        guard plugin == nil, pipeline == nil, preloaded == nil,
+              let description = try? load(request) else { return }
+        preloaded = (request.candidate, description)
     }
 
     /// Opens and checks the plugin file the host checked, and says what it declares. Throws (a
     /// ``ChildRefusal``) if the file is not the one the host checked, or is refused. A standby's
-    /// plugin loaded ahead of the same file (``preload(_:)``) is that load's outcome, told once.
+    /// plugin loaded ahead from the same file (``preload(_:)``) is told, once.
     func load(_ request: ChildLoadRequest) throws(ChildRefusal) -> ChildPluginDescription {
-        if let (candidate, outcome) = preloaded, candidate.realPath == request.candidate.realPath,
+        if let (candidate, description) = preloaded, candidate.realPath == request.candidate.realPath,
            candidate.identity == request.candidate.identity {
             preloaded = nil
-            return try outcome.get()
+            return description
         }
         guard plugin == nil else { throw ChildRefusal(description: "this process has loaded its plugin already") }
         // No start hooks in the stage: the host starts the plugin apart, once every plugin is registered.

@@ -6,6 +6,8 @@ internal import DynamicLoading
 /// At most ``backlog`` wait: a host that reads slower than the plugin serves loses the later ones.
 final class ChildServedCallForwarder: Sendable {
     static let backlog = 4096
+    /// The most calls sent in one message.
+    static let batch = 128
 
     private let waiting = Lock<[ChildServedCall]>([])
     private let wakeUps: AsyncStream<Void>.Continuation
@@ -13,15 +15,22 @@ final class ChildServedCallForwarder: Sendable {
     init() {
         let (stream, wakeUps) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.wakeUps = wakeUps
-        Task { [waiting] in
+        // Detached: made during the host's register call, it must not send that call's headers on.
+        Task.detached { [waiting] in
             let id = PluginActorID(peer: ChildServices.hostPeer, name: HostServedCallService.name)
             guard let host = try? HostServedCallService.resolve(id: id, using: .shared) else { return }
             for await _ in stream {
-                let calls = waiting.withLock { calls in
+                var calls = waiting.withLock { calls in
                     defer { calls = [] }
                     return calls
                 }
-                if !calls.isEmpty { try? await host.record(calls) }
+                // A call's texts are at most a few KiB (its headers' limits, a failure cut as its reply
+                // is): batches of this many stay far below a frame's limit.
+                while !calls.isEmpty {
+                    let batch = Array(calls.prefix(Self.batch))
+                    calls.removeFirst(batch.count)
+                    try? await host.record(batch)
+                }
             }
         }
     }

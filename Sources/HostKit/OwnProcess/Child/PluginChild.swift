@@ -60,8 +60,10 @@ public enum PluginChild {
         }
         // The connection holds its own duplicate: the plugin finds no socket at the number it was given.
         close(ChildProcess.socketDescriptor)
-        // A standby loads its plugin now, before the host takes it: the step a takeover then skips.
-        if let preload { Task { await steps.preload(preload) } }
+        // A standby loads its plugin now, before the host takes it: the step a takeover then skips. Not
+        // with an operator's file check (a digest list), which a load reads as it begins: the list in
+        // force when the standby takes over decides, as it does for a process started then.
+        if let preload, discovery.fileCheck == nil { Task { await steps.preload(preload) } }
         hostGone.wait()
         // At once, not through `exit`: a plugin's exit handler that never returns must not keep its
         // process past its host.

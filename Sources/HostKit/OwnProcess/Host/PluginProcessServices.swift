@@ -37,7 +37,8 @@ final class PluginProcessServices: Sendable {
         let log = logs.map { HostLogService(actorSystem: .shared, plugin: metadata.name, version: metadata.version, handler: $0,
                                         writer: logWriter) }
         let calls = calls.map { HostServedCallService(actorSystem: .shared, plugin: metadata.name, version: metadata.version,
-                                                      recorder: $0, writer: callWriter) }
+                                                      provides: Set(metadata.provides.map(\.storeKey)), recorder: $0,
+                                                      writer: callWriter) }
         served.withLock { served in
             served.requires = Dictionary(contracts) { first, _ in first }
             served.log = log
