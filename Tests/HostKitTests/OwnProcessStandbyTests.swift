@@ -77,8 +77,10 @@ import Testing
     @Test func withADigestListTheListInForceAtTheTakeoverDecides() async throws {
         let folder = try TemporaryFolder()
         try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
-        let echo = try folder.install("FixtureEchoPlugin", as: "libFixtureEchoPlugin.so")
-        let listed = try FileCheckTests.sha256sum(["libFixtureEchoPlugin.so", "libFixtureRemoteContracts.so"], inFolder: folder.path)
+        // A name of its own: the children of other tests that run meanwhile serve the echo plugin too.
+        let name = "libEcho\(UInt32.random(in: 0...UInt32.max)).so"
+        let echo = try folder.install("FixtureEchoPlugin", as: name)
+        let listed = try FileCheckTests.sha256sum([name, "libFixtureRemoteContracts.so"], inFolder: folder.path)
         let list = try folder.write("SHA256SUMS", Array(listed.utf8))
         var settings = OwnProcessTests.processes()
         // `host __serve-plugin` takes the list as the host does (plugin-process has no options), and
@@ -87,6 +89,7 @@ import Testing
         settings.arguments = ["__serve-plugin", "--digests", list]
         settings.sandbox.isEnabled = false
         settings.standby = true
+        settings.files = [name]
         let reported = Collected<[String]>([])
         let host = PluginHost(discovery: PluginDiscovery(fileCheck: try DigestAllowlist(contentsOf: list)), processes: settings) { line in
             reported.withLock { $0.append(line) }
@@ -96,7 +99,7 @@ import Testing
         #expect(report.problems.isEmpty, "\(report.text)")
         let proxy = try host.locator.tryService(key: RemoteKeys.echo)
         let serving = try await proxy.pid()
-        let mark = "plugin libFixtureEchoPlugin.so"
+        let mark = "plugin \(name)"
         try await waitFor(atMost: .seconds(60), { Self.children(named: mark).contains { $0 != serving } }, orSay: "no standby")
         // With the plugin listed, the standby takes over and serves.
         let standby = try #require(Self.children(named: mark).first { $0 != serving })
@@ -109,9 +112,9 @@ import Testing
         // (theStandbyHasItsPluginLoadedBeforeItTakesOver); this one must not in five seconds.
         let next = try #require(Self.children(named: mark).first { ![serving, standby].contains($0) })
         let mapsPlugin = { String(decoding: FileHandle(forReadingAtPath: "/proc/\(next)/maps")?.readDataToEndOfFile() ?? Data(),
-                                  as: UTF8.self).contains("libFixtureEchoPlugin.so") }
+                                  as: UTF8.self).contains(name) }
         #expect(try await !poll(atMost: .seconds(5)) { mapsPlugin() }, "the standby loaded its plugin ahead of the list in force")
-        _ = try folder.write("SHA256SUMS", Array(listed.split(separator: "\n").filter { !$0.contains("EchoPlugin") }
+        _ = try folder.write("SHA256SUMS", Array(listed.split(separator: "\n").filter { !$0.contains(name) }
             .joined(separator: "\n").utf8) + [10])
         _ = try? await proxy.crash()
         if let answered = try? await PluginActorSystem.withCallTimeout(.seconds(10), { try await proxy.pid() }) {
