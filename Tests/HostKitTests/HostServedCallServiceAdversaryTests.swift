@@ -39,7 +39,7 @@ import Testing
     /// A call of `service` that began `start` and ended `end` nanoseconds from now (a moment ago, by default).
     static func call(_ method: String, service: String = "fixture.echo", start: Int64 = -2_000, end: Int64 = -1_000,
                      headers: [String: String] = [:], failure: String? = nil) -> ChildServedCall {
-        let now = Int64(HostServedCallService.now())
+        let now = Int64(PluginActorSystem.wallClockNow())
         return ChildServedCall(service: service, method: method, start: UInt64(now + start), end: UInt64(now + end),
                                headers: headers, failure: failure)
     }
@@ -77,6 +77,8 @@ import Testing
         let batch = (0..<1000).map { Self.call("c\($0)") }
         for _ in 0..<6 { try await pair.calls().record(batch) }
         recorder.gate.signal()
+        // The mark once the backlog is written: sent while it drains, it would be dropped too.
+        _ = try await poll(atMost: .seconds(60)) { recorder.calls.withLock { $0.count } >= HostServedCallService.backlog }
         try await pair.calls().record([Self.call("mark")])
         #expect(try await poll(atMost: .seconds(60)) { recorder.calls.withLock { $0.contains { $0.method == "mark" } } })
         let count = recorder.calls.withLock { $0.count }

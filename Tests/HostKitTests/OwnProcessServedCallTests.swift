@@ -1,8 +1,7 @@
 import FixtureRemoteContracts
 import Foundation
-import Glibc
 import HostKit
-import PluginActors
+@_spi(HostKit) import PluginActors
 import TestSupport
 import Testing
 
@@ -15,12 +14,6 @@ import Testing
         func record(_ call: PluginServedCall) { calls.withLock { $0.append(call) } }
     }
 
-    static func wallClock() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
-
     @Test func eachCallServedReachesTheRecorderWithItsHeadersAndTimes() async throws {
         let recorder = Recorder()
         var processes = OwnProcessTests.processes()
@@ -31,12 +24,12 @@ import Testing
         #expect(report.problems.isEmpty, "\(report.text)")
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
         let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-        let before = Self.wallClock()
+        let before = PluginActorSystem.wallClockNow()
         _ = try await PluginCallContext.withHeaders(["traceparent": parent]) {
             try await echo.echo(EchoMessage(text: "traced", number: 1, tags: []))
         }
         await #expect(throws: (any Error).self) { try await echo.fail("on purpose") }
-        let after = Self.wallClock()
+        let after = PluginActorSystem.wallClockNow()
         #expect(try await poll(atMost: .seconds(60)) { recorder.calls.withLock { $0.count } >= 2 }, "\(recorder.calls.withLock { $0 })")
         let calls = recorder.calls.withLock { $0 }
         // The host's start steps are no call of the plugin's services: only the two calls are told.

@@ -1,6 +1,5 @@
 internal import DynamicLoading
 import Dispatch
-import Glibc
 import Distributed
 @_spi(HostKit) import PluginActors
 
@@ -36,14 +35,14 @@ distributed actor HostServedCallService {
         self.plugin = plugin
         self.version = version
         self.provides = provides
-        since = Self.now() - Self.slack
+        since = PluginActorSystem.wallClockNow() - Self.slack
         self.recorder = recorder
         self.writer = writer
     }
 
     /// Records calls of the plugin's, soon: each handed to ``writer``, or dropped past ``backlog``.
     distributed func record(_ calls: [ChildServedCall]) {
-        let latest = Self.now() + Self.slack
+        let latest = PluginActorSystem.wallClockNow() + Self.slack
         for call in calls.prefix(Self.backlog)
         where provides.contains(call.service) && since <= call.start && call.start <= call.end && call.end <= latest {
             let taken = waiting.withLock { count in
@@ -64,12 +63,6 @@ distributed actor HostServedCallService {
     /// A clock's slack, in nanoseconds.
     static let slack: UInt64 = 1_000_000_000
 
-    /// Now on the wall clock, in nanoseconds since 1970: the clock a child times its calls by.
-    static func now() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return UInt64(max(0, now.tv_sec)) * 1_000_000_000 + UInt64(max(0, now.tv_nsec))
-    }
 
     /// `call` as the recorder gets it: the plugin's name and version the host's, the rest cut.
     private func served(_ call: ChildServedCall) -> PluginServedCall {

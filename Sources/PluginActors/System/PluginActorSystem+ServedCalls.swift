@@ -27,8 +27,10 @@ extension PluginActorSystem {
         servedObserver.withLock { $0 = observer }
     }
 
-    /// Now, in nanoseconds since 1970.
-    static func wallClockNow() -> UInt64 {
+    /// Now, in nanoseconds since 1970: the clock a served call is timed by (a host checks the times
+    /// its children tell against it).
+    @_spi(HostKit)
+    public static func wallClockNow() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return UInt64(max(0, now.tv_sec)) * 1_000_000_000 + UInt64(max(0, now.tv_nsec))
