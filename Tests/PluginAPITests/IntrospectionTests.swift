@@ -25,6 +25,23 @@ struct ToolsModule: Module {
         #expect(slots.map(\.origin) == [nil, "PluginAPITests.ToolsModule", nil, nil])
     }
 
+    /// A slot names its types as `String(reflecting:)` does (the locator writes the name itself, without
+    /// that function's conformance checks): generic, nested, optional, existential and function types.
+    @Test func slotTypesAreNamedAsStringReflectingNamesThem() throws {
+        let locator = ServiceLocator()
+        try locator.addService(key: ServiceLocatorEasyKey<Box<Widget>.Inner>(name: "nested")) { Box<Widget>.Inner() }
+        try locator.addService(key: ServiceLocatorEasyKey<[String: Int?]>(name: "dictionary")) { [:] }
+        try locator.addService(key: ServiceLocatorEasyKey<any Greeter & Sendable>(name: "existential")) { EnglishGreeter() }
+        try locator.addService(key: ServiceLocatorParamsEasyKey<Int, @Sendable (Int) -> String>(name: "function")) { _ in 0 }
+        let types = Dictionary(uniqueKeysWithValues: locator.slots.map { ($0.key, ($0.serviceType, $0.paramsType)) })
+        #expect(types["nested"]?.0 == String(reflecting: Box<Widget>.Inner.self))
+        #expect(types["nested"]?.0 == "PluginAPITests.Box<PluginAPITests.Widget>.Inner")
+        #expect(types["dictionary"]?.0 == String(reflecting: [String: Int?].self))
+        #expect(types["existential"]?.0 == String(reflecting: (any Greeter & Sendable).self))
+        #expect(types["function"]?.0 == String(reflecting: Int.self))
+        #expect(types["function"]?.1 == String(reflecting: (@Sendable (Int) -> String).self))
+    }
+
     @Test func slotInfoForKey() throws {
         let locator = ServiceLocator()
         try locator.addLazyService(key: Keys.widget) { Widget(serial: 0) }
@@ -50,4 +67,9 @@ struct ToolsModule: Module {
         let widget = try #require(locator.slotInfo(forKey: "w"))
         #expect(widget.description == "'w': PluginAPITests.Widget [lazy]")
     }
+}
+
+/// A generic type with a nested one, for the names of slot types.
+struct Box<Content> {
+    struct Inner {}
 }

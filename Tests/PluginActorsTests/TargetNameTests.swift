@@ -21,4 +21,17 @@ import Testing
         #expect(TargetName.described(demangled) == described)
         #expect(TargetName.methodName(of: described) == method)
     }
+
+    /// A contract is named by its stub type's name without its generic arguments, as
+    /// `String(reflecting:)` writes it (the name is written without that function's conformance checks).
+    @Test func aStubTypeNamesItsContract() {
+        #expect(TargetName.contract(of: Stub<PluginActorSystem>.self) == "PluginActorsTests.Stub")
+        #expect(TargetName.contract(of: Stub<Int>.Nested.self) == "PluginActorsTests.Stub")
+        #expect(String(reflecting: Stub<PluginActorSystem>.self).hasPrefix(TargetName.contract(of: Stub<PluginActorSystem>.self) + "<"))
+    }
+}
+
+/// A generic type standing in for a distributed actor's stub, for its contract's name.
+struct Stub<System> {
+    struct Nested {}
 }

@@ -8,7 +8,7 @@ public struct ServiceIdentity: @unchecked Sendable, CustomStringConvertible {
     let type: Any.Type
 
     /// The full name of the service type, as `String(reflecting:)` writes it.
-    public var typeName: String { String(reflecting: type) }
+    public var typeName: String { TypeName.of(type) }
 
     /// An identity for a service of type `type`, optionally stored under `key`.
     init(key: String? = nil, type: Any.Type) {

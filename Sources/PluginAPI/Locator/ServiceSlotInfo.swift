@@ -16,9 +16,9 @@ public struct ServiceSlotInfo: @unchecked Sendable, CustomStringConvertible {
     let params: Any.Type?
 
     /// The full name of the service type the slot was made for.
-    public var serviceType: String { String(reflecting: service) }
+    public var serviceType: String { TypeName.of(service) }
     /// The full name of the parameters type, for slots with parameters.
-    public var paramsType: String? { params.map { String(reflecting: $0) } }
+    public var paramsType: String? { params.map(TypeName.of) }
 
     init(key: String, service: Any.Type, params: Any.Type?, mode: ServiceFactoryMode, origin: String?, isAsync: Bool) {
         self.key = key

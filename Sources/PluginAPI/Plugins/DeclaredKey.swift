@@ -47,9 +47,9 @@ public struct DeclaredKey: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// The full name of the service type.
-    var serviceType: String { String(reflecting: service) }
+    var serviceType: String { TypeName.of(service) }
     /// The full name of the parameters type, for a key of a slot with parameters.
-    var paramsType: String? { params.map { String(reflecting: $0) } }
+    var paramsType: String? { params.map(TypeName.of) }
 
     /// `'key' (Type)`, `'key' ((Params) -> Type)` or `'key' (async Type)`.
     public var description: String {

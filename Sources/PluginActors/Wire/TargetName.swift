@@ -75,8 +75,10 @@ enum TargetName {
     }
 
     /// The contract a stub type stands for: `Contracts.$Greeter` for `Contracts.$Greeter<PluginActorSystem>`.
+    /// (The name `String(reflecting:)` writes, without its conformance checks: their first run in a
+    /// fresh process scans every image's conformance records, at the first call of each contract.)
     static func contract(of stub: Any.Type) -> String {
-        let name = String(reflecting: stub)
+        let name = _typeName(stub, qualified: true)
         return String(name.prefix { $0 != "<" })
     }
 
