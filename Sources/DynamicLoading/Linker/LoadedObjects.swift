@@ -15,8 +15,13 @@ package enum LoadedObjects {
         var realPaths: Set<String> = []
         var sonames: Set<String> = []
         var fileNames: Set<String> = []
-        /// The `DT_NEEDED` names of the loaded objects, the program's included.
+        /// The `DT_NEEDED` names of the loaded objects, the program's included, but for `unread`'s.
         var needed: Set<String> = []
+        /// Loaded objects whose `DT_NEEDED` names are not in `needed` yet: read from their files only
+        /// when a question needs them (``answer(_:)``), most never. A fresh process (a plugin's own)
+        /// maps some twenty libraries before its first load; reading each one's dynamic section at
+        /// once cost a tenth of its start-up's work.
+        var unread: [String] = []
         /// The names of the Swift runtime's libraries: those in the folder of `libswiftCore.so`.
         var runtimeLibraries: Set<String> = []
         var runtimeFolder: Substring?
@@ -45,7 +50,15 @@ package enum LoadedObjects {
     /// loader matches the names an object was loaded under; a plugin opened by its path answers to
     /// no bare name).
     package static func answer(_ name: String) -> Bool {
-        read { $0.sonames.contains(name) || ($0.fileNames.contains(name) && $0.needed.contains(name)) }
+        list.withLock { list in
+            guard !list.sonames.contains(name) else { return true }
+            guard list.fileNames.contains(name) else { return false }
+            // The names known first; then the objects not read yet, one by one, until one links it.
+            while !list.needed.contains(name), let real = list.unread.popLast() {
+                if let linked = try? ELFCheck.validate(real) { list.needed.formUnion(linked.needed) }
+            }
+            return list.needed.contains(name)
+        }
     }
     /// Notes what the file at the real path `real`, about to be loaded, links: its dynamic section
     /// was read already.
@@ -120,11 +133,11 @@ package enum LoadedObjects {
         list.fileNames.insert(fileName)
         if let soname { list.sonames.insert(String(cString: soname)) }
         // The names it links, which the loader has mapped by them: as the checks read them, or read
-        // once from its file (the libraries loaded before the first plugin).
+        // from its file when a question needs them (the libraries loaded before the first plugin).
         if let known = list.neededOf.removeValue(forKey: real) {
             list.needed.formUnion(known)
-        } else if let linked = try? ELFCheck.validate(real) {
-            list.needed.formUnion(linked.needed)
+        } else {
+            list.unread.append(real)
         }
         if list.runtimeFolder == nil, answersTo.contains("libswiftCore.so") {
             list.runtimeFolder = folder
