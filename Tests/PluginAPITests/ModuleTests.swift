@@ -196,6 +196,25 @@ struct WidgetModule: Module {
         #expect(locator.slots.isEmpty)
     }
 
+    /// A module that catches the refusal of a key the locator holds may add it again with `replace`:
+    /// the refused add left nothing of the key in the module (not a second add of one key).
+    @Test func aKeyRefusedForTheLocatorMayBeAddedAgainWithReplace() throws {
+        let locator = ServiceLocator()
+        try locator.addService(key: Keys.widget, service: Widget(serial: 1))
+        let module = ClosureModule(name: "Retry") { registrar in
+            do {
+                try registrar.addService(key: Keys.widget, service: Widget(serial: 2))
+                Issue.record("a key the locator holds was staged")
+            } catch let error as ServiceLocatorError {
+                #expect(error.failure == .keyAlreadyRegistered(key: Keys.widget.storeKey, registeredBy: nil, attemptedBy: "Retry"))
+            }
+            try registrar.addService(key: Keys.widget, service: Widget(serial: 3), replace: true)
+        }
+        try locator.addModule(module)
+        #expect(try locator.tryService(key: Keys.widget).serial == 3)
+        #expect(locator.slotInfo(forKey: Keys.widget.storeKey)?.origin == "Retry")
+    }
+
     @Test func moduleWithReplaceReplacesTakenKeys() throws {
         let locator = ServiceLocator()
         try locator.addService(key: Keys.widget, service: Widget(serial: 1))

@@ -37,11 +37,13 @@ public final class ModuleRegistrar: ServiceRegistry {
         guard !isClosed, let locator else { throw ServiceLocatorError.registrationClosed(module: module) }
         let key = registration.key
         let slotKey = SlotKey(key)
-        if stagedKeys.contains(slotKey) {
+        // One hash lookup for the check and the insertion; taken back if the locator refuses the key.
+        guard stagedKeys.insert(slotKey).inserted else {
             throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: module, attemptedBy: module)
         }
         let replace = replace || self.replace
         if !replace, let existing = locator.existingSlot(slotKey) {
+            stagedKeys.remove(slotKey)
             throw ServiceLocatorError.keyAlreadyRegistered(key: key, registeredBy: existing.origin, attemptedBy: module)
         }
         let slot: AnySlot
@@ -52,7 +54,6 @@ public final class ModuleRegistrar: ServiceRegistry {
             slot = locator.makeSlot(registration, origin: module)
         }
         staged.append((slotKey, slot, replace))
-        stagedKeys.insert(slotKey)
     }
 
     func close() {
