@@ -16,8 +16,8 @@ package enum ELFCheck {
     private static let tagRpath: UInt64 = 15, tagRunpath: UInt64 = 29
     private static let tagFlags1: UInt64 = 0x6FFF_FFFB, flagNoDefaultLibraries: UInt64 = 0x800
     private static let tagAuxiliary: UInt64 = 0x7FFF_FFFD, tagFilter: UInt64 = 0x7FFF_FFFF
-    private static let headerSize = 64
-    private static let programHeaderSize = 56
+    static let headerSize = 64
+    static let programHeaderSize = 56
     private static let sectionHeaderSize = 64
 
     #if arch(x86_64)
@@ -274,13 +274,15 @@ package enum ELFCheck {
 
     /// The section headers of an ELF file, each offset and size checked against the file before it is
     /// read: the file may lie.
-    private struct Sections {
+    struct Sections {
         let descriptor: Int32
         let fileSize: Int
         let table: [UInt8]
+        let tableOffset: UInt64
         let entrySize: Int
         let count: Int
-        /// The section names' string table, read once the table is known.
+        /// The section that holds the section names, and its bytes, read once the table is known.
+        let namesIndex: Int
         var names: [UInt8] = []
 
         /// The section headers of the open file whose ELF header is `header`; `nil` if they, or the
@@ -298,6 +300,8 @@ package enum ELFCheck {
             self.descriptor = descriptor
             self.fileSize = fileSize
             self.table = table
+            self.tableOffset = tableOffset
+            self.namesIndex = namesIndex
             self.entrySize = entrySize
             self.count = count
             guard let names = contents(namesIndex, limit: 1 << 20) else { return nil }
@@ -314,6 +318,12 @@ package enum ELFCheck {
             return bytes.count == Int(length) ? bytes : nil
         }
 
+        /// The name of section `index` (empty if the names' table does not hold it).
+        func name(_ index: Int) -> ArraySlice<UInt8> {
+            let offset = Int(integer(table, index * entrySize, UInt32.self))
+            return offset < names.count ? names[offset...].prefix { $0 != 0 } : []
+        }
+
         /// The first section called `name`.
         func index(named name: String) -> Int? {
             let wanted = Array(name.utf8) + [0]
@@ -325,14 +335,14 @@ package enum ELFCheck {
     }
 
     /// The `count` bytes at `offset`, or none if the file has fewer there or cannot be read.
-    private static func read(_ descriptor: Int32, offset: Int, count: Int) -> [UInt8] {
+    static func read(_ descriptor: Int32, offset: Int, count: Int) -> [UInt8] {
         guard let bytes = try? Posix.pread(descriptor, offset: offset, count: count), bytes.count == count else { return [] }
         return bytes
     }
 
     /// The little-endian `T` at `offset` of `bytes`; every caller checked first that `bytes` holds it
     /// (a table is read whole or not at all, and its entries are at least as long as the fields read).
-    private static func integer<T: FixedWidthInteger>(_ bytes: [UInt8], _ offset: Int, _ type: T.Type) -> T {
+    static func integer<T: FixedWidthInteger>(_ bytes: [UInt8], _ offset: Int, _ type: T.Type) -> T {
         bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
     }
 }

@@ -16,7 +16,11 @@ import Glibc
 ///
 /// What it costs: the bytes of every file copied, once per load that maps it (a file unchanged since
 /// it was opened is not copied again). On a disk these are ordinary file pages; on a `tmpfs` they are
-/// memory, kept as long as the image is mapped (for the process, as plugins are never unloaded).
+/// memory, kept as long as the image is mapped (for the process, as plugins are never unloaded). So a
+/// copy leaves out what nothing reads of it once its folder is gone (a plugin's debugging information
+/// and static symbol table, often most of a debug build's file), unless an operator's file check,
+/// which may read every byte, is in force. (A debugger or crash reporter finds no file at the copy's
+/// path then either: the folder is removed once the load is done.)
 package final class ShadowFolder: Sendable {
     /// The folder: a real path, made by `mkdtemp` (mode 0700).
     package let root: String
@@ -24,6 +28,10 @@ package final class ShadowFolder: Sendable {
     private let copies = Lock<[String: (image: String, identity: FileIdentity)]>([:])
     /// Whether this process made the folder (and removes it): a probe child uses its parent's.
     private let made: Bool
+    /// Whether every copy holds every byte of its file: for a load with an operator's file check (a
+    /// digest list, say), which may read or hash any byte of a copy, and in a folder another process
+    /// made (a whole copy serves every reader). Else a copy leaves out what nothing reads of it.
+    package let copiesWhole: Bool
 
     /// Every folder this process made or used, so that a path of a loaded copy can be told by its
     /// original name in reports, long after the folder is gone.
@@ -31,9 +39,10 @@ package final class ShadowFolder: Sendable {
     /// The folders this process made and has not removed: what ``existing(_:)`` hands back.
     private static let live = Lock<[String: ShadowFolder]>([:])
 
-    private init(root: String, made: Bool) {
+    private init(root: String, made: Bool, copiesWhole: Bool = true) {
         self.root = root
         self.made = made
+        self.copiesWhole = copiesWhole
         Self.roots.withLock { roots in if !roots.contains(root) { roots.append(root) } }
     }
 
@@ -44,8 +53,10 @@ package final class ShadowFolder: Sendable {
 
     /// A new folder in `parent` (``defaultParent`` if `nil`), or why there cannot be one there: it
     /// cannot be made, or its file system is mounted without permission to map code (`noexec`), or
-    /// (if `checkingParent`) others than this user or root could change the path to it.
-    package static func make(in parent: String?, checkingParent: Bool = true) -> Result<ShadowFolder, Unusable> {
+    /// (if `checkingParent`) others than this user or root could change the path to it. Its copies
+    /// hold every byte of their files if `copiesWhole`.
+    package static func make(in parent: String?, checkingParent: Bool = true,
+                             copiesWhole: Bool = true) -> Result<ShadowFolder, Unusable> {
         let parent = parent ?? defaultParent
         let unusable = { (reason: String) in Unusable(path: parent, reason: reason) }
         guard parent.hasPrefix("/") else { return .failure(unusable("it is not an absolute path")) }
@@ -74,7 +85,7 @@ package final class ShadowFolder: Sendable {
             try? FileManager.default.removeItem(atPath: real)
             return .failure(unusable("its file system cannot be read: \(error.reason)"))
         }
-        let folder = ShadowFolder(root: real, made: true)
+        let folder = ShadowFolder(root: real, made: true, copiesWhole: copiesWhole)
         live.withLock { $0[real] = folder }
         return .success(folder)
     }
@@ -133,9 +144,11 @@ package final class ShadowFolder: Sendable {
     /// identity of the file copied. Copied once per folder: a second call returns the first copy.
     /// Refused if the file is not the one `expected` (another was put at its path since it was
     /// checked), or if it changed while it was copied (a write in progress: the next load reads it
-    /// again).
+    /// again). Unless the folder ``copiesWhole``, the copy leaves out the bytes nothing reads of it
+    /// (``ELFCheck/unreadRanges(_:fileSize:)``: debugging information, the static symbol table), as
+    /// holes of zeros.
     package func copy(_ real: String, as original: String,
-              expected: FileIdentity? = nil) throws(Refusal) -> (image: String, identity: FileIdentity) {
+                      expected: FileIdentity? = nil) throws(Refusal) -> (image: String, identity: FileIdentity) {
         let image = self.image(of: original)
         if let known = copies.withLock({ $0[image] }) { return known }
         let source: Int32
@@ -171,7 +184,15 @@ package final class ShadowFolder: Sendable {
         do {
             // Read and run by this user only, whatever the umask; never more than the file had.
             try Posix.setMode(of: destination, 0o500)
-            copied = try Posix.copy(from: source, to: destination, atMost: Int(before.size))
+            let skipped = copiesWhole ? [] : ELFCheck.unreadRanges(source, fileSize: Int(before.size))
+            if skipped.isEmpty {
+                copied = try Posix.copy(from: source, to: destination, atMost: Int(before.size))
+            } else {
+                // Counted as the whole file once every byte between the holes came.
+                let expected = Int(before.size) - skipped.reduce(0) { $0 + $1.count }
+                let got = try Posix.copy(from: source, to: destination, size: Int(before.size), skipping: skipped)
+                copied = got == expected ? Int(before.size) : got
+            }
             Posix.close(destination)
             after = (try? Posix.fstat(source)).map(FileIdentity.init)
         } catch {

@@ -187,6 +187,37 @@ package enum Posix {
         }
     }
 
+    /// Copies the first `size` bytes of `source` but those in `skipped` (sorted, apart) to `destination`,
+    /// each at its offset (`pread(2)`, `pwrite(2)`), and makes `destination` `size` bytes long: what
+    /// was skipped reads as zeros there, a hole that takes no room. Returns how many bytes were copied:
+    /// fewer than asked if `source` ended early.
+    package static func copy(from source: Int32, to destination: Int32, size: Int,
+                             skipping skipped: [Range<Int>]) throws(SystemCallError) -> Int {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+        defer { buffer.deallocate() }
+        // The buffer is this call's own, allocated above and alive until it returns.
+        guard let base = buffer.baseAddress else { return 0 }
+        var copied = 0, next = 0
+        // The bytes before each skipped range, then those after the last.
+        for range in skipped + [size..<size] {
+            var position = next
+            while position < min(range.lowerBound, size) {
+                let count = min(buffer.count, min(range.lowerBound, size) - position)
+                let got = try retrying("pread") { Glibc.pread(source, base, count, off_t(position)) }
+                if got == 0 { return copied }
+                var written = 0
+                while written < got {
+                    written += try retrying("pwrite") { Glibc.pwrite(destination, base + written, got - written, off_t(position + written)) }
+                }
+                position += got
+                copied += got
+            }
+            next = max(next, range.upperBound)
+        }
+        _ = try retrying("ftruncate") { Glibc.ftruncate(destination, off_t(size)) }
+        return copied
+    }
+
     // MARK: The process
 
     /// The environment variable `name`, if it is set.

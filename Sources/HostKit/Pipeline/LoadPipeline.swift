@@ -61,7 +61,9 @@ struct LoadPipeline {
         } catch {
             settingsProblem = .settingsUnreadable(reason: String(describing: error))
         }
-        shadow = ShadowFolder.make(in: discovery.shadowFolder, checkingParent: !discovery.shadowFolderCheckedByHost)
+        // Without an operator's file check, which may read any byte, a copy leaves out what nothing reads.
+        shadow = ShadowFolder.make(in: discovery.shadowFolder, checkingParent: !discovery.shadowFolderCheckedByHost,
+                                   copiesWhole: discovery.fileCheck != nil)
             .mapError(PluginLoadError.init)
         fileCheck = discovery.fileCheck.map { check in
             do {
