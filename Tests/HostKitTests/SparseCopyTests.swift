@@ -63,6 +63,25 @@ import Testing
         }
     }
 
+    /// A section a check reads by name (`.comment`) is copied even if its type says it holds no bytes
+    /// (`SHT_NOBITS`) and the static symbols claim the same bytes.
+    @Test func aSectionTypedAsHoldingNoBytesIsCopiedAllTheSame() throws {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Self.plugin))
+        let layout = try Self.layout(of: bytes)
+        let comment = try #require(layout.sections.firstIndex { $0.name == ".comment" })
+        let strings = try #require(layout.sections.firstIndex { $0.name == ".strtab" })
+        let range = layout.sections[comment].range
+        bytes.replaceSubrange(layout.sectionTable + comment * 64 + 4..<layout.sectionTable + comment * 64 + 8,
+                              with: withUnsafeBytes(of: UInt32(8).littleEndian) { Data($0) })
+        bytes.replaceSubrange(layout.sectionTable + strings * 64 + 24..<layout.sectionTable + strings * 64 + 40,
+                              with: Self.little(UInt64(range.lowerBound)) + Self.little(UInt64(range.count)))
+        let folder = try TemporaryFolder()
+        let file = folder.path + "/libnobits.so"
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let skipped = try Self.unreadRanges(of: file)
+        #expect(!skipped.contains { $0.overlaps(range) }, "the .comment bytes \(range) are left out: \(skipped)")
+    }
+
     /// Ranges less ranges, against a model of their bytes, on random ranges that overlap, touch,
     /// nest and lie apart.
     @Test func rangesLessRangesAreTheBytesLeft() {

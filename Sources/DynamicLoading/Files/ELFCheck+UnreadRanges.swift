@@ -4,8 +4,8 @@ extension ELFCheck {
     /// The byte ranges of the open file `descriptor` (`fileSize` bytes) that nothing reads of a copy:
     /// its debugging information and static symbol table (the sections `.debug_*`, `.zdebug_*`,
     /// `.symtab` and `.strtab`, which are never loaded), less every byte the loader or a check reads
-    /// (the headers, every segment, the section headers and their names, every other section). Sorted,
-    /// apart; empty if the file's headers cannot be read. A shadow copy leaves them as holes: a
+    /// (the headers, every segment and the rest of its pages, the section headers and their names,
+    /// every other section, whatever its type). Sorted, apart; empty if the file's headers cannot be read. A shadow copy leaves them as holes: a
     /// plugin built with debugging information copies a fraction of its bytes.
     package static func unreadRanges(_ descriptor: Int32, fileSize: Int) -> [Range<Int>] {
         let header = read(descriptor, offset: 0, count: headerSize)
@@ -23,23 +23,30 @@ extension ELFCheck {
         }
         var needed: [Range<Int>] = [0..<headerSize, inFile(segmentsOffset, UInt64(segments.count)),
                                     inFile(sections.tableOffset, UInt64(sections.table.count))]
+        // Each segment with the rest of its first and last pages, which the loader maps too (and may
+        // read tables from, by address): pages of 64 KiB, the largest Linux has.
+        let page = 1 << 16
         for index in 0..<segmentCount {
-            needed.append(inFile(integer(segments, index * segmentSize + 8, UInt64.self), integer(segments, index * segmentSize + 32, UInt64.self)))
+            let bytes = inFile(integer(segments, index * segmentSize + 8, UInt64.self), integer(segments, index * segmentSize + 32, UInt64.self))
+            needed.append(bytes.lowerBound / page * page..<min(fileSize, (bytes.upperBound + page - 1) / page * page))
         }
         let allocated: UInt64 = 0x2, noBits: UInt32 = 8
         var unread: [Range<Int>] = []
         for index in 1..<sections.count {
             let base = index * sections.entrySize
-            guard integer(sections.table, base + 4, UInt32.self) != noBits else { continue }
             let range = inFile(integer(sections.table, base + 24, UInt64.self), integer(sections.table, base + 32, UInt64.self))
-            let name = sections.name(index)
-            let unneeded = integer(sections.table, base + 8, UInt64.self) & allocated == 0 && index != sections.namesIndex
-                && (name.starts(with: Array(".debug_".utf8)) || name.starts(with: Array(".zdebug_".utf8))
-                    || name.elementsEqual(".symtab".utf8) || name.elementsEqual(".strtab".utf8))
+            // Never loaded, and named as nothing but debuggers read: by a prefix of the name, never a
+            // scan to its end (a names table without a NUL, named by every section, is a hostile file's).
+            let unneeded = integer(sections.table, base + 4, UInt32.self) != noBits
+                && integer(sections.table, base + 8, UInt64.self) & allocated == 0 && index != sections.namesIndex
+                && Self.unneededNames.contains { sections.name(of: index, startsWith: $0) }
             if unneeded { unread.append(range) } else { needed.append(range) }
         }
         return subtracting(needed, from: unread)
     }
+
+    /// How the names of the sections a copy leaves out begin (with their NUL, a whole name).
+    private static let unneededNames = [Array(".debug_".utf8), Array(".zdebug_".utf8), Array(".symtab\0".utf8), Array(".strtab\0".utf8)]
 
     /// The bytes of `ranges` that none of `removed` holds, as sorted ranges apart. One pass over both,
     /// sorted: a file may list tens of thousands of sections.

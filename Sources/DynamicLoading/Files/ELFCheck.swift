@@ -76,7 +76,8 @@ package enum ELFCheck {
     package static func read(_ path: String, comment: Bool = true, symbols: Bool = true) throws(Refusal) -> Reading {
         let descriptor: Int32
         do {
-            descriptor = try Posix.open(path, O_RDONLY)
+            // Not blocking: a pipe put at the path would hold the open (it is refused as no regular file).
+            descriptor = try Posix.open(path, O_RDONLY | O_NONBLOCK)
         } catch {
             throw Refusal(path: path, reason: "cannot open: \(error.reason)")
         }
@@ -88,12 +89,14 @@ package enum ELFCheck {
     package static func read(_ descriptor: Int32, path: String, comment: Bool = true,
                      symbols: Bool = true) throws(Refusal) -> Reading {
         let fail = { (reason: String) in Refusal(path: path, reason: reason) }
-        let size: Int
+        let status: stat
         do {
-            size = Int(try Posix.fstat(descriptor).st_size)
+            status = try Posix.fstat(descriptor)
         } catch {
             throw fail("cannot stat: \(error.reason)")
         }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw fail("not a regular file") }
+        let size = Int(status.st_size)
         guard size >= headerSize else { throw fail("file too short (\(size) bytes) for an ELF header") }
         let header = read(descriptor, offset: 0, count: headerSize)
         guard header.count == headerSize, Array(header[0..<4]) == elfMagic else { throw fail("not an ELF file") }
@@ -153,7 +156,7 @@ package enum ELFCheck {
         }
         let found = comment ? Sections(descriptor, fileSize: size, header: header) : nil
         let strings = found.flatMap(commentStrings)
-        let symbolTable = symbols ? found.flatMap(dynamicSymbols) : nil
+        let symbolTable = symbols ? found.flatMap { dynamicSymbols($0) } : nil
         guard let dynamic else { return Reading(dynamic: DynamicSection(), comment: strings, symbols: symbolTable) }
         guard let section = dynamicSection(descriptor, at: dynamic, fileSize: size, loads: loads) else {
             throw fail("damaged: its dynamic section, or the strings it names, lie outside the file")
@@ -183,6 +186,9 @@ package enum ELFCheck {
             }
         }
         guard !names.isEmpty else { return DynamicSection(noDefaultLibraries: noDefaultLibraries) }
+        // Bounded as the loader is not: a hostile section of 65,536 names, each the whole of a 1 MiB
+        // table without a NUL, would make 64 GiB of strings here. (A path is at most 4,096 bytes.)
+        guard names.count <= 4096 else { return nil }
         // The string table's file offset: the segment that maps its address.
         guard let stringsAddress, let stringsLength else { return nil }
         let strings = (address: stringsAddress, length: stringsLength)
@@ -193,7 +199,9 @@ package enum ELFCheck {
         var section = DynamicSection(noDefaultLibraries: noDefaultLibraries)
         for (tag, start) in names {
             guard start < strings.length else { return nil }
-            let text = String(decoding: table[Int(start)...].prefix { $0 != 0 }, as: UTF8.self)
+            let bytes = table[Int(start)...].prefix(4097).prefix { $0 != 0 }
+            guard bytes.count <= 4096 else { return nil }
+            let text = String(decoding: bytes, as: UTF8.self)
             switch tag {
             case tagNeeded: section.needed.append(text)
             case tagSoname: section.soname = text
@@ -230,17 +238,18 @@ package enum ELFCheck {
 
     /// The dynamic symbols of the ELF file at `path`, read from the file (nothing of it runs); `nil`
     /// if the file, its sections or the tables cannot be read.
-    package static func dynamicSymbols(_ path: String) -> DynamicSymbols? {
+    /// (`nameBudget`: the bytes of names read at most, past which the table counts as unreadable.)
+    package static func dynamicSymbols(_ path: String, nameBudget: Int = defaultNameBudget) -> DynamicSymbols? {
         guard let descriptor = try? Posix.open(path, O_RDONLY) else { return nil }
         defer { Posix.close(descriptor) }
         guard let size = try? Posix.fstat(descriptor).st_size else { return nil }
         let header = read(descriptor, offset: 0, count: headerSize)
         guard header.count == headerSize, let sections = Sections(descriptor, fileSize: Int(size), header: header) else { return nil }
-        return dynamicSymbols(sections)
+        return dynamicSymbols(sections, nameBudget: nameBudget)
     }
 
     /// The dynamic symbols in `sections`; `nil` if the tables cannot be read.
-    private static func dynamicSymbols(_ sections: Sections) -> DynamicSymbols? {
+    private static func dynamicSymbols(_ sections: Sections, nameBudget: Int = defaultNameBudget) -> DynamicSymbols? {
         guard let symbolsIndex = sections.index(named: ".dynsym"), let namesIndex = sections.index(named: ".dynstr"),
               let table = sections.contents(symbolsIndex, limit: 1 << 26), let names = sections.contents(namesIndex, limit: 1 << 26)
         else { return nil }
@@ -249,10 +258,16 @@ package enum ELFCheck {
         let entrySize = 24, undefinedSection: UInt16 = 0, weakBinding: UInt8 = 2
         let functionType: UInt8 = 2, indirectFunctionType: UInt8 = 10
         var symbols = DynamicSymbols()
+        // The bytes of names read, bounded: a hostile table of symbols each named by the whole of a
+        // names table without a NUL would make strings of the table's size times their number.
+        var budget = nameBudget
         for entry in stride(from: entrySize, to: table.count - entrySize + 1, by: entrySize) {
             let offset = Int(integer(table, entry, UInt32.self))
             guard offset > 0, offset < names.count else { continue }
-            let name = String(decoding: names[offset...].prefix { $0 != 0 }, as: UTF8.self)
+            let bytes = names[offset...].prefix(budget + 1).prefix { $0 != 0 }
+            budget -= bytes.count
+            guard budget >= 0 else { return nil }
+            let name = String(decoding: bytes, as: UTF8.self)
             let info = table[entry + 4]
             if integer(table, entry + 6, UInt16.self) != undefinedSection {
                 symbols.defined.insert(name)
@@ -264,6 +279,9 @@ package enum ELFCheck {
         }
         return symbols
     }
+
+    /// The bytes of symbol names a reading of one table makes strings of, at most (128 MiB).
+    package static let defaultNameBudget = 1 << 27
 
     /// The strings of the `.comment` section in `sections`: `nil` if it cannot be read, `[]` if
     /// there is none.
@@ -318,10 +336,10 @@ package enum ELFCheck {
             return bytes.count == Int(length) ? bytes : nil
         }
 
-        /// The name of section `index` (empty if the names' table does not hold it).
-        func name(_ index: Int) -> ArraySlice<UInt8> {
+        /// Whether the name of section `index` begins with `prefix` (read no further than it).
+        func name(of index: Int, startsWith prefix: [UInt8]) -> Bool {
             let offset = Int(integer(table, index * entrySize, UInt32.self))
-            return offset < names.count ? names[offset...].prefix { $0 != 0 } : []
+            return offset < names.count && names[offset...].starts(with: prefix)
         }
 
         /// The first section called `name`.

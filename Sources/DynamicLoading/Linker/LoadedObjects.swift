@@ -136,7 +136,9 @@ package enum LoadedObjects {
         // from its file when a question needs them (the libraries loaded before the first plugin).
         if let known = list.neededOf.removeValue(forKey: real) {
             list.needed.formUnion(known)
-        } else {
+        } else if real.hasPrefix("/") {
+            // Not a name without a folder (the kernel's vdso, `linux-vdso.so.1`): no file of this
+            // process's working folder is read for it.
             list.unread.append(real)
         }
         if list.runtimeFolder == nil, answersTo.contains("libswiftCore.so") {
