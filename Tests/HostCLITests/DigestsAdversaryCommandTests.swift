@@ -55,16 +55,8 @@ extension HostCommandTests {
 
 /// `sha256sum NAMES...`'s output, run in `folder`.
 private enum SHA256Sum {
+    /// What `sha256sum NAMES` prints in `folder`: the list an operator writes.
     static func of(_ names: [String], in folder: TemporaryFolder) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = names
-        process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
-        let output = Pipe()
-        process.standardOutput = output
-        guard (try? process.run()) != nil else { return "" }
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: bytes, as: UTF8.self)
+        (try? runTool("/usr/bin/sha256sum", names, in: folder.path).output) ?? ""
     }
 }

@@ -17,16 +17,8 @@ import Testing
     /// `sha256sum ARGUMENTS...` run in the folder at `path` (the shell's folder: a `..` in an
     /// argument is the kernel's).
     static func sha256sum(_ arguments: [String], inFolder path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: path)
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, text) = try runTool("/usr/bin/sha256sum", arguments, in: path)
+        #expect(status == 0)
         return text
     }
 
