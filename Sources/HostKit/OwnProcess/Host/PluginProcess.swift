@@ -190,7 +190,11 @@ final class PluginProcess: Sendable {
         }
         let request = ChildLoadRequest(candidate: candidate, startTimeout: startTimeout)
         let loaded = BlockingCall.run { try await self.controlProxy().load(request) }.mapError { error -> PluginLoadError in
-            .processFailed(path: path, reason: Self.text(of: error))
+            // A child that ended before it answered says why in its own words (its status, its last
+            // output), however this side noticed: a write that found its socket closed says only
+            // "Broken pipe" (a child refused its sandbox and exited while the request was on its way).
+            guard case .processEnded? = error as? PluginActorError else { return .processFailed(path: path, reason: Self.text(of: error)) }
+            return .processFailed(path: path, reason: Self.text(of: PluginActorError.processEnded(peer: peer, reason: endReason(of: child))))
         }
         // The child's word that it entered its sandbox, and the kernel's.
         if let confinement, case let .success(description) = loaded,
