@@ -36,6 +36,16 @@ import Testing
         #expect(child.waitForEnd() == .signalled(SIGKILL))
     }
 
+    @Test func aRunningChildHasNotEndedAndAKilledOneHasBeforeAndAfterItsEndIsHandled() async throws {
+        let child = try shell("read x <&3")  // waits for the host, which never writes
+        #expect(!child.hasEnded)
+        child.kill()
+        // A zombie first (its waiter may not have reaped it yet), then reaped: ended both times.
+        try await waitFor(atMost: .seconds(60), { child.hasEnded })
+        #expect(await ended(child) == .signalled(SIGKILL))
+        #expect(child.hasEnded)
+    }
+
     @Test func releasingARunningChildKillsItAndStillReportsItsEnd() async throws {
         let ending = await withCheckedContinuation { (continuation: CheckedContinuation<ChildProcess.Ending, Never>) in
             do {

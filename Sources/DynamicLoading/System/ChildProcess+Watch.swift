@@ -65,6 +65,12 @@ extension ChildProcess {
             }
         }
 
+        /// Whether the child has ended, reaped or not (asked under the lock the reap takes, while its
+        /// id is still its own).
+        var hasEnded: Bool {
+            state.withLock { state in state.reaped || Posix.hasEnded(pid) }
+        }
+
         /// How it ended, once the end is complete (at once on the waiter thread, from `onEnd`).
         func waitForEnd() -> Ending {
             let onWaiter = state.withLock { state in state.waiter.map { pthread_equal($0, pthread_self()) != 0 } ?? false }

@@ -121,6 +121,11 @@ package final class ChildProcess: Sendable {
         watch.kill(signal)
     }
 
+    /// Whether the child has ended (a zombie counts), whether or not its end was handled yet.
+    package var hasEnded: Bool {
+        watch.hasEnded
+    }
+
     /// The last lines the child wrote to its standard output and error (up to 20, each cut at 1024
     /// bytes), oldest first, raw: whoever prints them escapes them. Complete once the child has ended.
     package var lastOutputLines: [String] {

@@ -105,6 +105,15 @@ extension Posix {
         _ = try retrying("waitid") { waitid(P_PID, id_t(process), &info, WEXITED | WNOWAIT) }
     }
 
+    /// Whether the child `process` has ended, without waiting and without reaping it: a child that
+    /// cannot be asked about (an error) counts as ended.
+    static func hasEnded(_ process: Int32) -> Bool {
+        var info = siginfo_t()
+        guard (try? retrying("waitid", { waitid(P_PID, id_t(process), &info, WEXITED | WNOHANG | WNOWAIT) })) != nil else { return true }
+        // WNOHANG leaves the id zero while the child runs.
+        return info._sifields._kill.si_pid != 0
+    }
+
     /// Reaps the child `process` (`wait4(2)`, blocking until it ends): its wait status and the
     /// resources it used. Its id is free for the system to reuse from then on.
     static func reap(_ process: Int32) throws(SystemCallError) -> (status: Int32, usage: rusage) {

@@ -74,10 +74,13 @@ extension PluginProcess {
             return state.standby
         }) else { return nil }
         let taken = standby.role.withLock { role -> Bool in
-            guard case .standby = role else { return false }
+            // Also one that ended before its end was handled (killed a moment ago): taken, its
+            // end would count as the crash of a child that never served, and pause the restart.
+            guard case .standby = role, !standby.child.hasEnded else { return false }
             role = .serving(generation: generation)
             return true
         }
+        if !taken { standby.child.kill() }
         return taken ? standby : nil
     }
 
