@@ -56,7 +56,7 @@ import Testing
         #expect(stale.isEmpty, "in the README's API at a glance, but not a public declaration: \(stale)")
     }
 
-    /// The promise of PluginAPI's surface: at most 234 lines that declare something public, SPI
+    /// The promise of PluginAPI's surface: at most 235 lines that declare something public, SPI
     /// included, counted as the project's issue counted them: 160 for PluginAPI 5.0, 13 more for
     /// 5.1's keys of distributed contracts and what HostKit reads of them, 4 SPI lines with which
     /// a host remakes the keys of a plugin in another process and serves its calls (issue 33),
@@ -71,8 +71,10 @@ import Testing
     /// settings' empty mirror, and three SPI lines: the settings a host lends, a resolver lent with
     /// them, the keys a reload finds changed), and 5.4's 8 of what a plugin needs beyond the sandbox of
     /// a process of its own (issue 42: `PluginNeeds`, its four needs and initializer, `PluginMetadata.needs`
-    /// and the initializer that takes them): 234.
-    @Test func pluginAPIHasAtMost234PublicDeclarationLines() throws {
+    /// and the initializer that takes them), and 5.4's SPI line with which a host reads its current
+    /// locator from the source its resolvers read (issue 43: without the host's lock, which two
+    /// threads each reading it for every request queued on): 235.
+    @Test func pluginAPIHasAtMost235PublicDeclarationLines() throws {
         let base = repositoryRoot.appendingPathComponent("Sources/PluginAPI")
         let files = FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []
         let line = try NSRegularExpression(pattern: "^\\s*(@\\w+(\\([^)]*\\))?\\s+)*public\\s")
@@ -84,6 +86,6 @@ import Testing
                 count += 1
             }
         }
-        #expect(count > 100 && count <= 234, "\(count) public declaration lines in PluginAPI")
+        #expect(count > 100 && count <= 235, "\(count) public declaration lines in PluginAPI")
     }
 }

@@ -81,7 +81,7 @@ extension PluginHost: PluginProcessOwner {
 }
 
 extension PluginHost: ReloadingHost {
-    var publishedPlugins: [LoadedPlugin] { state.withLock(\.published) }
+    var publishedPlugins: [LoadedPlugin] { state.withLock { $0.published } }
 
     var isShutdownAsked: Bool { shutdownsPending.withLock { $0 > 0 } }
 

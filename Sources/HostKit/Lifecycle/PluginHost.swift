@@ -24,10 +24,9 @@ import Foundation
 public final class PluginHost: Sendable {
     /// What loads, reloads and shutdowns change.
     struct State {
-        var current: ServiceLocator
         /// Plugins whose start hook succeeded, in start order.
         var started: [StartedPlugin] = []
-        /// The plugins whose slots `current` holds, in registration order: what a probe registers
+        /// The plugins whose slots the current locator (`currentSource`'s) holds, in registration order: what a probe registers
         /// before a plugin of a later load that requires their keys.
         var published: [LoadedPlugin] = []
         /// The settings lent to each plugin of `published`, by name: a reload that finds a value one
@@ -41,7 +40,8 @@ public final class PluginHost: Sendable {
     }
 
     let state: Lock<State>
-    /// What every load's resolvers read once the load is published: the current locator.
+    /// The current locator (``locator``), written under `state`'s lock as a load is published, read
+    /// without it: what every load's resolvers read once the load is published.
     let currentSource: ServiceSource
     /// Held for a whole load or reload, so two cannot each clone the same locator and lose one's
     /// plugins. Readers of ``locator`` never wait for it.
@@ -105,14 +105,14 @@ public final class PluginHost: Sendable {
         self.processReport = processReport
         // The host's locators never deny cloning: each load works on a clone of the current one.
         start.setReadOnly(denyClone: false)
-        state = Lock(State(current: start))
+        state = Lock(State())
         currentSource = ServiceSource(start)
         self.discovery = discovery
         self.startTimeout = startTimeout
     }
 
     /// The current locator: read-only, with the services of every plugin loaded so far.
-    public var locator: ServiceLocator { state.withLock(\.current) }
+    public var locator: ServiceLocator { currentSource.current }
 
     /// Finds, opens, orders and registers the plugins in `sources`, then publishes the new locator.
     /// Good plugins load even when others fail; the report says what happened to each file.
@@ -186,8 +186,7 @@ public final class PluginHost: Sendable {
     func publish(_ publication: LoadPipeline.Publication,
                  replacing names: Set<String> = []) -> (replaced: ServiceLocator, retiring: [StartedPlugin]) {
         state.withLock { state in
-            let replaced = state.current
-            state.current = publication.locator
+            let replaced = currentSource.current
             currentSource.serve(publication.locator)
             publication.source.follow(currentSource)
             state.published.removeAll { names.contains($0.metadata.name) }
@@ -225,7 +224,7 @@ public final class PluginHost: Sendable {
             let (stopping, locator) = state.withLock { state in
                 defer { state.started = [] }
                 state.isShutDown = true
-                return (state.started, state.current)
+                return (state.started, currentSource.current)
             }
             let report = PluginStop.run(stopping, in: locator, timeout: timeout)
             metrics?.record(report)

@@ -80,7 +80,7 @@ public final class PluginSettingsFile: PluginSettingsSource {
 
     /// Where the operator places plugin files, from the file's `placement` object as last read: by a
     /// file name, a real path, or `*` for every plugin (`PluginSettingsFile+Placement.swift`).
-    public var placements: [String: PluginPlacement] { contents.withLock(\.placements) }
+    public var placements: [String: PluginPlacement] { contents.withLock { $0.placements } }
 
     /// The `plugins` and `placement` objects of the file at `path`.
     private static func read(_ path: String) throws(Unusable) -> (plugins: [String: SettingsValue], placements: [String: PluginPlacement]) {

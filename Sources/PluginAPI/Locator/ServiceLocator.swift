@@ -369,7 +369,7 @@ public final class ServiceLocator: ServiceResolver, ServiceRegistry, @unchecked 
     @_spi(HostKit)
     public func clone(countingWith metrics: (any ServiceMetrics)?) throws -> ServiceLocator {
         let clone = try self.clone()
-        return ServiceLocator(slots: clone.state.withLock(\.slots), logger: logger, metrics: metrics)
+        return ServiceLocator(slots: clone.state.withLock { $0.slots }, logger: logger, metrics: metrics)
     }
 
     // MARK: Introspection

@@ -12,16 +12,18 @@ public final class ServiceSource: Sendable {
         case following(ServiceSource)
     }
 
-    private let target: Lock<Target>
+    /// Read for every get a resolver of this source answers, written once a load: readers do not
+    /// wait for each other.
+    private let target: ReadWriteLock<Target>
 
     /// A source that serves `locator`.
     public init(_ locator: ServiceLocator) {
-        target = Lock(.locator(locator))
+        target = ReadWriteLock(.locator(locator))
     }
 
     /// From now on, resolvers reading this source read `locator`.
     public func serve(_ locator: ServiceLocator) {
-        target.withLock { $0 = .locator(locator) }
+        target.write { $0 = .locator(locator) }
     }
 
     /// From now on, resolvers reading this source read whatever `other` serves, unless `other` is
@@ -30,16 +32,17 @@ public final class ServiceSource: Sendable {
         var next: ServiceSource? = other
         while let source = next {
             if source === self { return }
-            next = source.target.withLock { if case let .following(followed) = $0 { followed } else { nil } }
+            next = if case let .following(followed) = source.target.read() { followed } else { nil }
         }
-        target.withLock { $0 = .following(other) }
+        target.write { $0 = .following(other) }
     }
 
-    /// The locator served now.
-    var current: ServiceLocator {
+    /// The locator served now (a host's current locator; a plugin never holds a source, only
+    /// resolvers that read one).
+    public var current: ServiceLocator {
         var source = self
         while true {
-            switch source.target.withLock({ $0 }) {
+            switch source.target.read() {
             case let .locator(locator): return locator
             case let .following(next): source = next
             }

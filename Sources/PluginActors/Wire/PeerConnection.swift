@@ -242,7 +242,7 @@ final class PeerConnection: Sendable {
                 nextExpiry = .now + Self.timeoutTick
             }
         }
-        if state.withLock(\.goneWhileWriting) { _ = endReason() }
+        if state.withLock({ $0.goneWhileWriting }) { _ = endReason() }
         outbox.close()
     }
 
@@ -340,7 +340,7 @@ final class PeerConnection: Sendable {
     /// Ends the connection because writing to its socket failed; returns why it ended.
     @discardableResult
     private func endBroken(_ broken: SocketIO.Broken) -> PluginActorError {
-        if let closing = state.withLock(\.closing) {
+        if let closing = state.withLock({ $0.closing }) {
             end(closing)
             return closing
         }
@@ -354,7 +354,7 @@ final class PeerConnection: Sendable {
     /// closed it first, the other process ended (`reason`, the host's word, is asked only then: it
     /// reaps the process, killing it if it lives on).
     private func endAtTheOtherSide(reason: () -> String) {
-        if let closing = state.withLock(\.closing) {
+        if let closing = state.withLock({ $0.closing }) {
             end(closing)
         } else {
             end(.processEnded(peer: peer, reason: reason()), processGone: true)

@@ -10,7 +10,7 @@ extension PluginProcess {
     /// Asks the child every ``PluginProcesses/heartbeat`` whether it answers; kills it if not.
     func startHeartbeat() {
         guard let interval = settings.heartbeat else { return }
-        let generation = state.withLock(\.generation)
+        let generation = state.withLock { $0.generation }
         Task.detached { [weak self] in
             while let self, self.isCurrent(generation) {
                 try? await Task.sleep(for: interval)
@@ -115,7 +115,7 @@ extension PluginProcess {
             if let spawned {
                 spawned.kill()
             } else {
-                ended(generation: state.withLock(\.generation), .exited(-1))
+                ended(generation: state.withLock { $0.generation }, .exited(-1))
             }
         case .success:
             let registered = Result { try register(services: services) }

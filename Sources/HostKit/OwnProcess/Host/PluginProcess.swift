@@ -92,7 +92,7 @@ final class PluginProcess: Sendable {
                     description = try process.replaceChild(spawned: &spawned).get()
                     // No restart: calls reach the replacement as they reach a first child (the first
                     // one's connection, closed, left the peer down, and a connection to it waits for a start).
-                    if let connection = process.state.withLock(\.connection) {
+                    if let connection = process.state.withLock({ $0.connection }) {
                         PluginActorSystem.shared.liftHold(peer: process.peer, to: connection)
                     }
                 }
@@ -270,7 +270,7 @@ final class PluginProcess: Sendable {
     /// Starts the plugin registered in its child; its requirements are served from `services`.
     func start(services: ServiceResolver) async throws {
         served.lend(services)
-        let generation = state.withLock(\.generation)
+        let generation = state.withLock { $0.generation }
         // The child answers once its lines were sent: they are written before the host goes on.
         do {
             try await PluginActorSystem.withCallTimeout(startTimeout + Self.hookCallMargin) {
@@ -329,7 +329,7 @@ final class PluginProcess: Sendable {
     /// Returns once no call to the current child waits for an answer, or after `bound`.
     private func callsAnswered(within bound: Duration) async {
         let deadline = ContinuousClock.now + bound
-        while let connection = state.withLock(\.connection), connection.pendingCalls > 0, ContinuousClock.now < deadline {
+        while let connection = state.withLock({ $0.connection }), connection.pendingCalls > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
     }

@@ -88,7 +88,7 @@ final class PluginProcessServices: Sendable {
 
     /// What the plugin's requirements are served from, once the host started it: a restarted child's
     /// plugin is started on the same.
-    var lent: ServiceResolver? { served.withLock(\.services) }
+    var lent: ServiceResolver? { served.withLock { $0.services } }
 
     /// What a child that asks for `name` gets: a service its plugin declared it requires, from what
     /// the host serves now, the host's log or the plugin's settings.
