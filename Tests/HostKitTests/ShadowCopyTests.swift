@@ -112,7 +112,8 @@ import Testing
             return
         }
         #expect(path == file && reason == "not an ELF file", "\(reason)")
-        #expect(try FileManager.default.subpathsOfDirectory(atPath: shadow.root).isEmpty)
+        // Nothing was copied: the folder, made at the first copy, was not even made.
+        #expect(!FileManager.default.fileExists(atPath: shadow.root))
     }
 
     /// Copies are made readable whatever the umask (with umask 0477 a plugin was refused as unreadable,
@@ -142,5 +143,40 @@ import Testing
         defer { shadow.remove() }
         #expect(!FileManager.default.fileExists(atPath: left))
         #expect(FileManager.default.fileExists(atPath: live))
+    }
+
+    /// A reload that finds nothing changed makes no folder of copies (on ext4, making and removing
+    /// it was most of such a reload's time): the parent is not written at all.
+    @Test func aReloadThatFindsNothingChangedMakesNoFolder() throws {
+        let folder = try TemporaryFolder()
+        let file = try folder.install("FixtureVersionThree", as: "libthree.so")
+        let parent = try TemporaryFolder()
+        let host = PluginHost(discovery: PluginDiscovery(shadowFolder: parent.path))
+        #expect(!host.load([.file(file)], start: false).hasProblems)
+        // An old time, so that any folder made and removed since shows, however soon.
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, parent.path, &times, 0) == 0)
+        let report = host.reload()
+        #expect(report.entries.isEmpty && !report.hasProblems, "\(report.text)")
+        let modified = try #require(FileStatus(parent.path)?.identity.modifiedSeconds)
+        #expect(modified == 1_000_000, "the parent was written: a folder was made in it")
+    }
+
+    /// The folder's name is chosen before it is made: a folder put at that name meanwhile (by
+    /// anyone who could foretell it) is never used nor removed, and nothing is copied.
+    @Test func aFolderPutAtTheChosenNameIsNeverUsed() throws {
+        let folder = try TemporaryFolder()
+        let file = try folder.install("FixtureVersionThree", as: "libthree.so")
+        let parent = try TemporaryFolder()
+        let shadow = try #require(try? ShadowFolder.make(in: parent.path).get())
+        let other = try #require(try? ShadowFolder.make(in: parent.path).get())
+        defer { other.remove() }
+        #expect(shadow.root != other.root)
+        try FileManager.default.createDirectory(atPath: shadow.root + "/planted", withIntermediateDirectories: true)
+        let refusal = #expect(throws: ShadowFolder.Refusal.self) { try shadow.copy(file, as: file) }
+        #expect(refusal?.reason.contains("a folder this host did not make is at the path of its folder of copies") == true,
+                "\(refusal?.reason ?? "")")
+        shadow.remove()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shadow.root) == ["planted"])
     }
 }

@@ -12,7 +12,9 @@ import Glibc
 /// run path such as `$ORIGIN/../lib`, lead from one copy to the others (``LibraryClosure`` copies each
 /// library where the loader will look for it). Each load has a folder of its own, removed when the
 /// load is done: a mapped file stays mapped after its name is removed, and a library a later load
-/// needs is matched by its name among the loaded objects, never looked for again.
+/// needs is matched by its name among the loaded objects, never looked for again. The folder is made
+/// when a load first needs it (its first copy, a probe or a child's folder inside it): a reload that
+/// finds nothing changed makes none (on ext4, making and removing it was most of such a reload).
 ///
 /// What it costs: the bytes of every file copied, once per load that maps it (a file unchanged since
 /// it was opened is not copied again). On a disk these are ordinary file pages; on a `tmpfs` they are
@@ -22,12 +24,15 @@ import Glibc
 /// which may read every byte, is in force. (A debugger or crash reporter finds no file at the copy's
 /// path then either: the folder is removed once the load is done.)
 package final class ShadowFolder: Sendable {
-    /// The folder: a real path, made by `mkdtemp` (mode 0700).
+    /// The folder: a real path, with a name no other process can foretell, made (mode 0700) when
+    /// first needed (``create()``) if this process makes it.
     package let root: String
     /// What was copied in this folder: the copy of each original path, by its normalized path.
     private let copies = Lock<[String: (image: String, identity: FileIdentity)]>([:])
-    /// Whether this process made the folder (and removes it): a probe child uses its parent's.
+    /// Whether this process makes the folder (and removes it): a probe child uses its parent's.
     private let made: Bool
+    /// Whether ``create()`` made it: until then, nothing is in it, nor is there anything to remove.
+    private let created = Lock(false)
     /// Whether every copy holds every byte of its file: for a load with an operator's file check (a
     /// digest list, say), which may read or hash any byte of a copy, and in a folder another process
     /// made (a whole copy serves every reader). Else a copy leaves out what nothing reads of it.
@@ -51,10 +56,12 @@ package final class ShadowFolder: Sendable {
         Posix.environment("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
     }
 
-    /// A new folder in `parent` (``defaultParent`` if `nil`), or why there cannot be one there: it
-    /// cannot be made, or its file system is mounted without permission to map code (`noexec`), or
-    /// (if `checkingParent`) others than this user or root could change the path to it. Its copies
-    /// hold every byte of their files if `copiesWhole`.
+    /// A new folder in `parent` (``defaultParent`` if `nil`), made when first needed, or why there
+    /// cannot be one there: the parent is not a folder, or its file system is mounted without
+    /// permission to map code (`noexec`), or (if `checkingParent`) others than this user or root
+    /// could change the path to it. A parent this process may not write in is found at the first
+    /// copy, which is refused naming the folder. Its copies hold every byte of their files if
+    /// `copiesWhole`.
     package static func make(in parent: String?, checkingParent: Bool = true,
                              copiesWhole: Bool = true) -> Result<ShadowFolder, Unusable> {
         let parent = parent ?? defaultParent
@@ -69,22 +76,21 @@ package final class ShadowFolder: Sendable {
         // Once per folder and process (a host killed meanwhile leaves its folder to the next host's
         // first): a scan of a busy /tmp (4,000 entries here) cost 1.5 ms of every load's start-up.
         if swept.withLock({ $0.insert(prefix).inserted }) { removeLeftovers(prefix) }
-        let made: String
-        do {
-            made = try Posix.makeTemporaryFolder(prefix + "\(Posix.processID)-XXXXXX")
-        } catch {
-            return .failure(unusable("a folder cannot be made in it: \(error.reason)"))
+        // A folder made in the parent is on the parent's file system (it cannot be a mount point).
+        guard let realParent = Paths.realPath(parent), FileStatus(realParent)?.isDirectory == true else {
+            return .failure(unusable("a folder cannot be made in it: it is no folder, or cannot be read"))
         }
-        let real = Paths.realPath(made) ?? made
         do {
-            if try Posix.isMountedNoExec(real) {
-                try? FileManager.default.removeItem(atPath: real)
+            if try Posix.isMountedNoExec(realParent) {
                 return .failure(unusable("its file system is mounted noexec, so no code may be mapped from it"))
             }
         } catch {
-            try? FileManager.default.removeItem(atPath: real)
             return .failure(unusable("its file system cannot be read: \(error.reason)"))
         }
+        // As unforeseeable as `mkdtemp`'s, whose name is chosen as it makes the folder: this one is
+        // handed out before (a reload that finds nothing changed never makes it).
+        let name = namePrefix + "\(Posix.processID)-" + String(UInt64.random(in: 0 ... .max), radix: 36)
+        let real = (realParent.hasSuffix("/") ? realParent : realParent + "/") + name
         let folder = ShadowFolder(root: real, made: true, copiesWhole: copiesWhole)
         live.withLock { $0[real] = folder }
         return .success(folder)
@@ -112,6 +118,24 @@ package final class ShadowFolder: Sendable {
     /// probe child's parent), whose copies are removed with it, by that process.
     package static func existing(_ root: String) -> ShadowFolder {
         live.withLock { $0[root] } ?? ShadowFolder(root: root, made: false)
+    }
+
+    /// Makes the folder (mode 0700, whatever the umask) unless it is made already or another process
+    /// makes it (a probe child's parent). A folder at its path that this process did not make is
+    /// an error, never used: someone else's.
+    package func create() throws(SystemCallError) {
+        guard made else { return }
+        let outcome = created.withLock { created -> Result<Void, SystemCallError> in
+            guard !created else { return .success(()) }
+            do throws(SystemCallError) {
+                try Posix.makeNewFolder(root, mode: 0o700)
+            } catch {
+                return .failure(error)
+            }
+            created = true
+            return .success(())
+        }
+        try outcome.get()
     }
 
     /// Where the copy of the file at the absolute path `original` lies (or will lie).
@@ -163,6 +187,13 @@ package final class ShadowFolder: Sendable {
         let before = FileIdentity(info)
         if let expected, !before.isSameFile(as: expected) {
             throw Refusal(reason: "another file was put at its path while it was checked")
+        }
+        do {
+            try create()
+        } catch where error.code == EEXIST {
+            throw Refusal(reason: "a folder this host did not make is at the path of its folder of copies, \(root): nothing is copied there")
+        } catch {
+            throw Refusal(reason: "its folder of copies \(root) cannot be made: \(error.reason) (name another folder for the copies)")
         }
         do {
             try makeFolders(to: image)
@@ -223,6 +254,7 @@ package final class ShadowFolder: Sendable {
     package func remove() {
         guard made else { return }
         Self.live.withLock { $0[root] = nil }
+        guard created.withLock({ $0 }) else { return }
         try? FileManager.default.removeItem(atPath: root)
     }
 

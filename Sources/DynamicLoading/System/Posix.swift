@@ -132,15 +132,15 @@ package enum Posix {
         return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }.sorted()
     }
 
-    /// Makes a new folder from `template` (ending in `XXXXXX`), readable and writable by this user
-    /// only (`mkdtemp(3)`); returns its path.
-    static func makeTemporaryFolder(_ template: String) throws(SystemCallError) -> String {
-        var name = Array(template.utf8CString)
-        guard name.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap(mkdtemp) }) != nil else { throw .last("mkdtemp") }
-        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // 0700 whatever the umask (mkdtemp takes it off).
-        guard chmod(path, 0o700) == 0 else { throw .last("chmod") }
-        return path
+    /// `mkdir(2)` of `path` with `mode` (whatever the umask); anything already there is an error.
+    /// A folder that cannot be given `mode` is removed again.
+    static func makeNewFolder(_ path: String, mode: mode_t) throws(SystemCallError) {
+        guard mkdir(path, mode) == 0 else { throw .last("mkdir") }
+        guard chmod(path, mode) == 0 else {
+            let error = SystemCallError.last("chmod")
+            rmdir(path)
+            throw error
+        }
     }
 
     /// `mkdir(2)` of `path` with `mode`; a folder already there is no error.

@@ -75,8 +75,24 @@ struct LoadPipeline {
         }
     }
 
-    /// Where this load's copies are: a probe child makes its own folder inside.
-    var shadowRoot: String? { try? shadow.get().root }
+    /// Where this load's copies are, made now if it was not: a probe child makes its own folder
+    /// inside, and copies into it. Nil if this load has no folder (then it loads nothing); an error
+    /// if it cannot be made.
+    var probeFolder: Result<String?, PluginLoadError> {
+        guard let folder = try? shadow.get() else { return .success(nil) }
+        do {
+            try folder.create()
+        } catch {
+            return .failure(.shadowFolderUnusable(path: Paths.folder(of: folder.root),
+                                                  reason: "a folder cannot be made in it: \(error.reason)"))
+        }
+        return .success(folder.root)
+    }
+
+    /// `candidate` checked in a probe child, if this load has a probe.
+    func probed(_ candidate: PluginCandidate) -> Result<PluginProbe.Verdict, PluginLoadError>? {
+        probe.map { probe in probeFolder.flatMap { probe.check(candidate, folder: $0) } }
+    }
 
     /// Removes this load's copies (what was mapped stays mapped). The load's files are opened by now.
     func finish() {
@@ -126,7 +142,7 @@ struct LoadPipeline {
         let own = candidates.filter(placesOwnProcess)
         let here = candidates.filter { !placesOwnProcess($0) }
         for candidate in LibraryCopies.openingOrder(for: here) {
-            switch probe?.check(candidate, folder: shadowRoot) {
+            switch probed(candidate) {
             case let .failure(failure):
                 opened.outcome[candidate.realPath] = LoadReport.Entry(path: candidate.realPath, metadata: nil, error: failure)
                 continue
@@ -253,7 +269,7 @@ struct LoadPipeline {
         case let .failure(refusal):
             return PluginInspection(path: path, plugin: nil, refusal: refusal)
         case let .success(candidate):
-            if case let .failure(failure)? = probe?.check(candidate, folder: shadowRoot) {
+            if case let .failure(failure)? = probed(candidate) {
                 return PluginInspection(path: candidate.realPath, plugin: nil, refusal: failure)
             }
             return PluginLoader.inspect(candidate, fileCheck: fileCheck)

@@ -33,10 +33,13 @@ extension PluginProbe {
         let pipeline = LoadPipeline(discovery: discovery, settings: settings)
         defer { pipeline.finish() }
         let checkedFiles = Dictionary(checked.map { ($0.realPath, $0) }) { first, _ in first }
-        // A file the parent's discovery checked is opened as it was checked (its copy); another, or
-        // one whose copy went with an earlier load (a provider loaded before), is discovered here.
+        // A file the parent's discovery checked is opened as it was checked (its copy, in the folder
+        // the parent made and named); another, or one whose copy went with an earlier load (a
+        // provider loaded before) or names another folder, is discovered here.
         let open = { (path: String) in
-            let checked = checkedFiles[path].flatMap { FileStatus($0.image) == nil ? nil : $0 }
+            let checked = checkedFiles[path].flatMap { candidate in
+                (candidate.shadowRoot == nil || candidate.shadowRoot == folder) && FileStatus(candidate.image) != nil ? candidate : nil
+            }
             return (checked.map { .success($0) } ?? pipeline.discover(file: path)).flatMap(pipeline.openUnprobed)
         }
         let verdict: Verdict

@@ -9,8 +9,9 @@ import Glibc
 ///   else keeps its address.
 /// - `value` is read only with the lock held for reading, written only with it held for writing.
 /// - The lock prefers writers, non-recursively: a stream of readers cannot hold a write back for
-///   good. A reader must not take the lock again while it holds it (``read()`` calls nothing that
-///   could): with a writer waiting between the two, it would wait for itself.
+///   good. No thread takes the lock again while it holds it (with a writer waiting between the
+///   two, a reader would wait for itself; a writer would get `EDEADLK`, unchecked): ``read()``
+///   only copies the value, and ``write(_:)`` releases the value it replaces after unlocking.
 final class ReadWriteLock<Value> {
     private let rwlock: UnsafeMutablePointer<pthread_rwlock_t>
     private var value: Value
@@ -40,9 +41,12 @@ final class ReadWriteLock<Value> {
         return value
     }
 
-    /// Runs `body` with the lock held for writing: no reader nor other writer meanwhile.
+    /// Runs `body` with the lock held for writing: no reader nor other writer meanwhile. The value
+    /// it replaces is released once the lock is let go: its `deinit` may read this lock.
     func write<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_rwlock_wrlock(rwlock)
+        let replaced = value
+        defer { withExtendedLifetime(replaced) {} }
         defer { pthread_rwlock_unlock(rwlock) }
         return try body(&value)
     }

@@ -20,6 +20,12 @@ struct ChildConfinement {
         case let .failure(unusable):
             return .failure(.processFailed(path: candidate.realPath, reason: "no private folder for its process in \(unusable.path): \(unusable.reason)"))
         }
+        do {
+            try folder.create()
+        } catch {
+            folder.remove()
+            return .failure(.processFailed(path: candidate.realPath, reason: "no private folder for its process in \(folder.root): \(error.reason)"))
+        }
         let grant = grant ?? SandboxGrant()
         let policy = SandboxPolicy(readable: [candidate.realPath] + libraries(beside: candidate.realPath) + grant.read,
                                    writable: grant.write, folder: folder.root, tcpPorts: grant.tcpPorts,
