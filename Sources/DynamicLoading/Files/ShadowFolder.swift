@@ -30,7 +30,7 @@ package final class ShadowFolder: Sendable {
     /// What was copied in this folder: the copy of each original path, by its normalized path.
     private let copies = Lock<[String: (image: String, identity: FileIdentity)]>([:])
     /// Whether this process makes the folder (and removes it): a probe child uses its parent's.
-    private let made: Bool
+    private let owned: Bool
     /// Whether ``create()`` made it: until then, nothing is in it, nor is there anything to remove.
     private let created = Lock(false)
     /// Whether every copy holds every byte of its file: for a load with an operator's file check (a
@@ -44,9 +44,9 @@ package final class ShadowFolder: Sendable {
     /// The folders this process made and has not removed: what ``existing(_:)`` hands back.
     private static let live = Lock<[String: ShadowFolder]>([:])
 
-    private init(root: String, made: Bool, copiesWhole: Bool = true) {
+    private init(root: String, owned: Bool, copiesWhole: Bool = true) {
         self.root = root
-        self.made = made
+        self.owned = owned
         self.copiesWhole = copiesWhole
         Self.roots.withLock { roots in if !roots.contains(root) { roots.append(root) } }
     }
@@ -91,7 +91,7 @@ package final class ShadowFolder: Sendable {
         // handed out before (a reload that finds nothing changed never makes it).
         let name = namePrefix + "\(Posix.processID)-" + String(UInt64.random(in: 0 ... .max), radix: 36)
         let real = (realParent.hasSuffix("/") ? realParent : realParent + "/") + name
-        let folder = ShadowFolder(root: real, made: true, copiesWhole: copiesWhole)
+        let folder = ShadowFolder(root: real, owned: true, copiesWhole: copiesWhole)
         live.withLock { $0[real] = folder }
         return .success(folder)
     }
@@ -117,14 +117,14 @@ package final class ShadowFolder: Sendable {
     /// The folder at `root`: the one this process made, or one another process of this host made (a
     /// probe child's parent), whose copies are removed with it, by that process.
     package static func existing(_ root: String) -> ShadowFolder {
-        live.withLock { $0[root] } ?? ShadowFolder(root: root, made: false)
+        live.withLock { $0[root] } ?? ShadowFolder(root: root, owned: false)
     }
 
     /// Makes the folder (mode 0700, whatever the umask) unless it is made already or another process
     /// makes it (a probe child's parent). A folder at its path that this process did not make is
     /// an error, never used: someone else's.
     package func create() throws(SystemCallError) {
-        guard made else { return }
+        guard owned else { return }
         let outcome = created.withLock { created -> Result<Void, SystemCallError> in
             guard !created else { return .success(()) }
             do throws(SystemCallError) {
@@ -252,7 +252,7 @@ package final class ShadowFolder: Sendable {
 
     /// Removes the folder and every copy in it, if this process made it. Mapped copies stay mapped.
     package func remove() {
-        guard made else { return }
+        guard owned else { return }
         Self.live.withLock { $0[root] = nil }
         guard created.withLock({ $0 }) else { return }
         try? FileManager.default.removeItem(atPath: root)

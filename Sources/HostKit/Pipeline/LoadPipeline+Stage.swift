@@ -135,12 +135,8 @@ extension LoadPipeline {
         case .allOrNothing: Self.unmet(plugin, in: locator)
         }
         if let unmet { return .failure(unmet) }
-        if let probe, let probed {
-            switch probeFolder {
-            case let .failure(failure): return .failure(failure)
-            case let .success(folder):
-                if let failure = probe.checkRegistration(of: plugin, after: probed, folder: folder) { return .failure(failure) }
-            }
+        if let probe, let probed, let failure = probedRegistration(of: plugin, after: probed, by: probe) {
+            return .failure(failure)
         }
         return PluginRegistration.register(plugin, into: locator, source: source, logs: logs, settings: settings)
     }

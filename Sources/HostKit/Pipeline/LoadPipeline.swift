@@ -94,6 +94,14 @@ struct LoadPipeline {
         probe.map { probe in probeFolder.flatMap { probe.check(candidate, folder: $0) } }
     }
 
+    /// What a probe child found wrong registering `plugin` after `providers`, if anything.
+    func probedRegistration(of plugin: LoadedPlugin, after providers: [LoadedPlugin], by probe: PluginProbe) -> PluginLoadError? {
+        switch probeFolder {
+        case let .failure(failure): failure
+        case let .success(folder): probe.checkRegistration(of: plugin, after: providers, folder: folder)
+        }
+    }
+
     /// Removes this load's copies (what was mapped stays mapped). The load's files are opened by now.
     func finish() {
         if case let .success(shadow) = shadow { shadow.remove() }
