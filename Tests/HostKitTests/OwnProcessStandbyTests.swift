@@ -150,6 +150,32 @@ import Testing
         #expect(scene.program.runs.contains(restarted))
     }
 
+    /// A standby is connected and its load's answer checked as it is made, not when a restart needs
+    /// it: one that did not enter its sandbox is ended and reported then, and the restart starts a
+    /// process of its own, which serves (taken, it would have failed the restart).
+    @Test func aStandbyThatIsNotConfinedIsRefusedBeforeARestartNeedsIt() async throws {
+        // The second run, the standby, is started without the variable that asks for the sandbox.
+        let program = try WrappedChildProgram(behaviour: #"if [ "$n" -eq 2 ]; then unset SWIFT_PLUGIN_SANDBOX; fi"#)
+        defer { program.killLeftovers() }
+        var settings = OwnProcessTests.processes()
+        settings.executable = program.path
+        settings.standby = true
+        let (host, reported) = try OwnProcessTests.host(settings)
+        defer { host.shutdown() }
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        let serving = try await echo.pid()
+        let refusal = { reported.withLock { $0 }.first { $0.contains("has no standby") } }
+        try await waitFor(atMost: .seconds(60), { refusal() != nil }, orSay: "no standby refused; reported: \(reported.withLock { $0 })")
+        #expect(refusal()?.contains("its process is not confined: its program did not enter the sandbox") == true, "\(refusal() ?? "")")
+        try await waitFor(atMost: .seconds(60), { program.runs.count == 2 && program.running == [serving] },
+                          orSay: "the refused standby was not ended: runs \(program.runs), running \(program.running)")
+        let refused = try #require(program.runs.first { $0 != serving })
+        _ = try? await echo.crash()
+        let restarted = try await echo.pid()
+        #expect(![serving, refused].contains(restarted) && program.runs.contains(restarted), "runs: \(program.runs)")
+        #expect(!reported.withLock { $0 }.contains { $0.contains("was not restarted") }, "\(reported.withLock { $0 })")
+    }
+
     /// Without the setting, no process is started ahead.
     @Test func withoutTheSettingNoStandbyIsStarted() async throws {
         let program = try WrappedChildProgram(behaviour: "")

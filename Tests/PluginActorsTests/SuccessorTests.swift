@@ -17,7 +17,8 @@ import Testing
         let hostConnection: PluginActorConnection
         let connection: PluginActorConnection
 
-        init(of systems: TwoSystems, passing: Set<String>) throws {
+        /// `peer`: the name the host's system connects it under (a standby's own, until it is transferred).
+        init(of systems: TwoSystems, passing: Set<String>, peer: String = "child") throws {
             var pair: [Int32] = [0, 0]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
                 throw PluginActorError.unsupported("socketpair failed")
@@ -25,7 +26,7 @@ import Testing
             sockets = pair
             let calculator = LocalCalculator(actorSystem: system)
             self.calculator = calculator
-            hostConnection = try systems.host.connect(peer: "child", socket: pair[0], callTimeout: .seconds(300),
+            hostConnection = try systems.host.connect(peer: peer, socket: pair[0], callTimeout: .seconds(300),
                                                       serve: { _ in throw PluginActorError.unsupported("nothing") },
                                                       endReason: { "the successor's test end" }, callEnded: nil,
                                                       callsWaitForSuccessor: passing)
@@ -84,6 +85,42 @@ import Testing
         #expect(try await call.value == Pair(left: 42, right: 0, label: "after!"))
         #expect(try await proxy.add(Pair(left: 1, right: 2, label: "")).left == 3)
         withExtendedLifetime(successor) {}
+    }
+
+    /// A process connected ahead under a name of its own (a standby) serves that name only; once
+    /// transferred to the ended child's name it is that child's successor: the host's steps reach it,
+    /// the calls that waited go to it once the hold is lifted, and its old name reaches nothing.
+    @Test func aConnectionTransferredToAnEndedPeerIsItsSuccessor() async throws {
+        let (systems, call) = try await Self.callWaitingForASuccessor(Pair(left: 40, right: 2, label: "moved"))
+        let standby = try Successor(of: systems, passing: ["control"], peer: "child (standby)")
+        let control = { (peer: String) in
+            try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: peer, name: "control"), using: systems.host)
+        }
+        // Connected ahead: its own name reaches it, and the ended child's calls go on waiting.
+        #expect(try await control("child (standby)").add(Pair(left: 1, right: 1, label: "")).left == 2)
+        await #expect(throws: PluginActorError.self) { try await control("child").nothing() }
+        #expect(Self.waiting(in: systems.host) == 1)
+
+        systems.host.transfer(standby.hostConnection, to: "child")
+        #expect(try await control("child").add(Pair(left: 2, right: 3, label: "")).left == 5)
+        #expect(Self.waiting(in: systems.host) == 1, "only the host's steps pass before the hold is lifted")
+        do {
+            try await control("child (standby)").nothing()
+            Issue.record("the standby's old name still reaches it")
+        } catch let PluginActorError.unavailable(peer, reason) {
+            #expect(peer == "child (standby)" && reason.contains("no process of that name"), "\(reason)")
+        }
+        systems.host.liftHold(peer: "child", to: standby.hostConnection)
+        #expect(try await call.value == Pair(left: 42, right: 0, label: "moved!"))
+        // Its end is now the end of "child": a later call waits for the next successor, or says so.
+        standby.connection.close(.unavailable(peer: "host", reason: "killed"))
+        try await waitUntil { standby.hostConnection.isEnded }
+        do {
+            try await PluginActorSystem.withCallTimeout(.milliseconds(200)) { try await systems.proxy().nothing() }
+            Issue.record("a call reached a connection that ended")
+        } catch let PluginActorError.processEnded(peer, _) {
+            #expect(peer == "child")
+        }
     }
 
     /// A call whose write finds the other process gone was never sent: it goes to the successor too,

@@ -32,6 +32,14 @@ distributed actor ChildControlService {
         try await steps.load(request)
     }
 
+    /// A standby's load done ahead, as ``load(_:)`` would have answered it: the plugin of the load
+    /// request in its environment, loaded now if it was not yet; told once. Nil if the process loads
+    /// nothing ahead (no request, or an operator's file check), or that load failed: the host then
+    /// asks ``load(_:)`` when it takes the process.
+    distributed func loadedAhead() async -> ChildPluginDescription? {
+        await steps.loadedAhead()
+    }
+
     /// Registers the plugin's module on a locator that serves its requirements from the host; the
     /// plugin's log lines at `logLevel` (a ``PluginAPI/PluginLog/Level``'s raw value) or above go to
     /// the host's ``HostLogService``, none without; with `timesCalls`, each call its services serve

@@ -52,23 +52,50 @@ extension PluginActorSystem {
                                         callsWaitForSuccessor: callsWaitForSuccessor) { [weak self] connection, error, processGone in
             self?.connectionEnded(connection, error, processGone: processGone)
         }
-        changePeer(peer) { state in
-            switch state {
-            case var .held(hold)?:
-                // The successor of a process whose calls wait: it carries the host's steps until the hold is lifted.
-                hold.successor = connection
-                return .held(hold)
-            case let .down(error)?:
-                // A restart after the peer went down (a crash loop's pause, a broken connection): later
-                // calls wait for its start too, rather than reach a plugin not started yet.
-                guard let passing = callsWaitForSuccessor else { return .connected(connection) }
-                return .held(PeerHold(successor: connection, passing: passing, ended: error, callTimeout: callTimeout))
-            case .connected?, nil:
-                return .connected(connection)
-            }
-        }
+        changePeer(peer) { Self.place(connection, in: $0) }
         guard connection.start() else { throw PluginActorError.unavailable(peer: peer, reason: "no reader thread") }
         return PluginActorConnection(connection)
+    }
+
+    /// Makes `connection`, made under another name, the connection of `peer`, as if it had been
+    /// made so with ``connect(peer:socket:callTimeout:serve:endReason:callEnded:callsWaitForSuccessor:)``
+    /// (with the same `callsWaitForSuccessor`): a process connected ahead under a name of its own (a
+    /// standby, prepared while the process it may succeed serves) takes `peer`'s place. Its old name
+    /// reaches nothing from now on.
+    @_spi(HostKit)
+    public func transfer(_ connection: PluginActorConnection, to peer: String) {
+        let connection = connection.connection
+        let old = connection.peer
+        guard old != peer else { return }
+        changePeer(old) { state in
+            switch state {
+            case let .connected(current)? where current === connection: nil
+            case let .held(hold)? where hold.successor === connection: nil
+            default: state
+            }
+        }
+        changePeer(peer) { state in
+            connection.rename(to: peer)
+            return Self.place(connection, in: state)
+        }
+    }
+
+    /// What `peer`'s state becomes once `connection` is its process's: its successor if calls wait
+    /// for one, else its connection.
+    private static func place(_ connection: PeerConnection, in state: Peer?) -> Peer {
+        switch state {
+        case var .held(hold)?:
+            // The successor of a process whose calls wait: it carries the host's steps until the hold is lifted.
+            hold.successor = connection
+            return .held(hold)
+        case let .down(error)?:
+            // A restart after the peer went down (a crash loop's pause, a broken connection): later
+            // calls wait for its start too, rather than reach a plugin not started yet.
+            guard let passing = connection.callsWaitForSuccessor else { return .connected(connection) }
+            return .held(PeerHold(successor: connection, passing: passing, ended: error, callTimeout: connection.callTimeout))
+        case .connected?, nil:
+            return .connected(connection)
+        }
     }
 
     /// The process that took the place of `peer`'s ended one serves, over `connection`: the calls

@@ -53,8 +53,10 @@ final class PeerConnection: Sendable {
         var goneWhileWriting = false
     }
 
-    /// The other process, as the system names it.
-    let peer: String
+    /// The other process, as the system names it: its name changes once at most, when a process
+    /// connected ahead under a name of its own takes the place of another (``rename(to:)``).
+    var peer: String { name.withLock { $0 } }
+    private let name: Lock<String>
     let callTimeout: Duration
     let socket: Int32
     let state = Lock(State())
@@ -89,7 +91,7 @@ final class PeerConnection: Sendable {
          onEnd: @escaping @Sendable (PeerConnection, PluginActorError, _ processGone: Bool) -> Void) {
         self.callEnded = callEnded
         self.callsWaitForSuccessor = callsWaitForSuccessor
-        self.peer = peer
+        name = Lock(peer)
         self.socket = socket
         self.callTimeout = callTimeout
         self.system = system
@@ -108,6 +110,11 @@ final class PeerConnection: Sendable {
         end(.unavailable(peer: peer, reason: "no thread could be started to read and write its connection"))
         outbox.close()
         return false
+    }
+
+    /// Names the other process `peer` from now on (its system does, under its peers' lock).
+    func rename(to peer: String) {
+        name.withLock { $0 = peer }
     }
 
     /// True once the connection ended.

@@ -16,7 +16,10 @@ actor ChildPluginSteps {
     private var started: [StartedPlugin] = []
     /// The plugin's log, sent to the host's.
     private let log = ChildLogForwarder()
-    /// A standby's load done ahead (``preload(_:)``): the file asked for and what it holds, until the host asks.
+    /// A standby's load request, loaded ahead of the host's asking (``preload()``); nil for a child
+    /// started when it was needed, and with an operator's file check (see ``PluginChild/serve(discovery:)``).
+    private let ahead: ChildLoadRequest?
+    /// A standby's load done ahead (``preload()``): the file asked for and what it holds, until the host asks.
     private var preloaded: (candidate: PluginCandidate, description: ChildPluginDescription)?
     /// Made when the host asks for the calls the process serves (``register(logLevel:timesCalls:)``).
     private var servedCalls: ChildServedCallForwarder?
@@ -24,19 +27,29 @@ actor ChildPluginSteps {
     /// The layers of the sandbox this process entered before it served; nil: none was asked for.
     private let sandbox: [SandboxLayer]?
 
-    init(discovery: PluginDiscovery, services: ChildServices, sandbox: [SandboxLayer]?) {
+    init(discovery: PluginDiscovery, services: ChildServices, sandbox: [SandboxLayer]?, ahead: ChildLoadRequest?) {
         self.discovery = discovery
         self.services = services
         self.sandbox = sandbox
+        self.ahead = ahead
     }
 
-    /// Loads the plugin of a standby's `request` ahead of the host's asking, unless the host asked
-    /// first: the host's ``load(_:)`` of the same file gets the plugin loaded. A load that failed is
-    /// not kept (the host's load tries again: the cause may have passed, a full disk say).
-    func preload(_ request: ChildLoadRequest) {
-        guard plugin == nil, pipeline == nil, preloaded == nil,
-              let description = try? load(request) else { return }
-        preloaded = (request.candidate, description)
+    /// Loads the plugin of a standby's request ahead of the host's asking, unless the host asked
+    /// first: the host's ``load(_:)`` of the same file, or its ``loadedAhead()``, gets the plugin
+    /// loaded. A load that failed is not kept (the host's load tries again: the cause may have
+    /// passed, a full disk say).
+    func preload() {
+        guard let ahead, plugin == nil, pipeline == nil, preloaded == nil,
+              let description = try? load(ahead) else { return }
+        preloaded = (ahead.candidate, description)
+    }
+
+    /// What a standby's load done ahead holds (loaded now if it was not yet), told once: the host
+    /// then skips ``load(_:)``. Nil if this process loads nothing ahead, or its load failed.
+    func loadedAhead() -> ChildPluginDescription? {
+        preload()
+        defer { preloaded = nil }
+        return preloaded?.description
     }
 
     /// Opens and checks the plugin file the host checked, and says what it declares. Throws (a

@@ -39,7 +39,12 @@ public enum PluginChild {
             return sandboxRefusedStatus
         }
         let services = ChildServices()
-        let steps = ChildPluginSteps(discovery: discovery, services: services, sandbox: sandbox)
+        // A standby loads its plugin as soon as it serves, before the host takes it: the step a
+        // takeover then skips. Not with an operator's file check (a digest list), which a load reads
+        // as it begins: the list in force when the standby takes over decides, as it does for a
+        // process started then.
+        let ahead = discovery.fileCheck == nil ? preload : nil
+        let steps = ChildPluginSteps(discovery: discovery, services: services, sandbox: sandbox, ahead: ahead)
         let control = ChildControlService(actorSystem: .shared, steps: steps)
         let hostGone = DispatchSemaphore(value: 0)
         do {
@@ -60,10 +65,7 @@ public enum PluginChild {
         }
         // The connection holds its own duplicate: the plugin finds no socket at the number it was given.
         close(ChildProcess.socketDescriptor)
-        // A standby loads its plugin now, before the host takes it: the step a takeover then skips. Not
-        // with an operator's file check (a digest list), which a load reads as it begins: the list in
-        // force when the standby takes over decides, as it does for a process started then.
-        if let preload, discovery.fileCheck == nil { Task { await steps.preload(preload) } }
+        if ahead != nil { Task { await steps.preload() } }
         hostGone.wait()
         // At once, not through `exit`: a plugin's exit handler that never returns must not keep its
         // process past its host.

@@ -1,11 +1,17 @@
 import Foundation
 internal import DynamicLoading
+@_spi(HostKit) import PluginActors
 
 /// A standby (``PluginProcesses/standby``): a child of the plugin's program started ahead, taken by
 /// the next restart instead of a new program's start (most of a restart's time: its executable and
 /// Swift's libraries mapped and bound, the sandbox entered, and its plugin loaded: opened, checked
-/// and its constructors run, as the load request in its environment asks).
+/// and its constructors run, as the load request in its environment asks). The host connects it
+/// ahead too, under a name of its own, and has its load's answer and checks its confinement then: a
+/// takeover moves the connection to the plugin's name, and only registers and starts the plugin.
 extension PluginProcess {
+    /// The name a standby is connected under until a restart takes it.
+    var standbyPeer: String { peer + " (standby)" }
+
     /// Starts the plugin's program in its sandbox, as `role`; its end goes to the supervision if it
     /// is serving by then.
     func spawnChild(as role: SpawnedChild.Role) -> Result<SpawnedChild, PluginLoadError> {
@@ -47,7 +53,7 @@ extension PluginProcess {
                         self?.ended(generation: generation, ending)
                     } else {
                         self?.state.withLock { state in
-                            if state.standby?.role === roleLock { state.standby = nil }
+                            if state.standby?.spawned.role === roleLock { state.standby = nil }
                         }
                     }
                 }
@@ -68,41 +74,75 @@ extension PluginProcess {
     }
 
     /// The standby, made the child of `generation`, if there is one and it has not ended.
-    func takeStandby(for generation: Int) -> SpawnedChild? {
+    func takeStandby(for generation: Int) -> Standby? {
+        // Bounded: a spawn, a connection and one call, within the call timeout.
+        state.withLock { $0.standbyComing }?.wait()
         guard let standby = state.withLock({ state in
             defer { state.standby = nil }
             return state.standby
         }) else { return nil }
-        let taken = standby.role.withLock { role -> Bool in
+        let taken = standby.spawned.role.withLock { role -> Bool in
             // Also one that ended before its end was handled (killed a moment ago): taken, its
             // end would count as the crash of a child that never served, and pause the restart.
-            guard case .standby = role, !standby.child.hasEnded else { return false }
+            guard case .standby = role, !standby.spawned.child.hasEnded else { return false }
             role = .serving(generation: generation)
             return true
         }
-        if !taken { standby.child.kill() }
+        if !taken { standby.end("it ended before a restart took it", peer: standbyPeer) }
         return taken ? standby : nil
+    }
+
+    /// Connects a standby just started under its own name, and has its load done ahead and its
+    /// confinement checked: what a takeover would otherwise wait for. Ends the child if it fails.
+    private func prepare(_ spawned: SpawnedChild) -> Result<Standby, PluginLoadError> {
+        let path = candidate.realPath
+        let connection: PluginActorConnection
+        do {
+            connection = try connect(spawned, as: standbyPeer)
+        } catch {
+            spawned.child.kill()
+            return .failure(.processFailed(path: path, reason: "\(error)"))
+        }
+        let standbyPeer = standbyPeer
+        let standby: Result<Standby, PluginLoadError>
+        switch BlockingCall.run({ try await self.controlProxy(of: standbyPeer).loadedAhead() }) {
+        case let .failure(error):
+            standby = .failure(.processFailed(path: path, reason: Self.text(of: error)))
+        case let .success(loaded?):
+            if let problem = confinementProblem(of: spawned, loading: loaded) {
+                standby = .failure(.processFailed(path: path, reason: "its process is not confined: \(problem)"))
+            } else {
+                standby = .success(Standby(spawned: spawned, connection: connection, loaded: loaded))
+            }
+        case .success(nil):
+            standby = .success(Standby(spawned: spawned, connection: connection, loaded: nil))
+        }
+        if case let .failure(error) = standby { Standby(spawned: spawned, connection: connection, loaded: nil).end("\(error)", peer: standbyPeer) }
+        return standby
     }
 
     /// Starts a standby, on a thread of its own, if the settings ask for one and there is none
     /// (nor one on its way).
     func prepareStandby() {
+        let coming = DispatchGroup()
         guard settings.standby, state.withLock({ state -> Bool in
-            guard !state.stopping, state.withdrawn == nil, state.standby == nil, !state.standbyComing else { return false }
-            state.standbyComing = true
+            guard !state.stopping, state.withdrawn == nil, state.standby == nil, state.standbyComing == nil else { return false }
+            coming.enter()
+            state.standbyComing = coming
             return true
         }) else { return }
         Thread.detachNewThread { [weak self] in
+            defer { coming.leave() }
             guard let self else { return }
-            let made = self.spawnChild(as: .standby)
+            let made = self.spawnChild(as: .standby).flatMap { self.prepare($0) }
             let kept = self.state.withLock { state -> Bool in
-                state.standbyComing = false
+                state.standbyComing = nil
                 guard case let .success(standby) = made, !state.stopping, state.withdrawn == nil, state.standby == nil else { return false }
                 state.standby = standby
                 return true
             }
             switch made {
-            case let .success(standby) where !kept: standby.child.kill()
+            case let .success(standby) where !kept: standby.end("its plugin was stopped", peer: self.standbyPeer)
             case let .failure(error): self.report("plugin process \(TerminalText.escaped(self.peer)) has no standby: \(error)")
             case .success: break
             }
@@ -114,6 +154,6 @@ extension PluginProcess {
         state.withLock { state in
             defer { state.standby = nil }
             return state.standby
-        }?.child.kill()
+        }?.end("its plugin was stopped", peer: standbyPeer)
     }
 }

@@ -27,9 +27,10 @@ final class PluginProcess: Sendable {
         /// Why it is not started again, once it is not.
         var withdrawn: String?
         /// A child started ahead for the next restart (``PluginProcesses/standby``).
-        var standby: SpawnedChild?
-        /// Whether a standby is being started (on a thread of its own).
-        var standbyComing = false
+        var standby: Standby?
+        /// Left once the standby being started (on a thread of its own) is kept or not: a takeover waits
+        /// for it rather than start a process of its own, which would be ready no sooner.
+        var standbyComing: DispatchGroup?
     }
 
     /// The plugin file as the host checked it: each child must load exactly this file.
@@ -143,38 +144,28 @@ final class PluginProcess: Sendable {
             state.served = false
             return state.generation
         }
-        // The standby takes over if there is one: its program is running and sandboxed already.
+        // The standby takes over if there is one: its program is running, sandboxed and connected
+        // already, and its plugin loaded if it loads ahead.
         let spawnedChild: SpawnedChild
+        let connection: PluginActorConnection
+        var loadedAhead: ChildPluginDescription?
         if let standby = takeStandby(for: generation) {
-            spawnedChild = standby
+            (spawnedChild, connection, loadedAhead) = (standby.spawned, standby.connection, standby.loaded)
+            PluginActorSystem.shared.transfer(connection, to: peer)
         } else {
             switch spawnChild(as: .serving(generation: generation)) {
             case let .success(made): spawnedChild = made
             case let .failure(error): return .failure(error)
             }
-        }
-        let (child, confinement) = (spawnedChild.child, spawnedChild.confinement)
-        spawned = child
-        let connection: PluginActorConnection
-        do {
-            // Each call the host makes to its services counted under the plugin's name (once its first
-            // process said it); not the host's own calls that steer the process (load, start, heartbeat).
-            let calls = launcher.metrics.map { metrics in
-                { @Sendable [pluginName] (service: String, method: String, outcome: String, duration: Duration) in
-                    guard service != ChildControlService.name, let plugin = pluginName.withLock({ $0 }) else { return }
-                    metrics.processCalled(plugin: plugin, method: method, outcome: outcome, duration: duration)
-                }
+            do {
+                connection = try connect(spawnedChild, as: peer)
+            } catch {
+                spawnedChild.child.kill()
+                return .failure(.processFailed(path: path, reason: "\(error)"))
             }
-            connection = try PluginActorSystem.shared.connect(
-                peer: peer, socket: spawnedChild.socket, callTimeout: settings.callTimeout,
-                serve: { [served] name in try await served.serve(name) },
-                endReason: { [weak self] in self?.endReason(of: child) ?? "it ended" }, callEnded: calls,
-                // A restart costs the calls in flight: those made meanwhile wait for the next child to start.
-                callsWaitForSuccessor: [ChildControlService.name])
-        } catch {
-            child.kill()
-            return .failure(.processFailed(path: path, reason: "\(error)"))
         }
+        let child = spawnedChild.child
+        spawned = child
         // A stop (or a newer child) since this one began: it is not the current one, and must not stay.
         let current = state.withLock { state in
             guard !state.stopping, state.generation == generation else { return false }
@@ -188,6 +179,8 @@ final class PluginProcess: Sendable {
             child.kill()
             return .failure(.processFailed(path: path, reason: "its plugin was stopped while its process started"))
         }
+        // A standby's confinement was checked against its load done ahead.
+        if let loadedAhead { return .success(loadedAhead) }
         let request = ChildLoadRequest(candidate: candidate, startTimeout: startTimeout)
         let loaded = BlockingCall.run { try await self.controlProxy().load(request) }.mapError { error -> PluginLoadError in
             // A child that ended before it answered says why in its own words (its status, its last
@@ -196,14 +189,39 @@ final class PluginProcess: Sendable {
             guard case .processEnded? = error as? PluginActorError else { return .processFailed(path: path, reason: Self.text(of: error)) }
             return .processFailed(path: path, reason: Self.text(of: PluginActorError.processEnded(peer: peer, reason: endReason(of: child))))
         }
-        // The child's word that it entered its sandbox, and the kernel's.
-        if let confinement, case let .success(description) = loaded,
-           let problem = description.sandbox == nil ? "its program did not enter the sandbox (it is not PluginChild.serve of this HostKit)"
-                                                    : confinement.problem(ofProcess: child.pid, layers: description.sandbox ?? []) {
+        if case let .success(description) = loaded, let problem = confinementProblem(of: spawnedChild, loading: description) {
             child.kill()
             return .failure(.processFailed(path: path, reason: "its process is not confined: \(problem)"))
         }
         return loaded
+    }
+
+    /// Connects the host to `spawned` under the name `name`: its calls to the host are served from
+    /// ``served``, and its end is said as `spawned`'s child ended.
+    func connect(_ spawned: SpawnedChild, as name: String) throws -> PluginActorConnection {
+        let child = spawned.child
+        // Each call the host makes to its services counted under the plugin's name (once its first
+        // process said it); not the host's own calls that steer the process (load, start, heartbeat).
+        let calls = launcher.metrics.map { metrics in
+            { @Sendable [pluginName] (service: String, method: String, outcome: String, duration: Duration) in
+                guard service != ChildControlService.name, let plugin = pluginName.withLock({ $0 }) else { return }
+                metrics.processCalled(plugin: plugin, method: method, outcome: outcome, duration: duration)
+            }
+        }
+        return try PluginActorSystem.shared.connect(
+            peer: name, socket: spawned.socket, callTimeout: settings.callTimeout,
+            serve: { [served] name in try await served.serve(name) },
+            endReason: { [weak self] in self?.endReason(of: child) ?? "it ended" }, callEnded: calls,
+            // A restart costs the calls in flight: those made meanwhile wait for the next child to start.
+            callsWaitForSuccessor: [ChildControlService.name])
+    }
+
+    /// Nil if `spawned` is confined as its settings ask: the child's word that it entered its sandbox
+    /// (in what its load answered), and the kernel's; else what is wrong.
+    func confinementProblem(of spawned: SpawnedChild, loading description: ChildPluginDescription) -> String? {
+        guard let confinement = spawned.confinement else { return nil }
+        guard let layers = description.sandbox else { return "its program did not enter the sandbox (it is not PluginChild.serve of this HostKit)" }
+        return confinement.problem(ofProcess: spawned.child.pid, layers: layers)
     }
 
     /// Ends the current child, before its plugin started, and starts another that loads it again.
@@ -222,9 +240,9 @@ final class PluginProcess: Sendable {
         return spawnAndLoad(spawned: &spawned)
     }
 
-    /// The host's proxy of the child's control (making it sends nothing).
-    func controlProxy() throws -> ChildControlService {
-        try ChildControlService.resolve(id: PluginActorID(peer: peer, name: ChildControlService.name), using: .shared)
+    /// The host's proxy of the control of the child reached as `name` (making it sends nothing).
+    func controlProxy(of name: String? = nil) throws -> ChildControlService {
+        try ChildControlService.resolve(id: PluginActorID(peer: name ?? peer, name: ChildControlService.name), using: .shared)
     }
 
     /// How `child` ended, once it has (killed if it closed its connection and lives on), with its last output lines.

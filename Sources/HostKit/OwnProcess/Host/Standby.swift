@@ -1,0 +1,20 @@
+@_spi(HostKit) import PluginActors
+
+/// A standby (``PluginProcesses/standby``) as its plugin's process keeps it until a restart takes it:
+/// its child, connected ahead under a name of its own (``PluginProcess/standbyPeer``), and what its
+/// load done ahead holds, its confinement checked against it (nil: the takeover asks for the load,
+/// as it does of a process started then). What a takeover would otherwise wait for is done.
+///
+/// Invariant: while kept, `connection` reaches the child under the standby's name only; a takeover
+/// moves it to the plugin's peer (``PluginActorSystem/transfer(_:to:)``) before any call of it.
+struct Standby: Sendable {
+    let spawned: SpawnedChild
+    let connection: PluginActorConnection
+    let loaded: ChildPluginDescription?
+
+    /// Ends it: its connection closed, its child killed (its end only clears the standby).
+    func end(_ reason: String, peer: String) {
+        connection.close(.unavailable(peer: peer, reason: reason))
+        spawned.child.kill()
+    }
+}
