@@ -26,12 +26,9 @@ import Testing
         let serving: Int32
         let standby: Int32
 
-        init() async throws {
-            program = try WrappedChildProgram(behaviour: "")
-            var settings = OwnProcessTests.processes()
-            settings.executable = program.path
-            settings.standby = true
-            (host, reported) = try OwnProcessTests.host(settings)
+        /// `behaviour`: what each run of the plugin's program does first (``WrappedChildProgram``).
+        init(behaviour: String = "") async throws {
+            (program, host, reported) = try OwnProcessStandbyTests.hostWithAStandby(behaviour: behaviour)
             echo = try host.locator.tryService(key: RemoteKeys.echo)
             serving = try await echo.pid()
             standby = try #require(try await OwnProcessStandbyTests.standby(of: program, besides: [serving]))
@@ -41,6 +38,17 @@ import Testing
             host.shutdown()
             program.killLeftovers()
         }
+    }
+
+    /// A host whose echo plugin serves from a process of its own with a standby, each process a run of
+    /// a program that does `behaviour` first; the lines the host reported.
+    static func hostWithAStandby(behaviour: String) throws -> (WrappedChildProgram, PluginHost, Collected<[String]>) {
+        let program = try WrappedChildProgram(behaviour: behaviour)
+        var settings = OwnProcessTests.processes()
+        settings.executable = program.path
+        settings.standby = true
+        let (host, reported) = try OwnProcessTests.host(settings)
+        return (program, host, reported)
     }
 
     @Test func theStandbyServesOnceTheServingProcessEndsAndANewStandbyIsStarted() async throws {
@@ -155,12 +163,8 @@ import Testing
     /// process of its own, which serves (taken, it would have failed the restart).
     @Test func aStandbyThatIsNotConfinedIsRefusedBeforeARestartNeedsIt() async throws {
         // The second run, the standby, is started without the variable that asks for the sandbox.
-        let program = try WrappedChildProgram(behaviour: #"if [ "$n" -eq 2 ]; then unset SWIFT_PLUGIN_SANDBOX; fi"#)
+        let (program, host, reported) = try Self.hostWithAStandby(behaviour: #"if [ "$n" -eq 2 ]; then unset SWIFT_PLUGIN_SANDBOX; fi"#)
         defer { program.killLeftovers() }
-        var settings = OwnProcessTests.processes()
-        settings.executable = program.path
-        settings.standby = true
-        let (host, reported) = try OwnProcessTests.host(settings)
         defer { host.shutdown() }
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
         let serving = try await echo.pid()
@@ -174,6 +178,17 @@ import Testing
         let restarted = try await echo.pid()
         #expect(![serving, refused].contains(restarted) && program.runs.contains(restarted), "runs: \(program.runs)")
         #expect(!reported.withLock { $0 }.contains { $0.contains("was not restarted") }, "\(reported.withLock { $0 })")
+    }
+
+    /// A standby still being made when its plugin stops (here: its program waits before it serves,
+    /// so the host's question of its load done ahead waits) ends with the plugin, at once.
+    @Test func aStandbyBeingPreparedEndsWithItsPlugin() async throws {
+        let scene = try await Scene(behaviour: #"if [ "$n" -eq 2 ]; then while :; do sleep 1; done; fi"#)
+        defer { scene.end() }
+        scene.host.shutdown()
+        // Bounds a hang: before, it lived on until the question timed out (a minute here).
+        try await waitFor(atMost: .seconds(20), { !isRunning(scene.standby) },
+                          orSay: "the standby outlived its plugin: running \(scene.program.running)")
     }
 
     /// Without the setting, no process is started ahead.

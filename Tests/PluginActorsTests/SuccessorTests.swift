@@ -101,7 +101,7 @@ import Testing
         await #expect(throws: PluginActorError.self) { try await control("child").nothing() }
         #expect(Self.waiting(in: systems.host) == 1)
 
-        systems.host.transfer(standby.hostConnection, to: "child")
+        #expect(systems.host.transfer(standby.hostConnection, to: "child"))
         #expect(try await control("child").add(Pair(left: 2, right: 3, label: "")).left == 5)
         #expect(Self.waiting(in: systems.host) == 1, "only the host's steps pass before the hold is lifted")
         do {
@@ -121,6 +121,28 @@ import Testing
         } catch let PluginActorError.processEnded(peer, _) {
             #expect(peer == "child")
         }
+    }
+
+    /// A connection that ended before it was transferred (a standby that died as a restart took it)
+    /// is not moved: the ended child's calls go on waiting, and the host's steps fail as that child did.
+    @Test func aConnectionThatEndedIsNotTransferred() async throws {
+        let (systems, call) = try await Self.callWaitingForASuccessor(Pair(left: 1, right: 2, label: "later"))
+        let standby = try Successor(of: systems, passing: ["control"], peer: "child (standby)")
+        standby.connection.close(.unavailable(peer: "host", reason: "killed"))
+        try await waitUntil { standby.hostConnection.isEnded }
+        #expect(!systems.host.transfer(standby.hostConnection, to: "child"))
+        let control = try $Calculator<PluginActorSystem>.resolve(id: PluginActorID(peer: "child", name: "control"), using: systems.host)
+        do {
+            try await control.nothing()
+            Issue.record("a step reached a connection that ended")
+        } catch let PluginActorError.processEnded(peer, reason) {
+            #expect(peer == "child" && reason.contains("the child's test end"), "\(reason)")
+        }
+        #expect(Self.waiting(in: systems.host) == 1)
+        // The next successor serves the call that waited.
+        let next = try Successor(of: systems, passing: ["control"])
+        systems.host.liftHold(peer: "child", to: next.hostConnection)
+        #expect(try await call.value.left == 3)
     }
 
     /// A call whose write finds the other process gone was never sent: it goes to the successor too,

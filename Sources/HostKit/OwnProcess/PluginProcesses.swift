@@ -90,12 +90,14 @@ public struct PluginProcesses: Sendable {
     public var sandbox: PluginSandbox
     /// Whether each plugin keeps a second process started ahead (a *standby*: its program running
     /// and sandboxed, its plugin loaded, that is opened and checked with its constructors run, not
-    /// registered nor started; the host connected to it and its confinement checked), which takes
+    /// registered nor started; the host connected to it and its confinement checked, and nothing
+    /// served to it before), which takes
     /// over when the serving one ends: a restart then skips the program's start, the connection and
     /// the plugin's load (most of a restart's time), and only registers and starts the plugin. It
     /// costs one idle process per plugin, in which the plugin's constructors run whether or not it
     /// ever serves, while the serving process runs (with an operator's file check, a digest list, the
-    /// standby loads nothing ahead: the list in force when it takes over decides); off by default.
+    /// standby loads nothing ahead: the list in force when it takes over decides, and its confinement
+    /// is checked then); off by default.
     public var standby = false
     /// Where the calls each process served go, as that process timed them (for the host's traces:
     /// Integrations' `PluginCallTracing.recorder(tracer:)`); nil: a process times none, and sends nothing.

@@ -61,23 +61,25 @@ extension PluginActorSystem {
     /// made so with ``connect(peer:socket:callTimeout:serve:endReason:callEnded:callsWaitForSuccessor:)``
     /// (with the same `callsWaitForSuccessor`): a process connected ahead under a name of its own (a
     /// standby, prepared while the process it may succeed serves) takes `peer`'s place. Its old name
-    /// reaches nothing from now on.
+    /// reaches nothing from then on. False, and nothing changed, if the connection is not its old
+    /// name's any more (it ended, or another took that name).
     @_spi(HostKit)
-    public func transfer(_ connection: PluginActorConnection, to peer: String) {
+    public func transfer(_ connection: PluginActorConnection, to peer: String) -> Bool {
         let connection = connection.connection
-        let old = connection.peer
-        guard old != peer else { return }
-        changePeer(old) { state in
-            switch state {
-            case let .connected(current)? where current === connection: nil
-            case let .held(hold)? where hold.successor === connection: nil
-            default: state
+        let (moved, waiters) = peers.withLock { peers -> (Bool, [CheckedContinuation<Bool, Never>]) in
+            let old = connection.peer
+            let current = switch peers[old] {
+            case let .connected(current)?: current === connection
+            case let .held(hold)?: hold.successor === connection
+            default: false
             }
-        }
-        changePeer(peer) { state in
+            guard old != peer, current else { return (false, []) }
+            let left = Self.change(old, in: &peers) { _ in nil }
             connection.rename(to: peer)
-            return Self.place(connection, in: state)
+            return (true, left + Self.change(peer, in: &peers) { Self.place(connection, in: $0) })
         }
+        for waiter in waiters { waiter.resume(returning: true) }
+        return moved
     }
 
     /// What `peer`'s state becomes once `connection` is its process's: its successor if calls wait

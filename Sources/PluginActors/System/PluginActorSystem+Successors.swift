@@ -100,18 +100,22 @@ extension PluginActorSystem {
     /// Changes the state of `peer`, and resumes every call that waited for its successor: each looks
     /// at the new state (and waits again if it must).
     func changePeer(_ peer: String, _ change: (Peer?) -> Peer?) {
-        let waiters = peers.withLock { peers -> [CheckedContinuation<Bool, Never>] in
-            let old = peers.removeValue(forKey: peer)
-            var new = change(old)
-            if case var .held(hold)? = new {
-                hold.waiters = [:]
-                new = .held(hold)
-            }
-            peers[peer] = new
-            guard case let .held(hold)? = old else { return [] }
-            return Array(hold.waiters.values)
-        }
+        let waiters = peers.withLock { peers in Self.change(peer, in: &peers, change) }
         for waiter in waiters { waiter.resume(returning: true) }
+    }
+
+    /// Changes the state of `peer` in `peers` (their lock held); returns the calls that waited for its
+    /// successor, for the caller to resume once the lock is released.
+    static func change(_ peer: String, in peers: inout [String: Peer], _ change: (Peer?) -> Peer?) -> [CheckedContinuation<Bool, Never>] {
+        let old = peers.removeValue(forKey: peer)
+        var new = change(old)
+        if case var .held(hold)? = new {
+            hold.waiters = [:]
+            new = .held(hold)
+        }
+        peers[peer] = new
+        guard case let .held(hold)? = old else { return [] }
+        return Array(hold.waiters.values)
     }
 
     /// What a call that waited for a successor past its timeout fails with: how the process ended, and that.

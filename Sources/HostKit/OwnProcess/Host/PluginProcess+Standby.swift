@@ -52,9 +52,12 @@ extension PluginProcess {
                     if let generation {
                         self?.ended(generation: generation, ending)
                     } else {
-                        self?.state.withLock { state in
-                            if state.standby?.spawned.role === roleLock { state.standby = nil }
-                        }
+                        // Its connection too: a process that inherited its socket could keep it open.
+                        self?.state.withLock { state -> Standby? in
+                            guard state.standby?.spawned.role === roleLock else { return nil }
+                            defer { state.standby = nil }
+                            return state.standby
+                        }?.end("it ended before a restart took it", peer: self?.standbyPeer ?? "")
                     }
                 }
             } catch {
@@ -73,7 +76,8 @@ extension PluginProcess {
         }
     }
 
-    /// The standby, made the child of `generation`, if there is one and it has not ended.
+    /// The standby, made the child of `generation` and moved to the plugin's name, if there is one
+    /// and it has not ended.
     func takeStandby(for generation: Int) -> Standby? {
         // Bounded: a spawn, a connection and one call, within the call timeout.
         state.withLock { $0.standbyComing }?.wait()
@@ -84,40 +88,59 @@ extension PluginProcess {
         let taken = standby.spawned.role.withLock { role -> Bool in
             // Also one that ended before its end was handled (killed a moment ago): taken, its
             // end would count as the crash of a child that never served, and pause the restart.
-            guard case .standby = role, !standby.spawned.child.hasEnded else { return false }
+            guard case .standby = role, !standby.spawned.child.hasEnded, !standby.connection.isEnded,
+                  PluginActorSystem.shared.transfer(standby.connection, to: peer) else { return false }
             role = .serving(generation: generation)
             return true
         }
-        if !taken { standby.end("it ended before a restart took it", peer: standbyPeer) }
-        return taken ? standby : nil
+        guard taken else {
+            standby.end("it ended before a restart took it", peer: standbyPeer)
+            return nil
+        }
+        // What a process started now is served from its start (its load may log).
+        standby.served.withLock { $0 = true }
+        return standby
     }
 
     /// Connects a standby just started under its own name, and has its load done ahead and its
-    /// confinement checked: what a takeover would otherwise wait for. Ends the child if it fails.
+    /// confinement checked: what a takeover would otherwise wait for. Ends the child if it fails,
+    /// or if its plugin is stopped meanwhile (``endStandby()`` ends it while it is prepared).
     private func prepare(_ spawned: SpawnedChild) -> Result<Standby, PluginLoadError> {
         let path = candidate.realPath
-        let connection: PluginActorConnection
+        let served = Lock(false)
+        let preparing: Standby
         do {
-            connection = try connect(spawned, as: standbyPeer)
+            preparing = Standby(spawned: spawned, connection: try connect(spawned, as: standbyPeer, servedOnce: served),
+                                loaded: nil, served: served)
         } catch {
             spawned.child.kill()
             return .failure(.processFailed(path: path, reason: "\(error)"))
         }
+        let stopped = state.withLock { state -> Bool in
+            guard !state.stopping, state.withdrawn == nil else { return true }
+            state.preparing = preparing
+            return false
+        }
         let standbyPeer = standbyPeer
+        let asked = stopped ? .failure(ChildRefusal(description: "its plugin was stopped"))
+                            : BlockingCall.run { try await self.controlProxy(of: standbyPeer).loadedAhead() }
+        state.withLock { $0.preparing = nil }
         let standby: Result<Standby, PluginLoadError>
-        switch BlockingCall.run({ try await self.controlProxy(of: standbyPeer).loadedAhead() }) {
+        switch asked {
         case let .failure(error):
             standby = .failure(.processFailed(path: path, reason: Self.text(of: error)))
         case let .success(loaded?):
             if let problem = confinementProblem(of: spawned, loading: loaded) {
                 standby = .failure(.processFailed(path: path, reason: "its process is not confined: \(problem)"))
             } else {
-                standby = .success(Standby(spawned: spawned, connection: connection, loaded: loaded))
+                served.withLock { $0 = true }
+                standby = .success(Standby(spawned: spawned, connection: preparing.connection, loaded: loaded, served: served))
             }
         case .success(nil):
-            standby = .success(Standby(spawned: spawned, connection: connection, loaded: nil))
+            // Nothing of the plugin ran; its confinement is checked against the takeover's load.
+            standby = .success(preparing)
         }
-        if case let .failure(error) = standby { Standby(spawned: spawned, connection: connection, loaded: nil).end("\(error)", peer: standbyPeer) }
+        if case let .failure(error) = standby { preparing.end("\(error)", peer: standbyPeer) }
         return standby
     }
 
@@ -143,17 +166,19 @@ extension PluginProcess {
             }
             switch made {
             case let .success(standby) where !kept: standby.end("its plugin was stopped", peer: self.standbyPeer)
-            case let .failure(error): self.report("plugin process \(TerminalText.escaped(self.peer)) has no standby: \(error)")
-            case .success: break
+            case let .failure(error) where self.state.withLock({ !$0.stopping && $0.withdrawn == nil }):
+                self.report("plugin process \(TerminalText.escaped(self.peer)) has no standby: \(error)")
+            case .success, .failure: break
             }
         }
     }
 
     /// Ends the standby, if there is one (a stop, a withdrawal).
     func endStandby() {
-        state.withLock { state in
-            defer { state.standby = nil }
-            return state.standby
-        }?.end("its plugin was stopped", peer: standbyPeer)
+        let ended = state.withLock { state in
+            defer { (state.standby, state.preparing) = (nil, nil) }
+            return [state.standby, state.preparing].compactMap { $0 }
+        }
+        for standby in ended { standby.end("its plugin was stopped", peer: standbyPeer) }
     }
 }

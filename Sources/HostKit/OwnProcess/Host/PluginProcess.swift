@@ -28,6 +28,8 @@ final class PluginProcess: Sendable {
         var withdrawn: String?
         /// A child started ahead for the next restart (``PluginProcesses/standby``).
         var standby: Standby?
+        /// The standby being prepared (connected, its load done ahead asked): a stop ends it too.
+        var preparing: Standby?
         /// Left once the standby being started (on a thread of its own) is kept or not: a takeover waits
         /// for it rather than start a process of its own, which would be ready no sooner.
         var standbyComing: DispatchGroup?
@@ -151,7 +153,6 @@ final class PluginProcess: Sendable {
         var loadedAhead: ChildPluginDescription?
         if let standby = takeStandby(for: generation) {
             (spawnedChild, connection, loadedAhead) = (standby.spawned, standby.connection, standby.loaded)
-            PluginActorSystem.shared.transfer(connection, to: peer)
         } else {
             switch spawnChild(as: .serving(generation: generation)) {
             case let .success(made): spawnedChild = made
@@ -197,8 +198,8 @@ final class PluginProcess: Sendable {
     }
 
     /// Connects the host to `spawned` under the name `name`: its calls to the host are served from
-    /// ``served``, and its end is said as `spawned`'s child ended.
-    func connect(_ spawned: SpawnedChild, as name: String) throws -> PluginActorConnection {
+    /// ``served`` (with `servedOnce`, only once it is set), and its end is said as `spawned`'s child ended.
+    func connect(_ spawned: SpawnedChild, as name: String, servedOnce: Lock<Bool>? = nil) throws -> PluginActorConnection {
         let child = spawned.child
         // Each call the host makes to its services counted under the plugin's name (once its first
         // process said it); not the host's own calls that steer the process (load, start, heartbeat).
@@ -210,7 +211,12 @@ final class PluginProcess: Sendable {
         }
         return try PluginActorSystem.shared.connect(
             peer: name, socket: spawned.socket, callTimeout: settings.callTimeout,
-            serve: { [served] name in try await served.serve(name) },
+            serve: { [served] name in
+                guard servedOnce?.withLock({ $0 }) ?? true else {
+                    throw ChildRefusal(description: "the host serves a standby nothing before its confinement is checked")
+                }
+                return try await served.serve(name)
+            },
             endReason: { [weak self] in self?.endReason(of: child) ?? "it ended" }, callEnded: calls,
             // A restart costs the calls in flight: those made meanwhile wait for the next child to start.
             callsWaitForSuccessor: [ChildControlService.name])
