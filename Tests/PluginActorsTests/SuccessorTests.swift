@@ -101,9 +101,14 @@ import Testing
         await #expect(throws: PluginActorError.self) { try await control("child").nothing() }
         #expect(Self.waiting(in: systems.host) == 1)
 
+        // To the name it has: nothing to move.
+        #expect(systems.host.transfer(standby.hostConnection, to: "child (standby)"))
+        #expect(try await control("child (standby)").add(Pair(left: 1, right: 2, label: "")).left == 3)
         #expect(systems.host.transfer(standby.hostConnection, to: "child"))
         #expect(try await control("child").add(Pair(left: 2, right: 3, label: "")).left == 5)
-        #expect(Self.waiting(in: systems.host) == 1, "only the host's steps pass before the hold is lifted")
+        // Only the host's steps pass before the hold is lifted: the call that waited, woken by the
+        // move, waits again.
+        try await waitUntil { Self.waiting(in: systems.host) == 1 }
         do {
             try await control("child (standby)").nothing()
             Issue.record("the standby's old name still reaches it")

@@ -62,7 +62,7 @@ extension PluginActorSystem {
     /// (with the same `callsWaitForSuccessor`): a process connected ahead under a name of its own (a
     /// standby, prepared while the process it may succeed serves) takes `peer`'s place. Its old name
     /// reaches nothing from then on. False, and nothing changed, if the connection is not its old
-    /// name's any more (it ended, or another took that name).
+    /// name's any more (its end was handled, or another took that name).
     @_spi(HostKit)
     public func transfer(_ connection: PluginActorConnection, to peer: String) -> Bool {
         let connection = connection.connection
@@ -73,7 +73,8 @@ extension PluginActorSystem {
             case let .held(hold)?: hold.successor === connection
             default: false
             }
-            guard old != peer, current else { return (false, []) }
+            guard current else { return (false, []) }
+            guard old != peer else { return (true, []) }
             let left = Self.change(old, in: &peers) { _ in nil }
             connection.rename(to: peer)
             return (true, left + Self.change(peer, in: &peers) { Self.place(connection, in: $0) })
