@@ -26,9 +26,10 @@ import Testing
         let serving: Int32
         let standby: Int32
 
-        /// `behaviour`: what each run of the plugin's program does first (``WrappedChildProgram``).
-        init(behaviour: String = "") async throws {
-            (program, host, reported) = try OwnProcessStandbyTests.hostWithAStandby(behaviour: behaviour)
+        /// `behaviour`: what each run of the plugin's program does first (``WrappedChildProgram``);
+        /// `callTimeout`: the host's calls' (its question to a standby among them).
+        init(behaviour: String = "", callTimeout: Duration = .seconds(60)) async throws {
+            (program, host, reported) = try OwnProcessStandbyTests.hostWithAStandby(behaviour: behaviour, callTimeout: callTimeout)
             echo = try host.locator.tryService(key: RemoteKeys.echo)
             serving = try await echo.pid()
             standby = try #require(try await OwnProcessStandbyTests.standby(of: program, besides: [serving]))
@@ -42,9 +43,10 @@ import Testing
 
     /// A host whose echo plugin serves from a process of its own with a standby, each process a run of
     /// a program that does `behaviour` first; the lines the host reported.
-    static func hostWithAStandby(behaviour: String) throws -> (WrappedChildProgram, PluginHost, Collected<[String]>) {
+    static func hostWithAStandby(behaviour: String, callTimeout: Duration = .seconds(60)) throws
+        -> (WrappedChildProgram, PluginHost, Collected<[String]>) {
         let program = try WrappedChildProgram(behaviour: behaviour)
-        var settings = OwnProcessTests.processes()
+        var settings = OwnProcessTests.processes(callTimeout: callTimeout)
         settings.executable = program.path
         settings.standby = true
         let (host, reported) = try OwnProcessTests.host(settings)
@@ -183,7 +185,9 @@ import Testing
     /// A standby still being made when its plugin stops (here: its program waits before it serves,
     /// so the host's question of its load done ahead waits) ends with the plugin, at once.
     @Test func aStandbyBeingPreparedEndsWithItsPlugin() async throws {
-        let scene = try await Scene(behaviour: #"if [ "$n" -eq 2 ]; then while :; do sleep 1; done; fi"#)
+        // The host's question waits an hour: a standby that never answers is not ended by its timeout
+        // (a busy machine may run this test's checks a minute late).
+        let scene = try await Scene(behaviour: #"if [ "$n" -eq 2 ]; then while :; do sleep 1; done; fi"#, callTimeout: .seconds(3600))
         defer { scene.end() }
         scene.host.shutdown()
         // Bounds a hang: before, it lived on until the question timed out (a minute here).
