@@ -70,6 +70,34 @@ import Testing
         #expect(OwnProcessReloadTests.processes(marked: mark).isEmpty)
     }
 
+    /// A plugin opened before by another host of the process, whose folder of copies was elsewhere
+    /// and is gone, moves out as well: its process's private folder is made where this host's copies
+    /// go, not beside the first host's (the loader hands a file opened before back as it was opened).
+    @Test func aPluginAnotherHostOpenedFirstMovesOutBesideThisHostsCopies() async throws {
+        let folder = try TemporaryFolder(), settings = try TemporaryFolder(), mark = UUID().uuidString
+        try folder.install("FixtureRemoteContracts", as: "libFixtureRemoteContracts.so")
+        try folder.install("FixtureEchoPlugin", as: echo)
+        var copies: TemporaryFolder? = try TemporaryFolder()
+        let first = PluginHost(discovery: PluginDiscovery(shadowFolder: copies?.path)) { _ in }
+        let opened = await onAThreadOfItsOwn { first.load([.file(folder.file(echo))]) }
+        #expect(opened.problems.isEmpty, "\(opened.text)")
+        first.shutdown()
+        copies = nil
+
+        var processes = OwnProcessTests.processes()
+        processes.files = []
+        processes.environment[OwnProcessReloadTests.markVariable] = mark
+        let host = PluginHost(processes: processes, settings: try PluginSettingsFile(contentsOf: Self.placing([:], in: settings))) { _ in }
+        defer { host.shutdown() }
+        let loaded = await onAThreadOfItsOwn { host.load([.file(folder.file(echo))]) }
+        #expect(loaded.problems.isEmpty, "\(loaded.text)")
+        try Self.placing([echo: "own-process"], in: settings)
+        let out = await onAThreadOfItsOwn { host.reload() }
+        #expect(out.entries.map(\.summary) == ["moved fixture-echo 1.0.0 (\(folder.file(echo))): in process -> own process"],
+                "\(out.text)")
+        #expect(try await host.locator.tryService(key: RemoteKeys.echo).pid() != getpid())
+    }
+
     /// A plugin that requires one upgraded in the same reload is restarted with the upgrade; if the
     /// operator placed it elsewhere meanwhile, it is restarted there, in that one step, reported
     /// `moved` (not restarted in its old place and left there, or moved in a second swap).

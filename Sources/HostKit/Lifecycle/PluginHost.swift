@@ -150,8 +150,8 @@ public final class PluginHost: Sendable {
         var hooks = PluginStart(timeout: startTimeout) { pending.withLock { $0 > 0 } }
         hooks.metrics = metrics
         let ownProcess = processes.map {
-            OwnProcessLauncher(settings: $0, placementFile: settings as? PluginSettingsFile, logs: logs, metrics: metrics,
-                               report: processReport, owner: self)
+            OwnProcessLauncher(settings: $0, placementFile: settings as? PluginSettingsFile, shadowFolder: discovery.shadowFolder,
+                               logs: logs, metrics: metrics, report: processReport, owner: self)
         }
         return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, ownProcess: ownProcess, logs: logs,
                             settings: settings)

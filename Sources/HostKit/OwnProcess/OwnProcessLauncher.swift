@@ -28,6 +28,9 @@ struct OwnProcessLauncher: OwnProcessPlacement {
     /// The operator's settings file, whose `placement` (read again as each load begins) changes
     /// where ``settings`` places a file; nil: as ``settings`` places it.
     let placementFile: PluginSettingsFile?
+    /// Where the host's folders of copies go (``PluginDiscovery/shadowFolder``; nil: `TMPDIR` or
+    /// `/tmp`): each child's private folder is made there too.
+    let shadowFolder: String?
     /// Where the plugins' own log lines go (the host's ``PluginLogs``); nil: nowhere.
     let logs: (any PluginLogHandler)?
     /// What counts the processes' restarts and the calls made to them; nil: nothing.

@@ -9,11 +9,14 @@ struct ChildConfinement {
     let folder: ShadowFolder
 
     /// The confinement of a child for `candidate`: it reads the plugin's file and the libraries beside
-    /// it, writes in a folder of its own (made here, in the folder the host's copies go to), and
-    /// reaches what `grant` adds.
-    static func make(for candidate: PluginCandidate, sandbox: PluginSandbox, grant: SandboxGrant?,
+    /// it, writes in a folder of its own (made here, in `parent`: where the host's folders of copies
+    /// go, ``PluginDiscovery/shadowFolder``), and reaches what `grant` adds.
+    ///
+    /// `parent` is the host's setting, not the folder `candidate`'s copy was made in: a file opened
+    /// before is handed back as it was first opened, maybe by another host of the process whose
+    /// folders went elsewhere (and are gone).
+    static func make(for candidate: PluginCandidate, in parent: String?, sandbox: PluginSandbox, grant: SandboxGrant?,
                      threads: UInt64?) -> Result<ChildConfinement, PluginLoadError> {
-        let parent = candidate.shadowRoot.map { ($0 as NSString).deletingLastPathComponent }
         let folder: ShadowFolder
         switch ShadowFolder.make(in: parent) {
         case let .success(made): folder = made

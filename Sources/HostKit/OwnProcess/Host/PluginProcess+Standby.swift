@@ -26,7 +26,7 @@ extension PluginProcess {
                                          openFiles: settings.limits.openFiles)
         var confinement: ChildConfinement?
         if settings.sandbox.isEnabled {
-            switch ChildConfinement.make(for: candidate, sandbox: settings.sandbox, grant: grant.withLock { $0.granted },
+            switch ChildConfinement.make(for: candidate, in: launcher.shadowFolder, sandbox: settings.sandbox, grant: grant.withLock { $0.granted },
                                          threads: settings.limits.threads) {
             case let .success(made): confinement = made
             case let .failure(error): return .failure(error)
