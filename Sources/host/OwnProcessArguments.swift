@@ -2,13 +2,13 @@ import Foundation
 import HostKit
 
 /// `--own-process FILE`... and how those processes run (`--memory-limit`, `--cpu-limit`, `--open-files`,
-/// `--thread-limit`, `--call-timeout`, `--heartbeat`, `--restarts`, `--sandbox`, `--standby`): the operator's choice of which plugins run each in a
+/// `--thread-limit`, `--call-timeout`, `--heartbeat`, `--restarts`, `--sandbox`, `--standby`, `--zygote`): the operator's choice of which plugins run each in a
 /// process of its own, as the command line gives it.
 struct OwnProcessArguments {
     /// Every option this type reads; each takes a value.
     static let options: Set<String> = ["--own-process", "--memory-limit", "--cpu-limit", "--open-files",
                                        "--thread-limit", "--call-timeout", "--heartbeat", "--restarts", "--sandbox",
-                                       "--standby"]
+                                       "--standby", "--zygote"]
 
     /// The plugin files placed in processes of their own: file names, real paths, or `*` for all.
     var files: Set<String> = []
@@ -24,6 +24,8 @@ struct OwnProcessArguments {
     var sandbox = PluginSandbox()
     /// `--standby on`: a process started ahead for each plugin (``PluginProcesses/standby``).
     var standby = false
+    /// `--zygote off`: each process started on its own, none forked (``PluginProcesses/zygote``).
+    var zygote = true
     /// The first option given that sets how the processes run: it means nothing without `--own-process`.
     private var firstSetting: String?
 
@@ -55,6 +57,13 @@ struct OwnProcessArguments {
             case "off": standby = false
             default: throw Arguments.UsageError(description: "--standby needs on (a process started ahead takes over at a restart) or off (the default)")
             }
+        case "--zygote":
+            switch value {
+            case "on": zygote = true
+            case "off": zygote = false
+            default: throw Arguments.UsageError(description: "--zygote needs on (each process forked from one started with the host, the default)"
+                                                + " or off (each started on its own)")
+            }
         default: restarts = Int(try Self.count(option, value, of: "restarts", in: 0...1000))
         }
         firstSetting = firstSetting ?? option
@@ -81,6 +90,7 @@ struct OwnProcessArguments {
                                         files: files, limits: limits, callTimeout: callTimeout, heartbeat: heartbeat,
                                         restarts: PluginProcesses.RestartPolicy(maximum: restarts), sandbox: sandbox)
         processes.standby = standby
+        processes.zygote = zygote
         return processes
     }
 

@@ -67,6 +67,10 @@ enum Usage {
         --standby on|off      on: has a second process started ahead, which takes over when it
                               ends, so a restart skips the program's start; one idle process more
                               per plugin (default off)
+        --zygote on|off       on: is forked from one process of the program started with the host,
+                              its libraries loaded (a few ms instead of a program's start), and
+                              shows in ps under that one's command line; off: each is started on
+                              its own (default on)
         --sandbox MODE        is confined before it loads its plugin (SECURITY.md): full, every
                               layer or the plugin is refused (default); available, the layers this
                               kernel offers; off, none (it then runs with the host's environment

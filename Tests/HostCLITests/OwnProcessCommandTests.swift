@@ -130,14 +130,7 @@ extension HostCommandTests {
 
     /// The processes whose parent is `parent` (from /proc: each one's stat names its parent).
     private static func children(of parent: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { pid in
-            // `pid (name) state ppid ...`: the name may hold blanks and parentheses, so read after the last ')'.
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == parent
-        }
+        PluginProcessTable.pluginProcesses(of: parent)
     }
 
     /// `serve --config` with no `--own-process`: the settings file's `placement` moves the echo plugin

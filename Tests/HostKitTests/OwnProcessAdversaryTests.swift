@@ -27,6 +27,8 @@ import Testing
         defer { program.killLeftovers() }
         var settings = OwnProcessTests.processes(restarts: .init(maximum: 10, window: .seconds(60), backoff: .milliseconds(20)))
         settings.executable = program.path
+        // Each child a run of the program, as the behaviour counts them: none forked from a zygote.
+        settings.zygote = false
         let reported = Collected<[String]>([])
         let (release, released) = (DispatchSemaphore(value: 0), Collected(false))
         let host = PluginHost(processes: settings) { line in
@@ -96,6 +98,8 @@ import Testing
             programs.append(program)
             var settings = OwnProcessTests.processes(callTimeout: .seconds(20 * 60))
             settings.executable = program.path
+            // Each child a run of the program, as the behaviour counts them: none forked from a zygote.
+            settings.zygote = false
             let (host, _) = try OwnProcessTests.host(settings)
             started.append(host)
             echoes.append(try host.locator.tryService(key: RemoteKeys.echo))

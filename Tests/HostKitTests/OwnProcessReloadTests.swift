@@ -147,7 +147,9 @@ import Testing
         let entry = Array("\(markVariable)=\(mark)".utf8)
         let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init) ?? []
         return Set(pids.filter { pid in
-            guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+            // A zygote's children show its environment; it is no plugin's process itself.
+            guard !PluginProcessTable.isZygote(pid),
+                  let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
             return environment.split(separator: 0).contains { Array($0) == entry }
         })
     }

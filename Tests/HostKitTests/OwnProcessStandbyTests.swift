@@ -48,6 +48,8 @@ import Testing
         let program = try WrappedChildProgram(behaviour: behaviour)
         var settings = OwnProcessTests.processes(callTimeout: callTimeout)
         settings.executable = program.path
+        // Each child a run of the program, as the behaviour counts them: none forked from a zygote.
+        settings.zygote = false
         settings.standby = true
         let (host, reported) = try OwnProcessTests.host(settings)
         return (program, host, reported)
@@ -134,16 +136,11 @@ import Testing
                 "\(reported.withLock { $0 })")
     }
 
-    /// The children of this process whose command line holds `name`.
+    /// The plugin processes of this process (its children, or its zygote's) whose command line holds `name`.
     static func children(named name: String) -> [Int32] {
-        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init) ?? []
-        return pids.filter { pid in
-            guard let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
-                  String(decoding: command, as: UTF8.self).contains(name),
-                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == getpid() && fields[0] != "Z"
+        PluginProcessTable.pluginProcesses(of: getpid()).filter { pid in
+            guard let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: command, as: UTF8.self).contains(name)
         }
     }
 
@@ -201,6 +198,8 @@ import Testing
         defer { program.killLeftovers() }
         var settings = OwnProcessTests.processes()
         settings.executable = program.path
+        // Each child a run of the program, as the behaviour counts them: none forked from a zygote.
+        settings.zygote = false
         let (host, _) = try OwnProcessTests.host(settings)
         defer { host.shutdown() }
         let echo = try host.locator.tryService(key: RemoteKeys.echo)

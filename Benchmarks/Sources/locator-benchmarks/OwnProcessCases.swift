@@ -36,6 +36,9 @@ enum OwnProcessCases {
         let startup: [Double]
         /// The same with the sandbox off (`PluginSandbox(isEnabled: false)`), in the same loop.
         let unconfinedStartup: [Double]
+        /// The same (sandboxed), the host made 0.3 s before its `load` is timed: its zygote
+        /// (``PluginProcesses/zygote``) ready, as a serving host's is.
+        let zygoteReadyStartup: [Double]
         /// A `ping` call's round trip, µs, to a sandboxed child and to an unconfined one: the
         /// seccomp filter's cost on each system call the child makes.
         let pings: (confined: [Double], unconfined: [Double])
@@ -73,13 +76,16 @@ enum OwnProcessCases {
         unconfined.sandbox = PluginSandbox(isEnabled: false)
 
         var startupSamples: [Double] = [], unconfinedSamples: [Double] = [], inProcessSamples: [Double] = []
+        var readySamples: [Double] = []
         // Warm-up: the first host of each kind pays for this process's first uses of HostKit.
         for repetition in -1..<size.startups {
             let remote = startUp(plugin, processes)
             let free = startUp(plugin, unconfined)
             let local = startUp(plugin, nil)
-            for host in [remote.host, free.host, local.host] { _ = host.shutdown() }
+            let ready = startUp(plugin, processes, madeAhead: true)
+            for host in [remote.host, free.host, local.host, ready.host] { _ = host.shutdown() }
             if repetition >= 0 {
+                readySamples.append(ready.milliseconds)
                 startupSamples.append(remote.milliseconds)
                 unconfinedSamples.append(free.milliseconds)
                 inProcessSamples.append(local.milliseconds)
@@ -104,7 +110,8 @@ enum OwnProcessCases {
         var standby = processes
         standby.standby = true
         let (standbyCrashes, standbyKills, standbyMemory) = withStandby(plugin, standby, size.crashes)
-        return Result(size: size, startup: startupSamples, unconfinedStartup: unconfinedSamples, pings: pings,
+        return Result(size: size, startup: startupSamples, unconfinedStartup: unconfinedSamples,
+                      zygoteReadyStartup: readySamples, pings: pings,
                       inProcessStartup: inProcessSamples, memory: memory,
                       crashToError: crashes.map(\.error), crashToServed: crashes.map(\.served),
                       killToError: kills.map(\.error), killToServed: kills.map(\.served),
@@ -149,10 +156,16 @@ enum OwnProcessCases {
     }
 
     /// A new host that loads `plugin` (in a child if `processes` is given), gets the echo service and
-    /// calls it once; the milliseconds all of it took.
-    private static func startUp(_ plugin: String, _ processes: PluginProcesses?) -> (host: PluginHost, milliseconds: Double) {
-        let start = now()
+    /// calls it once; the milliseconds all of it took (if `madeAhead`, from the load: the host made
+    /// 0.3 s before, time for its zygote to be ready).
+    private static func startUp(_ plugin: String, _ processes: PluginProcesses?,
+                                madeAhead: Bool = false) -> (host: PluginHost, milliseconds: Double) {
+        var start = now()
         let host = PluginHost(processes: processes) { line in printError("\(name): \(line)") }
+        if madeAhead {
+            usleep(300_000)
+            start = now()
+        }
         let report = host.load([.file(plugin)])
         guard !report.hasProblems, let echo = host.locator.getService(key: RemoteKeys.echo) else {
             fail("\(name): the load failed: \(report.text)")

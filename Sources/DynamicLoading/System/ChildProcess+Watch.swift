@@ -31,6 +31,9 @@ extension ChildProcess {
         /// The parent's end of the child's standard output and error.
         let output: Int32
         let limits: Limits
+        /// For a child a ``Zygote`` forked: its pidfd and the zygote's word of its end (the zygote
+        /// reaps it). Nil for a child of this process.
+        let forked: ForkedChild?
         let state: Lock<State>
         let tail = Lock(OutputTail())
         /// Signalled by the reader once it has read the output to its end.
@@ -38,9 +41,10 @@ extension ChildProcess {
         /// Entered at the start, left once the end is complete (``waitForEnd()`` waits for it).
         private let finished = DispatchGroup()
 
-        init(pid: Int32, socket: Int32, output: Int32, limits: Limits,
+        init(pid: Int32, socket: Int32, output: Int32, limits: Limits, forked: ForkedChild? = nil,
              onOutput: (@Sendable (String) -> Void)?, onEnd: @escaping @Sendable (Ending) -> Void) {
             self.pid = pid
+            self.forked = forked
             self.socket = socket
             self.output = output
             self.limits = limits
@@ -61,14 +65,15 @@ extension ChildProcess {
         /// Signals the child unless it has been reaped (under the lock the reap takes).
         func kill(_ signal: Int32) {
             state.withLock { state in
-                if !state.reaped { Posix.send(signal, to: pid) }
+                guard !state.reaped else { return }
+                if let forked { forked.send(signal) } else { Posix.send(signal, to: pid) }
             }
         }
 
         /// Whether the child has ended, reaped or not (asked under the lock the reap takes, while its
         /// id is still its own).
         var hasEnded: Bool {
-            state.withLock { state in state.reaped || Posix.hasEnded(pid) }
+            state.withLock { state in state.reaped || (forked?.hasEnded ?? Posix.hasEnded(pid)) }
         }
 
         /// How it ended, once the end is complete (at once on the waiter thread, from `onEnd`).
@@ -98,19 +103,12 @@ extension ChildProcess {
         /// and calls `onEnd`, in the order the type's invariants give.
         private func awaitEnd() {
             state.withLock { $0.waiter = pthread_self() }
-            // Not reaped yet: the id stays the child's while `kill` may still use it.
-            let ended = (try? Posix.awaitEnd(of: pid)) != nil
-            let reaped = state.withLock { state in
-                state.reaped = true
-                return ended ? try? Posix.reap(pid) : nil
-            }
+            let end = forked.map(awaitZygotesWord) ?? awaitOwnEnd()
             // The reader reads what the child left, then the end, even if a grandchild holds the output.
             Posix.shutDown(output)
             drained.wait()
             Posix.close(output)
             Posix.shutDown(socket)
-            let end = End(ending: reaped.map { Ending(waitStatus: $0.status) } ?? .exited(-1),
-                          cpuTime: reaped.map { Self.cpuTime($0.usage) } ?? .zero)
             let onEnd = state.withLock { state in
                 state.end = end
                 defer { state.onEnd = nil }
@@ -119,6 +117,29 @@ extension ChildProcess {
             onEnd?(end.ending)
             Posix.close(socket)
             finished.leave()
+        }
+
+        /// Waits for the end of this process's own child, and reaps it.
+        private func awaitOwnEnd() -> End {
+            // Not reaped yet: the id stays the child's while `kill` may still use it.
+            let ended = (try? Posix.awaitEnd(of: pid)) != nil
+            let reaped = state.withLock { state in
+                state.reaped = true
+                return ended ? try? Posix.reap(pid) : nil
+            }
+            return End(ending: reaped.map { Ending(waitStatus: $0.status) } ?? .exited(-1),
+                       cpuTime: reaped.map { Self.cpuTime($0.usage) } ?? .zero)
+        }
+
+        /// Waits for the zygote's word that its child ended (or, the zygote gone, for the end
+        /// itself), then closes the pidfd, under the lock `kill` takes.
+        private func awaitZygotesWord(_ forked: ForkedChild) -> End {
+            let word = forked.awaitEnd()
+            state.withLock { state in
+                state.reaped = true
+                forked.close()
+            }
+            return End(ending: word.map { Ending(waitStatus: $0.status) } ?? .exited(-1), cpuTime: word?.cpuTime ?? .zero)
         }
 
         /// The user and system CPU time in `usage`.

@@ -59,7 +59,7 @@ package final class ChildProcess: Sendable {
     /// The limits the child was started with.
     package var limits: Limits { watch.limits }
 
-    private init(watch: Watch) {
+    init(watch: Watch) {
         self.watch = watch
     }
 
@@ -74,9 +74,10 @@ package final class ChildProcess: Sendable {
     /// each of which goes to `onOutput` (on the reader thread, as they come; it must not wait for the end).
     /// Sets `limits` before it returns. `onEnd` is called once, on the waiter thread, when the child
     /// has ended and been reaped, with ``socket`` still open (see the type's invariants). `name` is the
-    /// child's `argv[0]`, what `ps` shows it as (`executable` if nil).
+    /// child's `argv[0]`, what `ps` shows it as (`executable` if nil). The socket pair is of
+    /// `socketType` (a ``Zygote``'s: `SOCK_SEQPACKET`).
     package static func spawn(executable: String, name: String? = nil, arguments: [String], environment: [String: String],
-                              inheritingEnvironment: Bool = true, limits: Limits,
+                              inheritingEnvironment: Bool = true, limits: Limits, socketType: __socket_type = SOCK_STREAM,
                               onOutput: (@Sendable (String) -> Void)?,
                               onEnd: @escaping @Sendable (Ending) -> Void) throws(ChildProcessError) -> ChildProcess {
         let variables = try commandLineEnvironment(environment, inheriting: inheritingEnvironment)
@@ -88,7 +89,7 @@ package final class ChildProcess: Sendable {
         var opened = OpenedDescriptors()
         let pid: Int32, socket: Int32, output: Int32
         do throws(SystemCallError) {
-            let (parentSocket, childSocket) = opened.keep(try Posix.socketPair())
+            let (parentSocket, childSocket) = opened.keep(try Posix.socketPair(type: socketType))
             let (parentOutput, childOutput) = opened.keep(try Posix.socketPair())
             // The child's descriptors 1 to 3 are made from these: none of them may be one of 1 to 3.
             let outputEnd = opened.replace(childOutput, with: try Posix.moved(childOutput, atLeast: 4))
@@ -141,7 +142,7 @@ package final class ChildProcess: Sendable {
 
     /// `added`, put in the host's environment if `inheriting`, as "NAME=value" entries; a name or value
     /// the system cannot take is thrown.
-    private static func commandLineEnvironment(_ added: [String: String], inheriting: Bool) throws(ChildProcessError) -> [String] {
+    static func commandLineEnvironment(_ added: [String: String], inheriting: Bool) throws(ChildProcessError) -> [String] {
         for (name, value) in added {
             if name.isEmpty || name.utf8.contains(UInt8(ascii: "=")) || name.utf8.contains(0) {
                 throw .unusableText(what: "environment variable name", text: name)

@@ -10,6 +10,8 @@ package enum ChildProcessError: Error, CustomStringConvertible {
     /// A limit could not be set on the child (a value the system refuses, or above the host's own hard
     /// limit without the right to raise it); the child was killed and reaped.
     case limitRefused(limit: String, value: UInt64, SystemCallError)
+    /// A ``Zygote`` could not fork the child: why.
+    case cannotFork(reason: String)
 
     package var description: String {
         switch self {
@@ -19,6 +21,8 @@ package enum ChildProcessError: Error, CustomStringConvertible {
             return "cannot start \(executable.debugDescription) as a child process: \(error)"
         case .limitRefused(let limit, let value, let error):
             return "cannot limit a child process's \(limit) to \(value): \(error)"
+        case .cannotFork(let reason):
+            return "cannot fork a child process from the zygote: \(reason)"
         }
     }
 }

@@ -3,11 +3,11 @@ import Glibc
 
 /// The system calls that start, limit, signal and reap a child process, for ``ChildProcess``.
 extension Posix {
-    /// A connected pair of Unix stream sockets, both close-on-exec from the start (`SOCK_CLOEXEC`: a
+    /// A connected pair of Unix stream sockets (or of `kind`), both close-on-exec from the start (`SOCK_CLOEXEC`: a
     /// child another thread spawns meanwhile cannot inherit them).
-    package static func socketPair() throws(SystemCallError) -> (Int32, Int32) {
+    package static func socketPair(type kind: __socket_type = SOCK_STREAM) throws(SystemCallError) -> (Int32, Int32) {
         var ends: [Int32] = [-1, -1]
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        let type = Int32(kind.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         guard socketpair(AF_UNIX, type, 0, &ends) == 0 else { throw .last("socketpair") }
         return (ends[0], ends[1])
     }

@@ -66,6 +66,8 @@ public final class PluginHost: Sendable {
     /// Where what happens to plugins' processes after their load is told (a crash and its restart,
     /// a withdrawal), one escaped line each.
     let processReport: @Sendable (String) -> Void
+    /// The zygote the processes of ``processes`` are forked from (``PluginProcesses/zygote``).
+    let zygote = PluginZygote()
 
     /// A host whose locator starts empty. With `processes`, the plugin files it names run each in a
     /// process of its own; what happens to those processes later (a crash, a restart, a withdrawal,
@@ -109,6 +111,8 @@ public final class PluginHost: Sendable {
         currentSource = ServiceSource(start)
         self.discovery = discovery
         self.startTimeout = startTimeout
+        // Ready, most likely, by the time the first load needs a child.
+        if let processes, processes.zygote { zygote.start(processes, report: processReport) }
     }
 
     /// The current locator: read-only, with the services of every plugin loaded so far.
@@ -151,7 +155,7 @@ public final class PluginHost: Sendable {
         hooks.metrics = metrics
         let ownProcess = processes.map {
             OwnProcessLauncher(settings: $0, placementFile: settings as? PluginSettingsFile, shadowFolder: discovery.shadowFolder,
-                               logs: logs, metrics: metrics, report: processReport, owner: self)
+                               zygote: zygote, logs: logs, metrics: metrics, report: processReport, owner: self)
         }
         return LoadPipeline(discovery: discovery, probe: probe, start: start ? hooks : nil, ownProcess: ownProcess, logs: logs,
                             settings: settings)
@@ -227,6 +231,8 @@ public final class PluginHost: Sendable {
                 return (state.started, currentSource.current)
             }
             let report = PluginStop.run(stopping, in: locator, timeout: timeout)
+            // It ends after its last child; a later load starts another.
+            zygote.close()
             metrics?.record(report)
             return report
         }

@@ -31,6 +31,8 @@ struct OwnProcessLauncher: OwnProcessPlacement {
     /// Where the host's folders of copies go (``PluginDiscovery/shadowFolder``; nil: `TMPDIR` or
     /// `/tmp`): each child's private folder is made there too.
     let shadowFolder: String?
+    /// The host's zygote, which forks the children if ``PluginProcesses/zygote`` is on.
+    let zygote: PluginZygote
     /// Where the plugins' own log lines go (the host's ``PluginLogs``); nil: nowhere.
     let logs: (any PluginLogHandler)?
     /// What counts the processes' restarts and the calls made to them; nil: nothing.

@@ -99,6 +99,15 @@ public struct PluginProcesses: Sendable {
     /// standby loads nothing ahead: the list in force when it takes over decides, and its confinement
     /// is checked then); off by default.
     public var standby = false
+    /// Whether the children are forked from a zygote: one process of ``executable``, started with the
+    /// host's first child, single-threaded, its libraries mapped and bound and its first paths
+    /// warmed, that forks each child after (which then enters its own sandbox and loads its plugin).
+    /// A child so starts in a fraction of a program's start, and shares the zygote's pages until it
+    /// writes them. The children are the zygote's (it reaps them and tells the host how each ended;
+    /// the host signals them through a pidfd) and show in `ps` under its program. A zygote that
+    /// cannot fork safely is given up on (the host says so once) and each child is started on its
+    /// own, as with this off. On by default.
+    public var zygote = true
     /// Where the calls each process served go, as that process timed them (for the host's traces:
     /// Integrations' `PluginCallTracing.recorder(tracer:)`); nil: a process times none, and sends nothing.
     public var servedCalls: (any PluginServedCallRecorder)?

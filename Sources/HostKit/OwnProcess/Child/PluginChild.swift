@@ -19,6 +19,9 @@ public enum PluginChild {
     /// thread that enters it. Nothing of a plugin runs before the host asks (a standby's load request
     /// is in its environment: it loads its plugin at once, in its sandbox).
     public static func serve(discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
+        // A zygote returns from this in each child it forks, which goes on as one spawned.
+        let forked = Posix.environment(ZygoteServer.variable) != nil
+        if forked { ZygoteServer.serve(warmUp: ChildWarmUp.run) }
         // Run by hand, the number may be free, or another library's by now: never read nor close that.
         guard Posix.isUnixStreamSocket(ChildProcess.socketDescriptor) else {
             FileHandle.standardError.write(Data(("no connection to the host on descriptor \(ChildProcess.socketDescriptor): it is not"
@@ -38,6 +41,18 @@ public enum PluginChild {
             FileHandle.standardError.write(Data("\(problem)\n".utf8))
             return sandboxRefusedStatus
         }
+        // Forked, the zygote's thread is not one to serve on (``FreshThread``): one made now, in
+        // the sandbox, is.
+        if forked {
+            FreshThread.run { serveConnected(discovery: discovery, sandbox: sandbox, preload: preload, callTimeout: milliseconds) }
+        }
+        return serveConnected(discovery: discovery, sandbox: sandbox, preload: preload, callTimeout: milliseconds)
+    }
+
+    /// Serves the host on descriptor 3, the sandbox entered, until the host closes the connection
+    /// (then ends the process); 2 if it cannot connect.
+    private static func serveConnected(discovery: PluginDiscovery, sandbox: [SandboxLayer]?, preload: ChildLoadRequest?,
+                                       callTimeout milliseconds: Int64) -> Int32 {
         let services = ChildServices()
         // A standby loads its plugin as soon as it serves, before the host takes it: the step a
         // takeover then skips. Not with an operator's file check (a digest list), which a load reads

@@ -12,12 +12,16 @@ extension PluginProcess {
     /// The name a standby is connected under until a restart takes it.
     var standbyPeer: String { peer + " (standby)" }
 
-    /// Starts the plugin's program in its sandbox, as `role`; its end goes to the supervision if it
+    /// What every child's environment adds to ``PluginProcesses/environment`` (a zygote's too).
+    static let childVariables = [
+        // A crashing child need not spend seconds printing a backtrace nobody reads.
+        "SWIFT_BACKTRACE": "enable=no",
+    ]
+
+    /// Starts the plugin's program in its sandbox, as `role`, forked from the host's zygote if one serves; its end goes to the supervision if it
     /// is serving by then.
     func spawnChild(as role: SpawnedChild.Role) -> Result<SpawnedChild, PluginLoadError> {
-        var environment = settings.environment
-        // A crashing child need not spend seconds printing a backtrace nobody reads.
-        environment["SWIFT_BACKTRACE"] = "enable=no"
+        var environment = settings.environment.merging(Self.childVariables) { _, new in new }
         environment[ChildControlService.callTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
         if case .standby = role, let request = ChildLoadRequest(candidate: candidate, startTimeout: startTimeout).variableValue {
             environment[ChildLoadRequest.preloadVariable] = request
@@ -37,12 +41,12 @@ extension PluginProcess {
         let roleLock = Lock(role)
         // Held until the socket is duplicated: the child's end, if it comes meanwhile, is handled
         // (and its socket closed) only after that.
+        // Asked before the role's lock: a child asked for while the zygote starts waits for it.
+        let zygote = settings.zygote ? launcher.zygote.serving(settings, report: launcher.report) : nil
         return roleLock.withLock { role -> Result<SpawnedChild, PluginLoadError> in
             let child: ChildProcess
             do {
-                child = try ChildProcess.spawn(executable: settings.executable, name: programName, arguments: settings.arguments,
-                                               environment: environment,
-                                               inheritingEnvironment: made == nil, limits: limits, onOutput: nil) { [weak self] ending in
+                let onEnd: @Sendable (ChildProcess.Ending) -> Void = { [weak self] ending in
                     made?.remove()
                     let generation = roleLock.withLock { role -> Int? in
                         if case let .serving(generation) = role { return generation }
@@ -60,6 +64,13 @@ extension PluginProcess {
                         }?.end("it ended before a restart took it", peer: self?.standbyPeer ?? "")
                     }
                 }
+                let forked = zygote.flatMap { zygote in
+                    try? zygote.spawn(name: programName, threadName: candidate.fileNames.last ?? "plugin", environment: environment,
+                                      inheritingEnvironment: made == nil, limits: limits, onOutput: nil, onEnd: onEnd)
+                }
+                child = try forked ?? ChildProcess.spawn(executable: settings.executable, name: programName, arguments: settings.arguments,
+                                                         environment: environment, inheritingEnvironment: made == nil, limits: limits,
+                                                         onOutput: nil, onEnd: onEnd)
             } catch {
                 made?.remove()
                 return .failure(.processFailed(path: candidate.realPath, reason: "could not start \(settings.executable): \(error)"))

@@ -67,6 +67,11 @@ final class PluginProcess: Sendable {
 
     /// What `ps` shows its children as, `host: plugin libClock.so` (the host's program, the plugin's
     /// file): the program they run is often the host's own (`/proc/self/exe`), the same for every plugin.
+    /// The name the host's zygote has in `ps`.
+    static var zygoteName: String {
+        TerminalText.escaped("\(ProcessInfo.processInfo.processName): plugin zygote")
+    }
+
     var programName: String {
         TerminalText.escaped("\(ProcessInfo.processInfo.processName): plugin \(candidate.fileNames.last ?? "?")")
     }
@@ -186,8 +191,12 @@ final class PluginProcess: Sendable {
         let loaded = BlockingCall.run { try await self.controlProxy().load(request) }.mapError { error -> PluginLoadError in
             // A child that ended before it answered says why in its own words (its status, its last
             // output), however this side noticed: a write that found its socket closed says only
-            // "Broken pipe" (a child refused its sandbox and exited while the request was on its way).
-            guard case .processEnded? = error as? PluginActorError else { return .processFailed(path: path, reason: Self.text(of: error)) }
+            // "Broken pipe" (a child refused its sandbox and exited while the request was on its way),
+            // and one that ended before the request was sent finds its peer unavailable, waiting for
+            // the restart (a forked child refuses its sandbox within a millisecond).
+            let ended: Bool
+            if case .processEnded? = error as? PluginActorError { ended = true } else { ended = child.hasEnded }
+            guard ended else { return .processFailed(path: path, reason: Self.text(of: error)) }
             return .processFailed(path: path, reason: Self.text(of: PluginActorError.processEnded(peer: peer, reason: endReason(of: child))))
         }
         if case let .success(description) = loaded, let problem = confinementProblem(of: spawnedChild, loading: description) {

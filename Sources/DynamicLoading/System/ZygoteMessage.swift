@@ -1,0 +1,57 @@
+import CDynamicLinker
+import Foundation
+
+/// What a host and its ``Zygote`` say to each other: one JSON message per datagram of their
+/// `SOCK_SEQPACKET` socket, descriptors passed along with some (`SCM_RIGHTS`).
+enum ZygoteMessage: Codable, Sendable {
+    /// The zygote, once warmed: it forks children from now on.
+    case ready
+    /// The zygote cannot fork safely (a thread other than its own runs) and ends.
+    case refused(reason: String)
+    /// The host asks for a child, passing its socket and its output as two descriptors.
+    case fork(ZygoteForkRequest)
+    /// The zygote forked the child `pid`, passing a pidfd of it.
+    case forked(pid: Int32)
+    /// The zygote could not fork.
+    case failed(reason: String)
+    /// A child of the zygote ended and was reaped: its wait status and CPU time.
+    case ended(pid: Int32, status: Int32, userMicroseconds: Int64, systemMicroseconds: Int64)
+
+    /// The largest message either side takes: a fork request carries a whole environment.
+    static let capacity = 1 << 18
+
+    /// The message as the socket carries it.
+    var bytes: [UInt8] { (try? Array(JSONEncoder().encode(self))) ?? [] }
+
+    /// The message `bytes` hold, or nil.
+    init?(_ bytes: ArraySlice<UInt8>) {
+        guard let message = try? JSONDecoder().decode(Self.self, from: Data(bytes)) else { return nil }
+        self = message
+    }
+}
+
+extension ZygoteMessage {
+    /// Sends the message on `socket` with `descriptors` (at most 4); false if it could not (the peer gone).
+    @discardableResult
+    func send(on socket: Int32, descriptors: [Int32] = []) -> Bool {
+        let bytes = self.bytes
+        return bytes.withUnsafeBytes { buffer in
+            descriptors.withUnsafeBufferPointer { passed in
+                process_send_with_descriptors(socket, buffer.baseAddress!, buffer.count, passed.baseAddress, Int32(passed.count)) == 0
+            }
+        }
+    }
+
+    /// The next message on `socket`, and the descriptors passed with it (the caller's to close, also
+    /// with a message that does not read, nil); nil once the peer closed the connection or it failed.
+    static func receive(from socket: Int32) -> (message: ZygoteMessage?, descriptors: [Int32])? {
+        var bytes = [UInt8](repeating: 0, count: capacity)
+        var descriptors = [Int32](repeating: -1, count: 4)
+        var count: Int32 = 0
+        let got = bytes.withUnsafeMutableBytes { buffer in
+            process_receive_with_descriptors(socket, buffer.baseAddress!, buffer.count, &descriptors, 4, &count)
+        }
+        guard got > 0 else { return nil }
+        return (ZygoteMessage(bytes[..<Int(got)]), Array(descriptors.prefix(Int(count))))
+    }
+}

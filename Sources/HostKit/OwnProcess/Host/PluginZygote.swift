@@ -1,0 +1,98 @@
+import Dispatch
+import Foundation
+internal import DynamicLoading
+
+/// A host's zygote for its plugins' processes (``PluginProcesses/zygote``): one process of the child
+/// program, started with the host (or at the first child after a shutdown), that forks the
+/// children; a child asked for while it starts waits for it (its start is what a spawned child's
+/// would be). Closed when the host shuts down (it ends after its last child). One that refuses to
+/// fork (a thread it did not expect) or cannot start is given up on: the host spawns each child, as
+/// without one, and says so once. A host built with ThreadSanitizer starts none
+/// (``Zygote/unforkableBuild``).
+final class PluginZygote: Sendable {
+    private enum Phase: Sendable {
+        case none
+        case starting(DispatchGroup)
+        case serving(Zygote)
+        case givenUp
+    }
+
+    private let phase = Lock(Phase.none)
+    /// How long a zygote may take to be ready before it is given up on.
+    static let readyTimeout = Duration.seconds(60)
+
+    deinit {
+        close()
+    }
+
+    /// The zygote to fork a child from: the one serving, or the one starting once it is ready (one
+    /// is started if none is); nil if there is none to use.
+    func serving(_ settings: PluginProcesses, report: @escaping @Sendable (String) -> Void) -> Zygote? {
+        start(settings, report: report)
+        let current = phase.withLock { $0 }
+        if case let .starting(ready) = current { ready.wait() }
+        return phase.withLock { phase in
+            guard case let .serving(zygote) = phase, zygote.problem == nil else { return nil }
+            return zygote
+        }
+    }
+
+    /// Starts a zygote for `settings`'s children in the background, unless one serves or starts (or
+    /// was given up on).
+    func start(_ settings: PluginProcesses, report: @escaping @Sendable (String) -> Void) {
+        let ready = DispatchGroup()
+        let starts = phase.withLock { phase -> Bool in
+            // A build whose forks cannot be sandboxed (ThreadSanitizer's) starts none, and says nothing.
+            guard Zygote.unforkableBuild == nil else {
+                phase = .givenUp
+                return false
+            }
+            switch phase {
+            case let .serving(zygote) where zygote.problem == nil: return false
+            case .starting, .givenUp: return false
+            case .none, .serving:
+                ready.enter()
+                phase = .starting(ready)
+                return true
+            }
+        }
+        guard starts else { return }
+        let environment = settings.environment.merging(PluginProcess.childVariables) { _, new in new }
+        Thread.detachNewThread { [self] in
+            defer { ready.leave() }
+            let outcome = Result { () throws(ChildProcessError) in
+                try Zygote.start(executable: settings.executable, name: PluginProcess.zygoteName, arguments: settings.arguments,
+                                 environment: environment, inheritingEnvironment: !settings.sandbox.isEnabled)
+            }
+            let problem: String?
+            switch outcome {
+            case let .success(zygote): problem = zygote.awaitReady(within: Self.readyTimeout)
+            case let .failure(error): problem = "\(error)"
+            }
+            let kept = phase.withLock { phase -> Bool in
+                guard case .starting = phase else { return false }
+                if problem == nil, case let .success(zygote) = outcome {
+                    phase = .serving(zygote)
+                    return true
+                }
+                phase = .givenUp
+                return false
+            }
+            // Closed while it started (the host shut down): not kept.
+            if !kept, case let .success(zygote) = outcome { zygote.close() }
+            if let problem {
+                report(TerminalText.escaped("no zygote for the plugins' processes (each is started on its own): \(problem)"))
+            }
+        }
+    }
+
+    /// Forks no more: the zygote ends after its last child. A later child starts another.
+    func close() {
+        let zygote = phase.withLock { phase -> Zygote? in
+            defer { if case .givenUp = phase {} else { phase = .none } }
+            guard case let .serving(zygote) = phase else { return nil }
+            return zygote
+        }
+        zygote?.close()
+    }
+}
