@@ -1,7 +1,7 @@
 import FixtureRemoteContracts
 import Foundation
 import Glibc
-import HostKit
+@testable import HostKit
 import PluginActors
 import TestSupport
 import Testing
@@ -31,8 +31,18 @@ struct OwnProcessZygoteTests {
         PluginProcessTable.children(of: getpid()).filter(PluginProcessTable.isZygote)
     }
 
+    /// A host with the echo plugin in its own process, loaded once its zygote serves.
+    static func host() throws -> (PluginHost, Collected<[String]>) {
+        let reported = Collected<[String]>([])
+        let host = PluginHost(processes: OwnProcessTests.processes()) { line in reported.withLock { $0.append(line) } }
+        host.zygote.waitUntilSettled()
+        let report = host.load(["FixtureEchoUserPlugin", "FixtureEchoPlugin"].map { .file(BuiltPlugins.path($0)) })
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        return (host, reported)
+    }
+
     @Test func aPluginsProcessIsForkedFromTheHostsZygoteInItsOwnSandboxAndSoIsItsRestart() async throws {
-        let (host, reported) = try OwnProcessTests.host()
+        let (host, reported) = try Self.host()
         defer { host.shutdown() }
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
         let first = try await echo.pid()
@@ -62,12 +72,13 @@ struct OwnProcessZygoteTests {
         _ = try? await echo.crash()
         let second = try await echo.pid()
         #expect(second != first && Self.parent(of: second) == getpid())
+        host.zygote.waitUntilSettled()
         let said = reported.withLock { $0 }.filter { $0.contains("no zygote for the plugins' processes") }
         #expect(said.count == 1 && said.first?.contains("exited with status 3") == true, "\(reported.withLock { $0 })")
     }
 
     @Test func aKilledZygoteTakesItsProcessesAndThePluginIsServedAgain() async throws {
-        let (host, _) = try OwnProcessTests.host()
+        let (host, _) = try Self.host()
         defer { host.shutdown() }
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
         let first = try await echo.pid()
@@ -81,7 +92,7 @@ struct OwnProcessZygoteTests {
 
     @Test func theShutdownLeavesNoZygote() async throws {
         let before = Set(Self.zygotes())
-        let (host, _) = try OwnProcessTests.host()
+        let (host, _) = try Self.host()
         let pid = try await host.locator.tryService(key: RemoteKeys.echo).pid()
         let zygote = try #require(Self.parent(of: pid))
         #expect(!before.contains(zygote))

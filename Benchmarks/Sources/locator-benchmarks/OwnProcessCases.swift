@@ -71,7 +71,10 @@ enum OwnProcessCases {
         guard access(child, X_OK) == 0 else {
             fail("\(name): no \(child); build it with `swift build -c release --product plugin-process` (ci-smoke does)")
         }
-        let processes = PluginProcesses(executable: child, arguments: [], files: [pluginFile], heartbeat: nil, restarts: restarts)
+        var processes = PluginProcesses(executable: child, arguments: [], files: [pluginFile], heartbeat: nil, restarts: restarts)
+        // `LOCATOR_BENCH_ZYGOTE=off`: every child spawned, as before the zygote (PH-0042), for a
+        // before-and-after in one build.
+        processes.zygote = ProcessInfo.processInfo.environment["LOCATOR_BENCH_ZYGOTE"] != "off"
         var unconfined = processes
         unconfined.sandbox = PluginSandbox(isEnabled: false)
 

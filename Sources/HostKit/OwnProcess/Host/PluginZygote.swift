@@ -4,8 +4,7 @@ internal import DynamicLoading
 
 /// A host's zygote for its plugins' processes (``PluginProcesses/zygote``): one process of the child
 /// program, started with the host (or at the first child after a shutdown), that forks the
-/// children; a child asked for while it starts waits for it (its start is what a spawned child's
-/// would be). Closed when the host shuts down (it ends after its last child). One that refuses to
+/// children; a child asked for while it starts is spawned. Closed when the host shuts down (it ends after its last child). One that refuses to
 /// fork (a thread it did not expect) or cannot start is given up on: the host spawns each child, as
 /// without one, and says so once. A host built with ThreadSanitizer starts none
 /// (``Zygote/unforkableBuild``).
@@ -25,12 +24,11 @@ final class PluginZygote: Sendable {
         close()
     }
 
-    /// The zygote to fork a child from: the one serving, or the one starting once it is ready (one
-    /// is started if none is); nil if there is none to use.
+    /// The zygote to fork a child from, if one serves; nil if none does yet (one is started if none
+    /// is): a child needed while the zygote starts is spawned, as soon as it would have been
+    /// without one (waiting for the zygote's start measured slower than a spawn beside it).
     func serving(_ settings: PluginProcesses, report: @escaping @Sendable (String) -> Void) -> Zygote? {
         start(settings, report: report)
-        let current = phase.withLock { $0 }
-        if case let .starting(ready) = current { ready.wait() }
         return phase.withLock { phase in
             guard case let .serving(zygote) = phase, zygote.problem == nil else { return nil }
             return zygote
@@ -84,6 +82,13 @@ final class PluginZygote: Sendable {
                 report(TerminalText.escaped("no zygote for the plugins' processes (each is started on its own): \(problem)"))
             }
         }
+    }
+
+    /// Waits until the zygote being started serves or was given up on (for tests: the next child is
+    /// then forked if it can be).
+    func waitUntilSettled() {
+        let current = phase.withLock { $0 }
+        if case let .starting(ready) = current { ready.wait() }
     }
 
     /// Forks no more: the zygote ends after its last child. A later child starts another.
