@@ -107,3 +107,9 @@ int process_die_with_parent(int parent) {
 int process_set_name(const char *name) {
     return prctl(PR_SET_NAME, name) == 0 ? 0 : errno;
 }
+
+int process_signal_is_ignored(int signal) {
+    struct sigaction current;
+    if (sigaction(signal, NULL, &current) != 0) return 0;
+    return !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN;
+}

@@ -48,4 +48,7 @@ int process_die_with_parent(int parent);
 /// prctl(PR_SET_NAME): the name the process's thread shows (at most 15 bytes kept). 0, or the error number.
 int process_set_name(const char *_Nonnull name);
 
+/// Whether `signal`'s disposition is SIG_IGN (1), or not or unknown (0).
+int process_signal_is_ignored(int signal);
+
 #endif

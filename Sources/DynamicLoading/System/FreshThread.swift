@@ -9,7 +9,8 @@ import Glibc
 /// Unsafe: the body crosses `pthread_create` as an unmanaged reference, retained here and taken
 /// back, once, by the new thread. The main thread then only waits, every signal blocked (a signal
 /// handler of the plugin's runs on the new thread or one of its threads), and calls nothing of
-/// Swift's runtime again.
+/// Swift's runtime again. It costs the plugin one thread of its limit (the sandbox's thread limit
+/// counts it) and the new thread's stack.
 package enum FreshThread {
     private final class Body {
         let run: () -> Int32
@@ -20,17 +21,26 @@ package enum FreshThread {
     /// Call it while the process has this one thread (the sandbox entered already): the new thread
     /// inherits its confinement and an empty signal mask.
     package static func run(_ body: @escaping () -> Int32) -> Never {
+        // Blocked first, so that no signal reaches this thread from now on; the new thread, which
+        // inherits the mask, unblocks them all as it starts.
+        var signals = sigset_t()
+        sigfillset(&signals)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         let made = pthread_create(&thread, nil, { context in
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
             guard let context else { _exit(70) }
             let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
             _exit(body.run())
         }, context)
-        guard made == 0 else { _exit(71) }
-        var signals = sigset_t()
-        sigfillset(&signals)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        guard made == 0 else {
+            let line = "the plugin's process could not start its serving thread: \(String(cString: strerror(made)))\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+            _exit(71)
+        }
         pthread_join(thread, nil)
         _exit(0)
     }

@@ -28,21 +28,34 @@ package final class Zygote: Sendable {
     private struct State: Sendable {
         /// Nil until the zygote said it is ready or refused; then whether it serves.
         var ready: Bool?
-        /// Why it does not serve (refused, or gone).
+        /// Why it does not serve (refused, closed, or gone).
         var problem: String?
+        /// The number of the request in flight, and its reply once it came.
+        var waiting: UInt64?
         var reply: Reply?
+        /// The last request's number.
+        var requests: UInt64 = 0
         /// Its children, by id, until their end is reported.
         var children: [Int32: ForkedChild] = [:]
     }
 
     private let process: ChildProcess
+    /// The zygote's socket, a duplicate of ``ChildProcess/socket`` this owns: that one is closed
+    /// once the zygote's end is handled, and its number may be another file's by the time a
+    /// request or the reader uses it; this one is closed only when the ``Zygote`` goes.
+    private let control: Int32
     private let state = Lock(State())
     private let requests = Lock(())
     private let answered = DispatchSemaphore(value: 0)
     private let settled = DispatchGroup()
 
-    private init(process: ChildProcess) {
+    private init(process: ChildProcess, control: Int32) {
         self.process = process
+        self.control = control
+    }
+
+    deinit {
+        Posix.close(control)
     }
 
     /// Why a process of this build cannot serve as a zygote; nil if it can. ThreadSanitizer's fork
@@ -64,12 +77,20 @@ package final class Zygote: Sendable {
         var environment = environment
         environment[ZygoteServer.variable] = "1"
         let padded = name + String(repeating: " ", count: max(0, nameRoom - name.utf8.count))
+        // The socket is closed once `onEnd` returns: not before this has its own duplicate (a zygote
+        // may end at once). Its reader reads what it said up to the socket's end (shut down once it
+        // is reaped), then says how it ended.
+        let duplicated = DispatchSemaphore(value: 0)
         let process = try ChildProcess.spawn(executable: executable, name: padded, arguments: arguments, environment: environment,
                                              inheritingEnvironment: inheritingEnvironment, limits: ChildProcess.Limits(),
-                                             socketType: SOCK_SEQPACKET, onOutput: nil) { _ in
-            // Its reader reads what it said to its socket's end (shut down once it is reaped), then says how it ended.
+                                             socketType: SOCK_SEQPACKET, onOutput: nil) { _ in duplicated.wait() }
+        let control = fcntl(process.socket, F_DUPFD_CLOEXEC, 0)
+        duplicated.signal()
+        guard control >= 0 else {
+            process.kill()
+            throw .cannotFork(reason: "its socket could not be duplicated: \(String(cString: strerror(errno)))")
         }
-        let zygote = Zygote(process: process)
+        let zygote = Zygote(process: process, control: control)
         zygote.settled.enter()
         let reader = Thread { [zygote] in zygote.read() }
         reader.name = "zygote \(process.pid) reader"
@@ -81,6 +102,7 @@ package final class Zygote: Sendable {
     package func awaitReady(within timeout: Duration) -> String? {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         if settled.wait(timeout: .now() + seconds) == .timedOut {
+            // No child of its yet: nothing dies with it.
             end()
             return "it did not say it was ready within \(timeout)"
         }
@@ -100,7 +122,7 @@ package final class Zygote: Sendable {
     package func close() {
         requests.withLock {
             state.withLock { if $0.problem == nil { $0.problem = "it was closed" } }
-            _ = Glibc.shutdown(process.socket, Int32(SHUT_WR))
+            _ = Glibc.shutdown(control, Int32(SHUT_WR))
         }
     }
 
@@ -116,8 +138,12 @@ package final class Zygote: Sendable {
                        onOutput: (@Sendable (String) -> Void)?,
                        onEnd: @escaping @Sendable (ChildProcess.Ending) -> Void) throws(ChildProcessError) -> ChildProcess {
         let variables = try ChildProcess.commandLineEnvironment(environment, inheriting: inheritingEnvironment)
+        let number = state.withLock { state in
+            state.requests += 1
+            return state.requests
+        }
         let request = ZygoteMessage.fork(ZygoteForkRequest(
-            name: name, threadName: threadName, environment: variables,
+            number: number, name: name, threadName: threadName, environment: variables,
             limits: limits.settings.map { ZygoteForkRequest.Limit(resource: $0.resource, soft: $0.soft, hard: $0.hard) }))
         guard request.bytes.count < ZygoteMessage.capacity else {
             throw .cannotFork(reason: "its environment is larger than a request to the zygote may be")
@@ -136,11 +162,24 @@ package final class Zygote: Sendable {
         guard let (socket, childSocket) = socketEnds, let (output, childOutput) = outputEnds else { throw .cannotFork(reason: "no sockets") }
         let reply = requests.withLock { _ -> Reply in
             if let problem { return .failed(problem) }
-            state.withLock { $0.reply = nil }
-            guard request.send(on: process.socket, descriptors: [childSocket, childOutput]) else { return .failed("its socket is closed") }
-            // The zygote forks at once; one that does not answer for long is stuck, and ended.
+            // A signal left by a reply that came after its request was given up on is not this one's.
+            while answered.wait(timeout: .now()) == .success {}
+            state.withLock { state in
+                state.reply = nil
+                state.waiting = number
+            }
+            guard request.send(on: control, descriptors: [childSocket, childOutput]) else {
+                state.withLock { $0.waiting = nil }
+                return .failed("its socket is closed")
+            }
+            // The zygote forks at once; one that does not answer for long is stuck: it forks no
+            // more (closed, not killed: its children live on), and a late reply is no one's.
             guard answered.wait(timeout: .now() + 10) == .success else {
-                end()
+                state.withLock { state in
+                    state.waiting = nil
+                    if state.problem == nil { state.problem = "it did not answer a request within 10 s" }
+                }
+                _ = Glibc.shutdown(control, Int32(SHUT_WR))
                 return .failed("it did not answer within 10 s")
             }
             return state.withLock { $0.reply } ?? .failed("it is gone")
@@ -161,25 +200,30 @@ package final class Zygote: Sendable {
 
     /// The reader thread: every message of the zygote, until its socket's end.
     private func read() {
-        while let (message, descriptors) = ZygoteMessage.receive(from: process.socket) {
+        while let (message, descriptors) = ZygoteMessage.receive(from: control) {
+            // Only a `forked` reply passes one, which it keeps.
+            let passed = descriptors
+            var kept: Int32?
+            defer { passed.filter { $0 != kept }.forEach(Posix.close) }
             switch message {
             case .ready:
                 state.withLock { $0.ready = true }
                 settled.leave()
             case let .refused(reason):
                 gone("it refused to fork: \(reason)")
-            case let .forked(pid):
+            case let .forked(pid, number):
                 guard let pidfd = descriptors.first else {
-                    answer(.failed("it sent no pidfd of its child"))
+                    answer(.failed("it sent no pidfd of its child"), to: number)
                     continue
                 }
-                descriptors.dropFirst().forEach(Posix.close)
                 let child = ForkedChild(pid: pid, pidfd: pidfd)
+                // A child of a request given up on is no one's: its socket's other end is closed,
+                // so it ends; its end is still reaped by the zygote.
+                guard answer(.forked(child), to: number) else { continue }
+                kept = pidfd
                 state.withLock { $0.children[pid] = child }
-                answer(.forked(child))
-            case let .failed(reason):
-                descriptors.forEach(Posix.close)
-                answer(.failed(reason))
+            case let .failed(reason, number):
+                answer(.failed(reason), to: number)
             case let .ended(pid, status, user, system):
                 let child = state.withLock { $0.children.removeValue(forKey: pid) }
                 child?.give(ForkedChild.Word(status: status, cpuTime: .microseconds(user) + .microseconds(system)))
@@ -191,10 +235,18 @@ package final class Zygote: Sendable {
         gone("it \(process.waitForEnd())")
     }
 
-    /// Hands `reply` to the fork request waiting for it.
-    private func answer(_ reply: Reply) {
-        state.withLock { $0.reply = reply }
-        answered.signal()
+    /// Hands `reply` to the fork request numbered `number` if it is the one waiting (nil: to the one
+    /// waiting, if any); whether it was.
+    @discardableResult
+    private func answer(_ reply: Reply, to number: UInt64?) -> Bool {
+        let taken = state.withLock { state -> Bool in
+            guard let waiting = state.waiting, number == nil || number == waiting else { return false }
+            state.waiting = nil
+            state.reply = reply
+            return true
+        }
+        if taken { answered.signal() }
+        return taken
     }
 
     /// The zygote serves no more: its children get no word of their end but their own.
@@ -208,6 +260,6 @@ package final class Zygote: Sendable {
         }
         if !wasSettled { settled.leave() }
         children.forEach { $0.give(nil) }
-        answer(.failed(reason))
+        answer(.failed(reason), to: nil)
     }
 }

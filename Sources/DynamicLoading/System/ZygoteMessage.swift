@@ -10,10 +10,10 @@ enum ZygoteMessage: Codable, Sendable {
     case refused(reason: String)
     /// The host asks for a child, passing its socket and its output as two descriptors.
     case fork(ZygoteForkRequest)
-    /// The zygote forked the child `pid`, passing a pidfd of it.
-    case forked(pid: Int32)
-    /// The zygote could not fork.
-    case failed(reason: String)
+    /// The zygote forked the child `pid` for the request numbered `request`, passing a pidfd of it.
+    case forked(pid: Int32, request: UInt64)
+    /// The zygote could not fork the child of the request numbered `request`.
+    case failed(reason: String, request: UInt64)
     /// A child of the zygote ended and was reaped: its wait status and CPU time.
     case ended(pid: Int32, status: Int32, userMicroseconds: Int64, systemMicroseconds: Int64)
 

@@ -31,74 +31,114 @@ package enum ZygoteServer {
     package static func serve(warmUp: () -> Void) {
         let control = ChildProcess.socketDescriptor
         warmUp()
-        if let reason = threadsProblem() {
+        if let reason = threadsProblem() ?? systemProblem() {
             ZygoteMessage.refused(reason: reason).send(on: control)
             _exit(3)
         }
         guard ZygoteMessage.ready.send(on: control) else { _exit(0) }
         var children: [(pid: Int32, pidfd: Int32)] = []
-        // Once the host has no more to ask (it shut down its writing end, or is gone), the zygote
-        // reports its children's ends until they are all gone, then ends.
+        // Once the host has no more to ask (it shut down its writing end, or is gone), or the zygote
+        // cannot fork safely any more, it reports its children's ends until they are all gone, then
+        // ends: never before them, which die with it.
         var asking = true
         while asking || !children.isEmpty {
             // A descriptor below 0 is not watched.
             var watched = [pollfd(fd: asking ? control : -1, events: Int16(POLLIN), revents: 0)]
                 + children.map { pollfd(fd: $0.pidfd, events: Int16(POLLIN), revents: 0) }
-            guard (try? Posix.retrying("poll", { poll(&watched, nfds_t(watched.count), -1) })) != nil else { _exit(1) }
+            if (try? Posix.retrying("poll", { poll(&watched, nfds_t(watched.count), -1) })) == nil {
+                // Nothing to wait with: its children are reaped as they end, blocking.
+                asking = false
+                for child in children { report(child.pid, on: control) }
+                break
+            }
             for (index, child) in children.enumerated().reversed() where watched[index + 1].revents != 0 {
                 report(child.pid, on: control)
                 Posix.close(child.pidfd)
                 children.remove(at: index)
             }
-            guard watched[0].revents != 0 else { continue }
+            guard asking, watched[0].revents != 0 else { continue }
             guard let (message, descriptors) = ZygoteMessage.receive(from: control) else {
                 asking = false
                 continue
             }
             guard case let .fork(request) = message, descriptors.count == 2 else {
                 descriptors.forEach(Posix.close)
-                ZygoteMessage.failed(reason: "the zygote was asked for something other than a child").send(on: control)
+                if case let .fork(request) = message {
+                    ZygoteMessage.failed(reason: "the request came without the child's two descriptors", request: request.number)
+                        .send(on: control)
+                }
                 continue
             }
             if let reason = threadsProblem() {
                 descriptors.forEach(Posix.close)
                 ZygoteMessage.refused(reason: reason).send(on: control)
-                _exit(3)
-            }
-            // Closed by the child once it is set up (or by its end): the host hears of it then, as
-            // a spawn returns once its child is limited.
-            guard let settled = try? Posix.pipe() else {
-                descriptors.forEach(Posix.close)
-                ZygoteMessage.failed(reason: "pipe failed: \(String(cString: strerror(errno)))").send(on: control)
+                asking = false
                 continue
             }
-            let parent = getpid()
-            let pid = fork()
-            if pid == 0 {
-                Posix.close(settled.read)
-                become(request, socket: descriptors[0], output: descriptors[1], parent: parent, settled: settled.write)
-                return
+            switch fork(request, socket: descriptors[0], output: descriptors[1], control: control) {
+            case .child: return
+            case let .forked(child): children.append(child)
+            case .none: continue
             }
-            descriptors.forEach(Posix.close)
-            Posix.close(settled.write)
-            var byte: UInt8 = 0
-            while Glibc.read(settled.read, &byte, 1) < 0 && errno == EINTR {}
-            Posix.close(settled.read)
-            guard pid > 0 else {
-                ZygoteMessage.failed(reason: "fork failed: \(String(cString: strerror(errno)))").send(on: control)
-                continue
-            }
-            let pidfd = process_pidfd_open(pid)
-            guard pidfd >= 0 else {
-                Posix.send(SIGKILL, to: pid)
-                _ = try? Posix.reap(pid)
-                ZygoteMessage.failed(reason: "pidfd_open failed: \(String(cString: strerror(-pidfd)))").send(on: control)
-                continue
-            }
-            ZygoteMessage.forked(pid: pid).send(on: control, descriptors: [pidfd])
-            children.append((pid, pidfd))
         }
         _exit(0)
+    }
+
+    /// Forks the child `request` asks for (returns in the child, set up), and tells the host: its id
+    /// and a pidfd of it, or why there is none.
+    private enum Forked {
+        /// This is the child, set up.
+        case child
+        /// This is the zygote, and the child it forked.
+        case forked((pid: Int32, pidfd: Int32))
+    }
+
+    private static func fork(_ request: ZygoteForkRequest, socket: Int32, output: Int32, control: Int32) -> Forked? {
+        var isChild = false
+        // The zygote's copies (the child's are its descriptors 1 to 3 by then).
+        defer {
+            if !isChild {
+                Posix.close(socket)
+                Posix.close(output)
+            }
+        }
+        let failed = { (reason: String) in _ = ZygoteMessage.failed(reason: reason, request: request.number).send(on: control) }
+        // Closed by the child once it is set up (or by its end): the host hears of it then, as a
+        // spawn returns once its child is limited.
+        let settled: (read: Int32, write: Int32)
+        do {
+            settled = try Posix.pipe()
+        } catch {
+            failed("\(error)")
+            return nil
+        }
+        let parent = getpid()
+        let pid = Glibc.fork()
+        let forkError = errno
+        if pid == 0 {
+            isChild = true
+            Posix.close(settled.read)
+            become(request, socket: socket, output: output, parent: parent, settled: settled.write)
+            return .child
+        }
+        Posix.close(settled.write)
+        guard pid > 0 else {
+            Posix.close(settled.read)
+            failed("fork failed: \(String(cString: strerror(forkError)))")
+            return nil
+        }
+        var byte: UInt8 = 0
+        while Glibc.read(settled.read, &byte, 1) < 0 && errno == EINTR {}
+        Posix.close(settled.read)
+        let pidfd = process_pidfd_open(pid)
+        guard pidfd >= 0 else {
+            Posix.send(SIGKILL, to: pid)
+            _ = try? Posix.reap(pid)
+            failed("pidfd_open failed: \(String(cString: strerror(-pidfd)))")
+            return nil
+        }
+        ZygoteMessage.forked(pid: pid, request: request.number).send(on: control, descriptors: [pidfd])
+        return .forked((pid, pidfd))
     }
 
     /// Reaps the ended child `pid` and tells the host how it ended.
@@ -108,6 +148,19 @@ package enum ZygoteServer {
                             userMicroseconds: Int64(usage.ru_utime.tv_sec) * 1_000_000 + Int64(usage.ru_utime.tv_usec),
                             systemMicroseconds: Int64(usage.ru_stime.tv_sec) * 1_000_000 + Int64(usage.ru_stime.tv_usec))
             .send(on: control)
+    }
+
+    /// Why this system cannot serve a zygote: a system call it needs is missing (`close_range`,
+    /// Linux 5.9; `pidfd_open`, 5.3; `pidfd_send_signal`, 5.1) or refused (a container's seccomp
+    /// profile). Nil if each answers.
+    private static func systemProblem() -> String? {
+        let unused = process_close_range(Int32.max - 1, Int32.max - 1)
+        if unused != 0 { return "close_range is not available: \(String(cString: strerror(unused)))" }
+        let own = process_pidfd_open(getpid())
+        guard own >= 0 else { return "pidfd_open is not available: \(String(cString: strerror(-own)))" }
+        defer { Posix.close(own) }
+        let signalled = process_pidfd_send_signal(own, 0)
+        return signalled == 0 ? nil : "pidfd_send_signal is not available: \(String(cString: strerror(signalled)))"
     }
 
     /// Why this process may not fork: another thread runs, or will in the child. Nil with one.
@@ -121,10 +174,12 @@ package enum ZygoteServer {
     /// In the forked child: the descriptors, signals, group, limits, environment and name of a child
     /// the host spawned, as `request` asks. Ends the child if any of it fails (it wrote why).
     private static func become(_ request: ZygoteForkRequest, socket: Int32, output: Int32, parent: Int32, settled: Int32) {
-        // On any failure the child ends: its end closes `settled` too.
+        // On any failure the child ends: its end closes `settled` too. Its output is `output` until
+        // it is descriptor 2.
+        var errors = output
         func fail(_ what: String, _ code: Int32) -> Never {
             let line = "the zygote's child could not \(what): \(String(cString: strerror(code)))\n"
-            _ = line.withCString { Glibc.write(output, $0, strlen($0)) }
+            _ = line.withCString { Glibc.write(errors, $0, strlen($0)) }
             _exit(127)
         }
         // Dead with the zygote: nothing else would end it once the zygote is gone.
@@ -136,6 +191,7 @@ package enum ZygoteServer {
             where dup2(from, to) < 0 {
             fail("set up its descriptors", errno)
         }
+        errors = 2
         // Every descriptor but these four and `settled`, closed last.
         let kept = ChildProcess.socketDescriptor + 1
         let closed = settled > kept ? process_close_range(kept, settled - 1) : 0
@@ -144,9 +200,12 @@ package enum ZygoteServer {
         var signals = sigset_t()
         sigemptyset(&signals)
         sigprocmask(SIG_SETMASK, &signals, nil)
-        // 64 signals on Linux (glibc keeps two of them, and refuses to change those).
+        // A handler of the zygote's is not the child's: each goes back to its default. An ignored
+        // signal stays ignored, as across an `exec` (the `host` command ignores SIGPIPE as it starts,
+        // so a spawned child of it does too). 64 signals on Linux (glibc keeps two, and refuses to
+        // change those).
         for signal in Int32(1)..<65 where signal != SIGKILL && signal != SIGSTOP {
-            Glibc.signal(signal, SIG_DFL)
+            if process_signal_is_ignored(signal) == 0 { Glibc.signal(signal, SIG_DFL) }
         }
         if setpgid(0, 0) != 0 { fail("lead a process group of its own", errno) }
         for limit in request.limits {

@@ -21,7 +21,11 @@ public enum PluginChild {
     public static func serve(discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
         // A zygote returns from this in each child it forks, which goes on as one spawned.
         let forked = Posix.environment(ZygoteServer.variable) != nil
-        if forked { ZygoteServer.serve(warmUp: ChildWarmUp.run) }
+        if forked {
+            // Not a variable a child started from here (by a plugin's run grant, say) may inherit.
+            Posix.removeEnvironment(ZygoteServer.variable)
+            ZygoteServer.serve(warmUp: ChildWarmUp.run)
+        }
         // Run by hand, the number may be free, or another library's by now: never read nor close that.
         guard Posix.isUnixStreamSocket(ChildProcess.socketDescriptor) else {
             FileHandle.standardError.write(Data(("no connection to the host on descriptor \(ChildProcess.socketDescriptor): it is not"

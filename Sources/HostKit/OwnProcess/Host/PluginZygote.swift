@@ -68,7 +68,8 @@ final class PluginZygote: Sendable {
             case let .failure(error): problem = "\(error)"
             }
             let kept = phase.withLock { phase -> Bool in
-                guard case .starting = phase else { return false }
+                // This start's, not a later one's (the host shut down meanwhile, and a child started another).
+                guard case let .starting(current) = phase, current === ready else { return false }
                 if problem == nil, case let .success(zygote) = outcome {
                     phase = .serving(zygote)
                     return true
