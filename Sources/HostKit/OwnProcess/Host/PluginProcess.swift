@@ -65,13 +65,13 @@ final class PluginProcess: Sendable {
         peer = "\(candidate.fileNames.last ?? "plugin")#\(number)"
     }
 
-    /// What `ps` shows its children as, `host: plugin libClock.so` (the host's program, the plugin's
-    /// file): the program they run is often the host's own (`/proc/self/exe`), the same for every plugin.
     /// The name the host's zygote has in `ps`.
     static var zygoteName: String {
         TerminalText.escaped("\(ProcessInfo.processInfo.processName): plugin zygote")
     }
 
+    /// What `ps` shows its children as, `host: plugin libClock.so` (the host's program, the plugin's
+    /// file): the program they run is often the host's own (`/proc/self/exe`), the same for every plugin.
     var programName: String {
         TerminalText.escaped("\(ProcessInfo.processInfo.processName): plugin \(candidate.fileNames.last ?? "?")")
     }
