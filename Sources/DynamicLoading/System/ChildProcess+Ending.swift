@@ -3,8 +3,8 @@ import Glibc
 extension ChildProcess {
     /// How a child process ended, as its wait status says.
     package enum Ending: Sendable, Equatable, CustomStringConvertible {
-        /// It exited, with this status (0 to 255; -1 when something else in the host reaped it first, so
-        /// that how it ended is unknown).
+        /// It exited, with this status (0 to 255; -1 when how it ended is unknown: something else in
+        /// the host reaped it first, or it was a zygote's child and died with its zygote).
         case exited(Int32)
         /// A signal ended it (its number).
         case signalled(Int32)
@@ -21,7 +21,7 @@ extension ChildProcess {
         package var description: String {
             switch self {
             case .exited(let status) where !(0...255).contains(status):
-                return "ended, but something else in the host reaped it: how is unknown"
+                return "ended, and how is unknown (something else in the host reaped it, or its zygote ended)"
             case .exited(let status):
                 return "exited with status \(status)"
             case .signalled(let signal):
