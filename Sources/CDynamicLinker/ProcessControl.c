@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <spawn.h>
 #include <string.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -112,4 +113,16 @@ int process_signal_is_ignored(int signal) {
     struct sigaction current;
     if (sigaction(signal, NULL, &current) != 0) return 0;
     return !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN;
+}
+
+int process_start_thread_unblocked(pthread_t *thread, void *(*start)(void *), void *context) {
+    pthread_attr_t attributes;
+    int result = pthread_attr_init(&attributes);
+    if (result != 0) return result;
+    sigset_t none;
+    sigemptyset(&none);
+    result = pthread_attr_setsigmask_np(&attributes, &none);
+    if (result == 0) result = pthread_create(thread, &attributes, start, context);
+    pthread_attr_destroy(&attributes);
+    return result;
 }

@@ -1,6 +1,7 @@
 #ifndef PROCESS_CONTROL_H
 #define PROCESS_CONTROL_H
 
+#include <pthread.h>
 #include <spawn.h>
 
 // What ChildProcess needs that Swift's Glibc module does not import (each needs _GNU_SOURCE).
@@ -50,5 +51,10 @@ int process_set_name(const char *_Nonnull name);
 
 /// Whether `signal`'s disposition is SIG_IGN (1), or not or unknown (0).
 int process_signal_is_ignored(int signal);
+
+/// pthread_create(3) of a thread whose signal mask is empty from its first instruction
+/// (pthread_attr_setsigmask_np), whatever the caller's: 0, or the error number.
+int process_start_thread_unblocked(pthread_t *_Nonnull thread, void *_Nullable (*_Nonnull start)(void *_Nullable),
+                                   void *_Nullable context);
 
 #endif

@@ -1,3 +1,4 @@
+import CDynamicLinker
 import Glibc
 
 /// The rest of a forked child's life, on a thread of its own: a child a ``Zygote`` forked runs on
@@ -21,17 +22,14 @@ package enum FreshThread {
     /// Call it while the process has this one thread (the sandbox entered already): the new thread
     /// inherits its confinement and an empty signal mask.
     package static func run(_ body: @escaping () -> Int32) -> Never {
-        // Blocked first, so that no signal reaches this thread from now on; the new thread, which
-        // inherits the mask, unblocks them all as it starts.
+        // Blocked first, so that no signal reaches this thread from now on; the new thread starts
+        // with none blocked.
         var signals = sigset_t()
         sigfillset(&signals)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
-        let made = pthread_create(&thread, nil, { context in
-            var none = sigset_t()
-            sigemptyset(&none)
-            pthread_sigmask(SIG_SETMASK, &none, nil)
+        let made = process_start_thread_unblocked(&thread, { context in
             guard let context else { _exit(70) }
             let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
             _exit(body.run())
