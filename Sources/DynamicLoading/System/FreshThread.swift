@@ -30,6 +30,10 @@ package enum FreshThread {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         let made = process_start_thread_unblocked(&thread, { context in
+            // Again here: a sanitizer's `pthread_create` starts the thread with its creator's mask.
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
             guard let context else { _exit(70) }
             let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
             _exit(body.run())
