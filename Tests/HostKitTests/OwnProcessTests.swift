@@ -1,7 +1,7 @@
 import FixtureRemoteContracts
 import Foundation
 import Glibc
-import HostKit
+@testable import HostKit
 @_spi(HostKit) import PluginAPI
 import PluginActors
 import TestSupport
@@ -22,9 +22,11 @@ import Testing
     }
 
     /// A host with the echo plugin in its own process and its user in this one; the lines it reported.
-    static func host(_ processes: PluginProcesses = processes()) throws -> (PluginHost, Collected<[String]>) {
+    /// With `zygoteSettled`, loaded once its zygote serves (or was given up on).
+    static func host(_ processes: PluginProcesses = processes(), zygoteSettled: Bool = false) throws -> (PluginHost, Collected<[String]>) {
         let reported = Collected<[String]>([])
         let host = PluginHost(processes: processes) { line in reported.withLock { $0.append(line) } }
+        if zygoteSettled { host.zygote.waitUntilSettled() }
         let report = host.load(["FixtureEchoUserPlugin", "FixtureEchoPlugin"].map { .file(BuiltPlugins.path($0)) })
         #expect(report.problems.isEmpty, "\(report.problems)")
         return (host, reported)

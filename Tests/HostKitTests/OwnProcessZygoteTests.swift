@@ -31,18 +31,8 @@ struct OwnProcessZygoteTests {
         PluginProcessTable.children(of: getpid()).filter(PluginProcessTable.isZygote)
     }
 
-    /// A host with the echo plugin in its own process, loaded once its zygote serves.
-    static func host() throws -> (PluginHost, Collected<[String]>) {
-        let reported = Collected<[String]>([])
-        let host = PluginHost(processes: OwnProcessTests.processes()) { line in reported.withLock { $0.append(line) } }
-        host.zygote.waitUntilSettled()
-        let report = host.load(["FixtureEchoUserPlugin", "FixtureEchoPlugin"].map { .file(BuiltPlugins.path($0)) })
-        #expect(report.problems.isEmpty, "\(report.problems)")
-        return (host, reported)
-    }
-
     @Test func aPluginsProcessIsForkedFromTheHostsZygoteInItsOwnSandboxAndSoIsItsRestart() async throws {
-        let (host, reported) = try Self.host()
+        let (host, reported) = try OwnProcessTests.host(zygoteSettled: true)
         defer { host.shutdown() }
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
         let first = try await echo.pid()
@@ -78,7 +68,7 @@ struct OwnProcessZygoteTests {
     }
 
     @Test func aKilledZygoteTakesItsProcessesAndThePluginIsServedAgain() async throws {
-        let (host, _) = try Self.host()
+        let (host, _) = try OwnProcessTests.host(zygoteSettled: true)
         defer { host.shutdown() }
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
         let first = try await echo.pid()
@@ -92,7 +82,7 @@ struct OwnProcessZygoteTests {
 
     @Test func theShutdownLeavesNoZygote() async throws {
         let before = Set(Self.zygotes())
-        let (host, _) = try Self.host()
+        let (host, _) = try OwnProcessTests.host(zygoteSettled: true)
         let pid = try await host.locator.tryService(key: RemoteKeys.echo).pid()
         let zygote = try #require(Self.parent(of: pid))
         #expect(!before.contains(zygote))

@@ -36,8 +36,10 @@ extension ZygoteMessage {
     func send(on socket: Int32, descriptors: [Int32] = []) -> Bool {
         let bytes = self.bytes
         return bytes.withUnsafeBytes { buffer in
-            descriptors.withUnsafeBufferPointer { passed in
-                process_send_with_descriptors(socket, buffer.baseAddress!, buffer.count, passed.baseAddress, Int32(passed.count)) == 0
+            // An empty message would read as the connection's end: none is sent.
+            guard let start = buffer.baseAddress, buffer.count > 0 else { return false }
+            return descriptors.withUnsafeBufferPointer { passed in
+                process_send_with_descriptors(socket, start, buffer.count, passed.baseAddress, Int32(passed.count)) == 0
             }
         }
     }
@@ -49,7 +51,8 @@ extension ZygoteMessage {
         var descriptors = [Int32](repeating: -1, count: 4)
         var count: Int32 = 0
         let got = bytes.withUnsafeMutableBytes { buffer in
-            process_receive_with_descriptors(socket, buffer.baseAddress!, buffer.count, &descriptors, 4, &count)
+            // `capacity` bytes: never an empty buffer.
+            buffer.baseAddress.map { process_receive_with_descriptors(socket, $0, buffer.count, &descriptors, 4, &count) } ?? -1
         }
         guard got > 0 else { return nil }
         return (ZygoteMessage(bytes[..<Int(got)]), Array(descriptors.prefix(Int(count))))

@@ -230,7 +230,8 @@ package enum ZygoteServer {
         let room = strlen(first)
         let bytes = Array(name.utf8.prefix(room))
         bytes.withUnsafeBufferPointer { source in
-            UnsafeMutableRawPointer(first).copyMemory(from: source.baseAddress!, byteCount: source.count)
+            // An empty name has no bytes to copy (nor an address).
+            if let start = source.baseAddress { UnsafeMutableRawPointer(first).copyMemory(from: start, byteCount: source.count) }
         }
         memset(first + bytes.count, 0, room - bytes.count)
     }

@@ -12,16 +12,16 @@ extension PluginProcess {
     /// The name a standby is connected under until a restart takes it.
     var standbyPeer: String { peer + " (standby)" }
 
-    /// What every child's environment adds to ``PluginProcesses/environment`` (a zygote's too).
-    static let childVariables = [
-        // A crashing child need not spend seconds printing a backtrace nobody reads.
-        "SWIFT_BACKTRACE": "enable=no",
-    ]
+    /// What every child of `settings` starts with (a zygote's too): ``PluginProcesses/environment``,
+    /// and no backtrace (a crashing child need not spend seconds printing one nobody reads).
+    static func baseEnvironment(of settings: PluginProcesses) -> [String: String] {
+        settings.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { _, new in new }
+    }
 
     /// Starts the plugin's program in its sandbox, as `role`, forked from the host's zygote if one serves; its end goes to the supervision if it
     /// is serving by then.
     func spawnChild(as role: SpawnedChild.Role) -> Result<SpawnedChild, PluginLoadError> {
-        var environment = settings.environment.merging(Self.childVariables) { _, new in new }
+        var environment = Self.baseEnvironment(of: settings)
         environment[ChildControlService.callTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
         if case .standby = role, let request = ChildLoadRequest(candidate: candidate, startTimeout: startTimeout).variableValue {
             environment[ChildLoadRequest.preloadVariable] = request

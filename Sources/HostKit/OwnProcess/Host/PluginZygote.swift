@@ -55,7 +55,7 @@ final class PluginZygote: Sendable {
             }
         }
         guard starts else { return }
-        let environment = settings.environment.merging(PluginProcess.childVariables) { _, new in new }
+        let environment = PluginProcess.baseEnvironment(of: settings)
         Thread.detachNewThread { [self] in
             defer { ready.leave() }
             let outcome = Result { () throws(ChildProcessError) in
