@@ -83,6 +83,25 @@ import Testing
         #expect(try await scene.echo.echo(EchoMessage(text: "after", number: 2, tags: [])).text == "after")
     }
 
+    /// A process started for a load gets its load request as it starts, as a standby does: it loads
+    /// its plugin once in its sandbox, while its host connects, and answers the host's load from that.
+    @Test func aProcessStartedForALoadLoadsAheadToo() async throws {
+        let program = try WrappedChildProgram(behaviour: #"env > "$(dirname "$0")/environment.$n""#)
+        defer { program.killLeftovers() }
+        var settings = OwnProcessTests.processes()
+        settings.executable = program.path
+        settings.zygote = false
+        let (host, reported) = try OwnProcessTests.host(settings)
+        defer { host.shutdown() }
+        let environment = try String(contentsOfFile: program.folder + "/environment.1", encoding: .utf8)
+        let request = try #require(environment.split(separator: "\n").first { $0.hasPrefix("SWIFT_PLUGIN_PRELOAD=") },
+                                   "no load request in the environment of the process started for the load")
+        #expect(request.contains("libFixtureEchoPlugin.so"))
+        let echo = try host.locator.tryService(key: RemoteKeys.echo)
+        #expect(try await echo.echo(EchoMessage(text: "ahead", number: 1, tags: [])).text == "ahead", "\(reported.withLock { $0 })")
+        #expect(program.runs.count == 1, "runs: \(program.runs)")
+    }
+
     /// With an operator's digest list, a standby loads nothing ahead: the list in force when it takes
     /// over decides, as it does for a process started then. The plugin's line taken out of the list,
     /// the standby refuses the plugin at the restart, and a call finds no process to answer it.

@@ -11,9 +11,10 @@ struct ChildLoadRequest: Codable, Sendable {
 }
 
 extension ChildLoadRequest {
-    /// The variable that gives a standby its load request as JSON: it loads its plugin as soon as
-    /// it starts (the file opened and checked, its constructors run, nothing registered nor
-    /// started), so that taking over for a process that ended skips that step.
+    /// The variable that gives a child its load request as JSON: it loads its plugin as soon as it
+    /// is in its sandbox (the file opened and checked, its constructors run, nothing registered nor
+    /// started), so that a standby's takeover skips that step, and another's load overlaps its
+    /// connection's start.
     static let preloadVariable = "SWIFT_PLUGIN_PRELOAD"
 
     /// The request as the variable holds it.

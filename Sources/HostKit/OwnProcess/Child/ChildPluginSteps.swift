@@ -16,10 +16,10 @@ actor ChildPluginSteps {
     private var started: [StartedPlugin] = []
     /// The plugin's log, sent to the host's.
     private let log = ChildLogForwarder()
-    /// A standby's load request, loaded ahead of the host's asking (``preload()``); nil for a child
-    /// started when it was needed, and with an operator's file check (see ``PluginChild/serve(discovery:)``).
+    /// The load request the process started with, loaded ahead of the host's asking (``preload()``);
+    /// nil with an operator's file check (see ``PluginChild/serve(discovery:)``).
     private let ahead: ChildLoadRequest?
-    /// A standby's load done ahead (``preload()``): the file asked for and what it holds, until the host asks.
+    /// The load done ahead (``preload()``): the file asked for and what it holds, until the host asks.
     private var preloaded: (candidate: PluginCandidate, description: ChildPluginDescription)?
     /// Made when the host asks for the calls the process serves (``register(logLevel:timesCalls:)``).
     private var servedCalls: ChildServedCallForwarder?
@@ -34,7 +34,7 @@ actor ChildPluginSteps {
         self.ahead = ahead
     }
 
-    /// Loads the plugin of a standby's request ahead of the host's asking, unless the host asked
+    /// Loads the plugin of the process's request ahead of the host's asking, unless the host asked
     /// first: the host's ``load(_:)`` of the same file, or its ``loadedAhead()``, gets the plugin
     /// loaded. A load that failed is not kept (the host's load tries again: the cause may have
     /// passed, a full disk say).

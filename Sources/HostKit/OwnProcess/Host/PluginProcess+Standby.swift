@@ -23,7 +23,7 @@ extension PluginProcess {
     func spawnChild(as role: SpawnedChild.Role) -> Result<SpawnedChild, PluginLoadError> {
         var environment = Self.baseEnvironment(of: settings)
         environment[ChildControlService.callTimeoutVariable] = "\(Self.milliseconds(settings.callTimeout))"
-        if case .standby = role, let request = ChildLoadRequest(candidate: candidate, startTimeout: startTimeout).variableValue {
+        if let request = ChildLoadRequest(candidate: candidate, startTimeout: startTimeout).variableValue {
             environment[ChildLoadRequest.preloadVariable] = request
         }
         let limits = ChildProcess.Limits(memoryBytes: settings.limits.memoryBytes, cpuSeconds: settings.limits.cpuSeconds,
