@@ -200,7 +200,8 @@ package final class Zygote: Sendable {
 
     /// The reader thread: every message of the zygote, until its socket's end.
     private func read() {
-        while let (message, descriptors) = ZygoteMessage.receive(from: control) {
+        var buffer: [UInt8] = []
+        while let (message, descriptors) = ZygoteMessage.receive(from: control, into: &buffer) {
             // Only a `forked` reply passes one, which it keeps.
             let passed = descriptors
             var kept: Int32?

@@ -37,6 +37,7 @@ package enum ZygoteServer {
         }
         guard ZygoteMessage.ready.send(on: control) else { _exit(0) }
         var children: [(pid: Int32, pidfd: Int32)] = []
+        var buffer: [UInt8] = []
         // Once the host has no more to ask (it shut down its writing end, or is gone), or the zygote
         // cannot fork safely any more, it reports its children's ends until they are all gone, then
         // ends: never before them, which die with it.
@@ -57,7 +58,7 @@ package enum ZygoteServer {
                 children.remove(at: index)
             }
             guard asking, watched[0].revents != 0 else { continue }
-            guard let (message, descriptors) = ZygoteMessage.receive(from: control) else {
+            guard let (message, descriptors) = ZygoteMessage.receive(from: control, into: &buffer) else {
                 asking = false
                 continue
             }
