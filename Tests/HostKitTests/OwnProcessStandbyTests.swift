@@ -83,8 +83,9 @@ import Testing
         #expect(try await scene.echo.echo(EchoMessage(text: "after", number: 2, tags: [])).text == "after")
     }
 
-    /// A process started for a load gets its load request as it starts, as a standby does: it loads
-    /// its plugin once in its sandbox, while its host connects, and answers the host's load from that.
+    /// A process started for a load gets its load request as it starts, as a standby does, and serves
+    /// its plugin. That a process given a request loads it ahead (before the host asks) is the
+    /// standby's test, `theStandbyHasItsPluginLoadedBeforeItTakesOver`: the same code in the child.
     @Test func aProcessStartedForALoadLoadsAheadToo() async throws {
         let program = try WrappedChildProgram(behaviour: #"env > "$(dirname "$0")/environment.$n""#)
         defer { program.killLeftovers() }

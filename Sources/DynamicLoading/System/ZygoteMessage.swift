@@ -58,7 +58,8 @@ extension ZygoteMessage {
         }
         guard got > 0 else { return nil }
         let message = ZygoteMessage(buffer[..<Int(got)])
-        // Not left for a child forked later to read (another child's request: its environment).
+        // Not left in the buffer for a child forked later to read (another child's request: its
+        // environment); the decoder's own copies are freed, not zeroed (SECURITY.md says so).
         buffer.withUnsafeMutableBytes { bytes in _ = bytes.baseAddress.map { memset($0, 0, Int(got)) } }
         return (message, Array(descriptors.prefix(Int(count))))
     }

@@ -8,8 +8,9 @@ import PluginAPI
 /// `Child/`, what they say to each other here):
 /// 1. **launch**: ``PluginProcess/launch(_:by:startTimeout:fileCheck:)`` spawns the child (the
 ///    program ``PluginProcesses/executable``, which runs ``PluginChild/serve(discovery:)``), connects
-///    to it and asks its ``ChildControlService`` to `load` (a ``ChildLoadRequest``); the child's
-///    ``ChildPluginSteps`` discover and open the file with the load pipeline's own steps and answer a
+///    to it and asks its ``ChildControlService`` to `load` (a ``ChildLoadRequest``, also in the
+///    child's environment: it loads as soon as it is connected); the child's ``ChildPluginSteps``
+///    discover and open the file with the load pipeline's own steps and answer a
 ///    ``ChildPluginDescription`` or a ``ChildRefusal``. The host maps the contract libraries it lacks
 ///    (``ContractLibraries``) and makes its metadata from the keys the child named.
 /// 2. **register**: the pipeline plans it like any plugin; its module, ``RemotePluginModule``, adds

@@ -44,7 +44,7 @@ actor ChildPluginSteps {
         preloaded = (ahead.candidate, description)
     }
 
-    /// What a standby's load done ahead holds (loaded now if it was not yet), told once: the host
+    /// What the load done ahead holds (loaded now if it was not yet), told once: the host
     /// then skips ``load(_:)``. Nil if this process loads nothing ahead, or its load failed.
     func loadedAhead() -> ChildPluginDescription? {
         preload()
@@ -53,8 +53,8 @@ actor ChildPluginSteps {
     }
 
     /// Opens and checks the plugin file the host checked, and says what it declares. Throws (a
-    /// ``ChildRefusal``) if the file is not the one the host checked, or is refused. A standby's
-    /// plugin loaded ahead from the same file (``preload(_:)``) is told, once.
+    /// ``ChildRefusal``) if the file is not the one the host checked, or is refused. The plugin
+    /// loaded ahead from the same file (``preload()``) is told, once.
     func load(_ request: ChildLoadRequest) throws(ChildRefusal) -> ChildPluginDescription {
         if let (candidate, description) = preloaded, candidate.realPath == request.candidate.realPath,
            candidate.identity == request.candidate.identity {

@@ -16,8 +16,9 @@ public enum PluginChild {
     /// Serves the host on descriptor 3 until the host closes the connection (then ends the process at
     /// once, status 0), or returns 2 if there is no such connection, 4 if it could not enter the
     /// sandbox the host asked for. Call it before the process starts a thread: the sandbox binds the
-    /// thread that enters it. Nothing of a plugin runs before the host asks (its load request is in
-    /// the environment: the process loads its plugin at once, in its sandbox).
+    /// thread that enters it. Nothing of a plugin runs before the process is in its sandbox and
+    /// connected: its load request is in its environment, and it loads its plugin then, before the
+    /// host's load call is read.
     public static func serve(discovery: PluginDiscovery = PluginDiscovery()) -> Int32 {
         // A zygote returns from this in each child it forks, which goes on as one spawned.
         let forked = Posix.environment(ZygoteServer.variable) != nil
@@ -58,17 +59,17 @@ public enum PluginChild {
     private static func serveConnected(discovery: PluginDiscovery, sandbox: [SandboxLayer]?, preload: ChildLoadRequest?,
                                        callTimeout milliseconds: Int64) -> Int32 {
         let services = ChildServices()
-        // The plugin is loaded as soon as the process is in its sandbox, while its connection starts:
-        // a standby's before the host takes it (the step a takeover then skips), another's before the
-        // host's load request is read (the first call a process serves is slow: its runtime's first
-        // look-ups; 1 ms of a start, measured). Not with an operator's file check (a digest list),
-        // which a load reads as it begins: the list in force when the standby takes over decides, as
-        // it does for a process started then.
+        // The plugin is loaded as soon as the process is connected: a standby's before the host takes
+        // it (the step a takeover then skips), another's while the host's load request is read (the
+        // first call a process serves is slow: its runtime's first look-ups; 1 ms of a start,
+        // measured). Not before: a plugin's constructors find no host socket at descriptor 3 (a
+        // process they start inherits none), and cannot use up the limits the connection needs. Not
+        // with an operator's file check (a digest list), which a load reads as it begins: the list in
+        // force when the standby takes over decides, as it does for a process started then.
         let ahead = discovery.fileCheck == nil ? preload : nil
         let steps = ChildPluginSteps(discovery: discovery, services: services, sandbox: sandbox, ahead: ahead)
         let control = ChildControlService(actorSystem: .shared, steps: steps)
         let hostGone = DispatchSemaphore(value: 0)
-        if ahead != nil { Task { await steps.preload() } }
         do {
             _ = try PluginActorSystem.shared.connect(
                 peer: ChildServices.hostPeer, socket: ChildProcess.socketDescriptor,
@@ -87,6 +88,7 @@ public enum PluginChild {
         }
         // The connection holds its own duplicate: the plugin finds no socket at the number it was given.
         close(ChildProcess.socketDescriptor)
+        if ahead != nil { Task { await steps.preload() } }
         hostGone.wait()
         // At once, not through `exit`: a plugin's exit handler that never returns must not keep its
         // process past its host.
