@@ -26,7 +26,7 @@ import Testing
         let program = try WrappedChildProgram(behaviour: #"if [ "$n" -eq 2 ]; then exit 3; fi"#)
         defer { program.killLeftovers() }
         var settings = OwnProcessTests.processes(restarts: .init(maximum: 10, window: .seconds(60), backoff: .milliseconds(20)))
-        settings.executable = program.path
+        program.install(in: &settings)
         // Each child a run of the program, as the behaviour counts them: none forked from a zygote.
         settings.zygote = false
         let reported = Collected<[String]>([])
@@ -97,7 +97,7 @@ import Testing
             let program = try WrappedChildProgram(behaviour: #"if [ "$n" -ge 2 ]; then while [ ! -e '\#(open)' ]; do sleep 0.1; done; fi"#)
             programs.append(program)
             var settings = OwnProcessTests.processes(callTimeout: .seconds(20 * 60))
-            settings.executable = program.path
+            program.install(in: &settings)
             // Each child a run of the program, as the behaviour counts them: none forked from a zygote.
             settings.zygote = false
             let (host, _) = try OwnProcessTests.host(settings)
@@ -154,6 +154,15 @@ extension OwnProcessAdversaryTests {
 final class WrappedChildProgram: Sendable {
     let folder: String
     var path: String { folder + "/child" }
+
+    /// Puts the program in `settings`, run as `/bin/sh` reading the script rather than the script
+    /// run itself: exec of a file that some process holds open for writing fails (`ETXTBSY`), and a
+    /// child another test spawns meanwhile holds the descriptor that wrote the script until it execs
+    /// (CI saw a zygote's start fail so: "posix_spawn: Text file busy").
+    func install(in settings: inout PluginProcesses) {
+        settings.executable = "/bin/sh"
+        settings.arguments = [path]
+    }
 
     init(behaviour: String) throws {
         var template = Array("/tmp/own-process-adversary.XXXXXX".utf8CString)

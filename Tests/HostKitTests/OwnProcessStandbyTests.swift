@@ -47,7 +47,7 @@ import Testing
         -> (WrappedChildProgram, PluginHost, Collected<[String]>) {
         let program = try WrappedChildProgram(behaviour: behaviour)
         var settings = OwnProcessTests.processes(callTimeout: callTimeout)
-        settings.executable = program.path
+        program.install(in: &settings)
         // Each child a run of the program, as the behaviour counts them: none forked from a zygote.
         settings.zygote = false
         settings.standby = true
@@ -90,7 +90,7 @@ import Testing
         let program = try WrappedChildProgram(behaviour: #"env > "$(dirname "$0")/environment.$n""#)
         defer { program.killLeftovers() }
         var settings = OwnProcessTests.processes()
-        settings.executable = program.path
+        program.install(in: &settings)
         settings.zygote = false
         let (host, reported) = try OwnProcessTests.host(settings)
         defer { host.shutdown() }
@@ -217,7 +217,7 @@ import Testing
         let program = try WrappedChildProgram(behaviour: "")
         defer { program.killLeftovers() }
         var settings = OwnProcessTests.processes()
-        settings.executable = program.path
+        program.install(in: &settings)
         // Each child a run of the program, as the behaviour counts them: none forked from a zygote.
         settings.zygote = false
         let (host, _) = try OwnProcessTests.host(settings)

@@ -53,7 +53,7 @@ struct OwnProcessZygoteTests {
         let program = try WrappedChildProgram(behaviour: #"if [ -n "$SWIFT_PLUGIN_ZYGOTE" ]; then echo refusing >&2; exit 3; fi"#)
         defer { program.killLeftovers() }
         var settings = OwnProcessTests.processes()
-        settings.executable = program.path
+        program.install(in: &settings)
         let (host, reported) = try OwnProcessTests.host(settings)
         defer { host.shutdown() }
         let echo = try host.locator.tryService(key: RemoteKeys.echo)
