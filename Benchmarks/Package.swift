@@ -33,6 +33,8 @@ let package = Package(
     targets: [
         // mallinfo2 for the registration case: Swift's Glibc module does not import <malloc.h>.
         .target(name: "HeapStats"),
+        // The shared-memory floor of the call cases: a mailbox in a memfd, futex wake-ups (C: atomics and `syscall`).
+        .target(name: "SharedMailbox"),
         .executableTarget(
             name: "locator-benchmarks",
             dependencies: [
@@ -43,6 +45,7 @@ let package = Package(
                 .product(name: "Swinject", package: "Swinject"),
                 .product(name: "Dependencies", package: "swift-dependencies"),
                 "HeapStats",
+                "SharedMailbox",
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

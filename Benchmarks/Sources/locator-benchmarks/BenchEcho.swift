@@ -9,6 +9,8 @@ import PluginActors
 public protocol BenchEcho: DistributedActor where ActorSystem: DistributedActorSystem<any Codable> {
     /// `message`, unchanged.
     distributed func echo(_ message: EchoMessage) -> EchoMessage
+    /// How many bytes came: a large argument one way, a small result back (``PayloadCases``).
+    distributed func count(_ bytes: [UInt8]) -> Int
 }
 
 /// What the peer process serves.
@@ -16,6 +18,7 @@ distributed actor BenchEchoService: BenchEcho {
     typealias ActorSystem = PluginActorSystem
 
     distributed func echo(_ message: EchoMessage) -> EchoMessage { message }
+    distributed func count(_ bytes: [UInt8]) -> Int { bytes.count }
 }
 
 extension EchoMessage {

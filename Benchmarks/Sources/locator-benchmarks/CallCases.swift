@@ -5,11 +5,16 @@ import Glibc
 /// A call to a service in another process against the floor under it, side by side: two processes of
 /// this executable on a Unix stream socket pair. The floor is a raw ping-pong of the very bytes one
 /// call puts on the socket (``CapturedFrames``); the call is `BenchEcho.echo` through PluginActors'
-/// system, served by the peer's. Rounds take turns, floor first in even rounds.
+/// system, served by the peer's. Two more floors send the same bytes through shared memory
+/// (``SharedMemoryFloor``): one whose waiting side sleeps at once, one that spins a while first.
+/// Rounds take turns, in rotating order; then large arguments (``PayloadCases``).
 enum CallCases {
     static let name = "calls"
     /// Tasks that each make calls back to back, for the calls-in-flight case.
     static let tasksInFlight = 32
+    /// How many times the spinning shared-memory floor checks its mailbox (with a `pause` between)
+    /// before it sleeps: a few microseconds, longer than a peer's answer takes on another core.
+    static let spins: Int32 = 4_000
 
     struct Size: Sendable {
         var rounds: Int
@@ -17,6 +22,8 @@ enum CallCases {
         var roundTrips: Int
         /// Calls each of ``CallCases/tasksInFlight`` tasks makes per round.
         var callsPerTask: Int
+        /// Transfers of each large argument, and of its floors (``PayloadCases``).
+        var payloadRepetitions: Int
     }
 
     /// One round's sequential round trips: percentiles in microseconds, and the CPU time each process
@@ -32,9 +39,13 @@ enum CallCases {
         let size: Size
         let frames: CapturedFrames
         let floor: [Round]
+        /// The same bytes through shared memory: waiting by sleeping at once, and spinning first.
+        let sharedFloor: [Round]
+        let spinningFloor: [Round]
         let call: [Round]
         /// Calls per second with ``CallCases/tasksInFlight`` tasks calling, per round.
         let inFlight: [Double]
+        let payloads: [PayloadCases.Row]
 
         /// The median over the rounds of (call p50 / floor p50 of the same round).
         var ratio: Double { zip(call, floor).map { $0.p50 / $1.p50 }.median }
@@ -44,9 +55,12 @@ enum CallCases {
         let frames = CapturedFrames.capture()
         let floorPeer = PeerProcess.start("floor", ["\(frames.call.count)", PeerRoles.hex(frames.reply)])
         let actorPeer = PeerProcess.start("actor")
+        let sharedFloor = SharedMemoryFloor(frames, spins: 0), spinningFloor = SharedMemoryFloor(frames, spins: spins)
         defer {
             floorPeer.finish()
             actorPeer.finish()
+            sharedFloor.finish()
+            spinningFloor.finish()
         }
         let connection: PluginActorConnection
         let proxy: any BenchEcho
@@ -59,21 +73,27 @@ enum CallCases {
         }
         defer { connection.close(.unavailable(peer: "bench-peer", reason: "the benchmark is over")) }
 
-        // Warm-up: both paths, and the first call's metadata lookups.
-        _ = floorRound(floorPeer, frames, count: max(100, size.roundTrips / 10))
-        _ = callRound(actorPeer, proxy, count: max(100, size.roundTrips / 10))
-        var floor: [Round] = [], call: [Round] = [], inFlight: [Double] = []
+        // Warm-up: every path, and the first call's metadata lookups.
+        let warmUp = max(100, size.roundTrips / 10)
+        _ = floorRound(floorPeer, frames, count: warmUp)
+        _ = sharedRound(sharedFloor, frames, count: warmUp)
+        _ = sharedRound(spinningFloor, frames, count: warmUp)
+        _ = callRound(actorPeer, proxy, count: warmUp)
+        var floor: [Round] = [], shared: [Round] = [], spinning: [Round] = [], call: [Round] = [], inFlight: [Double] = []
         for round in 0..<size.rounds {
-            if round.isMultiple(of: 2) {
-                floor.append(floorRound(floorPeer, frames, count: size.roundTrips))
-                call.append(callRound(actorPeer, proxy, count: size.roundTrips))
-            } else {
-                call.append(callRound(actorPeer, proxy, count: size.roundTrips))
-                floor.append(floorRound(floorPeer, frames, count: size.roundTrips))
+            for turn in 0..<4 {
+                switch (turn + round) % 4 {
+                case 0: floor.append(floorRound(floorPeer, frames, count: size.roundTrips))
+                case 1: shared.append(sharedRound(sharedFloor, frames, count: size.roundTrips))
+                case 2: spinning.append(sharedRound(spinningFloor, frames, count: size.roundTrips))
+                default: call.append(callRound(actorPeer, proxy, count: size.roundTrips))
+                }
             }
             inFlight.append(inFlightRound(proxy, callsPerTask: size.callsPerTask))
         }
-        return Result(size: size, frames: frames, floor: floor, call: call, inFlight: inFlight)
+        let payloads = PayloadCases.run(proxy, repetitions: size.payloadRepetitions)
+        return Result(size: size, frames: frames, floor: floor, sharedFloor: shared, spinningFloor: spinning, call: call,
+                      inFlight: inFlight, payloads: payloads)
     }
 
     /// `count` round trips of the captured bytes, each timed.
@@ -84,6 +104,12 @@ enum CallCases {
                 fail("calls: the floor's peer ended")
             }
         }
+    }
+
+    /// `count` round trips of the captured bytes through shared memory, each timed.
+    private static func sharedRound(_ floor: SharedMemoryFloor, _ frames: CapturedFrames, count: Int) -> Round {
+        var reply = [UInt8](repeating: 0, count: frames.reply.count)
+        return timedRound(floor.peer, count: count) { floor.roundTrip(frames.call, into: &reply) }
     }
 
     /// `count` calls one after another, each timed.

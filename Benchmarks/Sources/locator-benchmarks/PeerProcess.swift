@@ -11,8 +11,9 @@ struct PeerProcess {
     /// This process's end of the socket pair.
     let socket: Int32
 
-    /// Starts `role` with `arguments` in a new process of this executable.
-    static func start(_ role: String, _ arguments: [String] = []) -> PeerProcess {
+    /// Starts `role` with `arguments` in a new process of this executable; `sharing`, if given, is
+    /// the peer's descriptor 4 (``SharedMemoryFloor/descriptor``).
+    static func start(_ role: String, _ arguments: [String] = [], sharing shared: Int32? = nil) -> PeerProcess {
         var pair: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             fail("socketpair: \(String(cString: strerror(errno)))")
@@ -27,6 +28,10 @@ struct PeerProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, childEnd, descriptor)
+        // Moved above 4 first: a descriptor numbered 3 would be overwritten by the socket's dup2.
+        let sharedCopy = shared.map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
+        defer { sharedCopy.map { _ = close($0) } }
+        if let sharedCopy { posix_spawn_file_actions_adddup2(&actions, sharedCopy, SharedMemoryFloor.descriptor) }
         let executable = Self.executablePath
         let argv = ([executable, "--peer", role] + arguments).map { strdup($0) } + [nil]
         // This process's environment (the `environ` global is not usable in Swift 6 mode).

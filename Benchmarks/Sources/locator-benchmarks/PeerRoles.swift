@@ -8,6 +8,8 @@ enum PeerRoles {
         switch arguments.first {
         case "floor"?: floor(Array(arguments.dropFirst()))
         case "actor"?: actor()
+        case "shared-floor"?: sharedFloor(Array(arguments.dropFirst()))
+        case "sink"?: sink()
         default: fail("unknown peer role \(arguments.first ?? "(none)")")
         }
     }
@@ -20,6 +22,29 @@ enum PeerRoles {
         var call = [UInt8](repeating: 0, count: callSize)
         while RawSocket.read(PeerProcess.descriptor, &call, count: callSize) {
             guard RawSocket.write(PeerProcess.descriptor, reply) else { break }
+        }
+        exit(0)
+    }
+
+    /// The shared-memory floor's peer (``SharedMemoryFloor``): the reply's bytes in hex, the spins.
+    private static func sharedFloor(_ arguments: [String]) -> Never {
+        guard arguments.count == 2, let reply = bytes(hex: arguments[0]), let spins = Int32(arguments[1]) else {
+            fail("peer shared-floor: arguments \(arguments)")
+        }
+        SharedMemoryFloor.serve(reply: reply, spins: spins)
+    }
+
+    /// The payload floor's peer (``PayloadCases``): reads a little-endian `UInt64` count and that many
+    /// bytes, answers the count's 8 bytes, until the stream ends.
+    private static func sink() -> Never {
+        var header = [UInt8](repeating: 0, count: 8)
+        var payload: [UInt8] = []
+        while RawSocket.read(PeerProcess.descriptor, &header, count: 8) {
+            let count = header.enumerated().reduce(0) { $0 | Int($1.element) << ($1.offset * 8) }
+            guard count <= PayloadCases.largest else { fail("peer sink: \(count) bytes announced") }
+            if payload.count < count { payload = [UInt8](repeating: 0, count: count) }
+            guard RawSocket.read(PeerProcess.descriptor, &payload, count: count),
+                  RawSocket.write(PeerProcess.descriptor, header) else { break }
         }
         exit(0)
     }

@@ -12,12 +12,27 @@ extension Report {
         print("| case | p50 us | p99 us | caller CPU us | peer CPU us | p50 / floor's (same round) |")
         print("|---|---:|---:|---:|---:|---:|")
         for (label, rounds) in [("calls/floor: raw ping-pong of the same bytes", result.floor),
+                                ("calls/shared-floor: the same bytes through shared memory, futex wake-ups", result.sharedFloor),
+                                ("calls/spinning-floor: the same, each side spinning \(CallCases.spins) pauses before it sleeps", result.spinningFloor),
                                 ("calls/sequential: `try await echo(message)`", result.call)] {
             let ratio = zip(rounds, result.floor).map { $0.p50 / $1.p50 }.median
             print("| \(label) | \(format(rounds.map(\.p50).median, 1)) | \(format(rounds.map(\.p99).median, 1)) | \(format(rounds.map(\.callerCPU).median, 1)) | \(format(rounds.map(\.peerCPU).median, 1)) | \(format(ratio, 2))x |")
         }
         let inFlight = result.inFlight
         print("\n\(CallCases.tasksInFlight) tasks each making \(size.callsPerTask) calls back to back: \(format(inFlight.median, 0)) calls/s (median; min \(format(inFlight.min() ?? .nan, 0)), max \(format(inFlight.max() ?? .nan, 0))); sequential: \(format(1e6 / result.call.map(\.p50).median, 0)) calls/s at the p50")
+        printPayloads(result.payloads)
+    }
+
+    private func printPayloads(_ rows: [PayloadCases.Row]) {
+        print("\n### A large argument: `try await count(bytes)` against `memcpy` and a raw socket write of the same bytes\n")
+        print("`memcpy` into a buffer of this process; the socket: a length and the bytes written to a peer that reads them")
+        print("and answers 8 bytes; the call: `BenchEcho.count([UInt8])`, answered with the count. In turns, ms, medians of \(rows.first?.call.count ?? 0).\n")
+        print("| bytes | memcpy | socket | call | socket / memcpy | call / memcpy | call / socket |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for row in rows {
+            let copy = row.memcpy.median, socket = row.socket.median, call = row.call.median
+            print("| \(row.size) | \(format(copy, 3)) | \(format(socket, 3)) | \(format(call, 3)) | \(format(socket / copy, 1))x | \(format(call / copy, 1))x | \(format(call / socket, 1))x |")
+        }
     }
 
     func printOwnProcess(_ result: OwnProcessCases.Result) {

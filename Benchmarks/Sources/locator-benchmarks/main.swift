@@ -119,7 +119,8 @@ if filter.admits(UpgradeCases.name) {
 if filter.admits(CallCases.name) {
     // --iterations (for valgrind): that many sequential calls per round, and one call per task in flight.
     let size = CallCases.Size(rounds: options.repetitions ?? (quick ? 2 : 5), roundTrips: options.iterations ?? (quick ? 300 : 20_000),
-                              callsPerTask: options.iterations.map { _ in 1 } ?? (quick ? 30 : 2_000))
+                              callsPerTask: options.iterations.map { _ in 1 } ?? (quick ? 30 : 2_000),
+                              payloadRepetitions: options.iterations.map { _ in 1 } ?? (quick ? 2 : 9))
     let result = CallCases.run(size)
     progress("calls: p50 \(format(result.call.map(\.p50).median, 1)) us against the floor's \(format(result.floor.map(\.p50).median, 1)) us; \(format(result.inFlight.median, 0)) calls/s with \(CallCases.tasksInFlight) in flight")
     report.calls = result
