@@ -22,6 +22,31 @@ import Testing
         #expect(result == Pair(left: 42, right: 0, label: label + "!"))
     }
 
+    /// Large frames in flight both ways at once: a reader hands a frame larger than its buffer to the
+    /// call that keeps it (no copy) and reads on into a new buffer; an outbox keeps the rest of a frame
+    /// the socket took in part as it is, with the frames queued behind it after. Each call must get
+    /// its own value back, whole.
+    @Test func largeCallsInFlightEachGetTheirOwnValueWhole() async throws {
+        let systems = try TwoSystems(callTimeout: .seconds(60))
+        let proxy = try systems.proxy()
+        let results = try await withThrowingTaskGroup(of: [(String, String)].self) { group in
+            for task in 0..<6 {
+                group.addTask {
+                    var pairs: [(String, String)] = []
+                    for call in 0..<3 {
+                        // Sizes between 80 KiB and 1.3 MiB, each label's characters its own.
+                        let label = String(repeating: String(UnicodeScalar(UInt8(65 + task * 3 + call))), count: (80 + 200 * (task + call)) * 1024)
+                        pairs.append((label, try await proxy.add(Pair(left: task, right: call, label: label)).label))
+                    }
+                    return pairs
+                }
+            }
+            return try await group.reduce(into: [(String, String)]()) { $0 += $1 }
+        }
+        #expect(results.count == 18)
+        for (sent, returned) in results { #expect(returned == sent + "!") }
+    }
+
     @Test func manyCallsInFlightEachGetTheirOwnAnswer() async throws {
         let systems = try TwoSystems()
         let proxy = try systems.proxy()

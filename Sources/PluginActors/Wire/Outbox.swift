@@ -15,8 +15,9 @@ import Glibc
 /// - The reader thread reads the socket until it calls ``close()``; nothing closes it before.
 final class Outbox: Sendable {
     private struct State {
-        /// Bytes of whole frames to write, in order (at the front, perhaps the rest of one).
-        var waiting: [UInt8] = []
+        /// Bytes of whole frames to write, in order (at the front, perhaps the rest of one: a slice of
+        /// its frame, not a copy, when nothing waits after it).
+        var waiting: ArraySlice<UInt8> = []
         var holder = false
         /// Set once the socket is broken or closed: every later frame is refused with it.
         var broken: SocketIO.Broken?
@@ -71,13 +72,15 @@ final class Outbox: Sendable {
         }
         let written: Int
         do throws(SocketIO.Broken) {
-            written = try SocketIO.writeNow(frame, from: 0, to: socket)
+            written = try SocketIO.writeNow(frame[...], from: 0, to: socket)
         } catch {
             release { state in breakSocket(&state, error) }
             return error
         }
         release { state in
-            if written < frame.count { state.waiting.insert(contentsOf: frame[written...], at: 0) }
+            guard written < frame.count else { return }
+            // A large frame's rest waits as it is (a 16 MiB argument was copied here).
+            state.waiting = state.waiting.isEmpty ? frame[written...] : frame[written...] + state.waiting
         }
         return nil
     }
@@ -109,7 +112,7 @@ final class Outbox: Sendable {
 
     private func writeUntilClosed(_ onBroken: (SocketIO.Broken) -> Void) {
         while true {
-            let batch = state.withLock(when: { $0.closed || $0.broken != nil || (!$0.holder && !$0.waiting.isEmpty) }) { state -> [UInt8]? in
+            let batch = state.withLock(when: { $0.closed || $0.broken != nil || (!$0.holder && !$0.waiting.isEmpty) }) { state -> ArraySlice<UInt8>? in
                 guard !state.closed, state.broken == nil else { return nil }
                 state.holder = true
                 defer { state.waiting = [] }

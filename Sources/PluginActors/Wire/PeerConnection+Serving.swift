@@ -3,10 +3,10 @@ import Distributed
 /// The calls the other process makes, which this side serves: each on the serving executor, on the
 /// actor its service name is served by, a method of that service's contract only.
 extension PeerConnection {
-    /// Starts serving the call `id`, whose frame's body is `body` (the reader's: copied here), with
-    /// the headers the body holds if it is a ``Frame/Kind/callWithHeaders``.
+    /// Starts serving the call `id`, whose frame's body is `body` (the call's to keep), with the
+    /// headers the body holds if it is a ``Frame/Kind/callWithHeaders``.
     func startServing(_ id: UInt64, body: ArraySlice<UInt8>, withHeaders: Bool = false) {
-        var reader = FrameReader(ArraySlice(Array(body)))
+        var reader = FrameReader(body)
         guard let name = try? reader.shortText(), let target = try? reader.shortText() else {
             reply(to: id, failure: .invalidMessage, type: "", message: "the call's name or target is cut short")
             return

@@ -270,7 +270,12 @@ final class PeerConnection: Sendable {
                 filled -= offset
             }
             if needed > buffer.count {
-                buffer += repeatElement(0, count: needed - buffer.count)
+                // A new buffer holding what was read (appending `repeatElement` zeros took a byte at a time).
+                var grown = [UInt8](repeating: 0, count: needed)
+                grown.withUnsafeMutableBytes { target in
+                    buffer.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<filled])) }
+                }
+                buffer = grown
             } else if buffer.count > needed {
                 buffer = Array(buffer[..<needed])
             }
@@ -285,7 +290,7 @@ final class PeerConnection: Sendable {
                 needed = max(needed, 4 + length)
                 break
             }
-            let body = buffer[(offset + Frame.headerSize)..<(offset + 4 + length)]
+            let body = (offset + Frame.headerSize)..<(offset + 4 + length)
             offset += 4 + length
             switch kind {
             case .call, .callWithHeaders:
@@ -294,29 +299,44 @@ final class PeerConnection: Sendable {
                 if flooding { return "it sent more than \(Self.maximumServing) calls at once" }
                 // Its replies and cancellations could not say which of the two they mean.
                 if reused { return "it sent call \(call) again while that call was served" }
-                startServing(call, body: body, withHeaders: kind == .callWithHeaders)
+                startServing(call, body: Self.keep(body, of: &buffer, filled: &filled, offset: &offset),
+                             withHeaders: kind == .callWithHeaders)
             case .cancel: cancelServing(call)
-            case .value: finish(call, with: .value(body))
+            case .value: finish(call, with: .value(Self.keep(body, of: &buffer, filled: &filled, offset: &offset)))
             case .void: finish(call, with: .void)
-            case .failure: finish(call, with: .failure(try? WireFormat.decode(Frame.Failure.self, from: body)))
+            case .failure: finish(call, with: .failure(try? WireFormat.decode(Frame.Failure.self, from: buffer[body])))
             }
         }
         return nil
     }
 
-    /// Resumes the pending call `id` with its reply; a reply to a call given up is dropped.
+    /// The bytes at `body` of `buffer` (the part of it read and not yet handled is `offset..<filled`),
+    /// for a task or a caller to keep once the reader moves on: a copy, unless the frame is larger
+    /// than ``readBufferSize`` (it was read into a buffer grown for it, up to 64 MiB): then that
+    /// buffer itself, and the reader goes on with a new one holding what it read past the frame.
+    private static func keep(_ body: Range<Int>, of buffer: inout [UInt8], filled: inout Int, offset: inout Int) -> ArraySlice<UInt8> {
+        guard body.count > readBufferSize else { return ArraySlice(Array(buffer[body])) }
+        let kept = buffer[body]
+        let restCount = filled - offset
+        var rest = [UInt8](repeating: 0, count: max(readBufferSize, restCount))
+        rest.withUnsafeMutableBytes { target in
+            buffer.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<filled])) }
+        }
+        // Replaced, not written to: the kept slice is now the old buffer's only owner, and no write copies it.
+        buffer = rest
+        filled = restCount
+        offset = 0
+        return kept
+    }
+
+    /// Resumes the pending call `id` with its reply (bytes the reply keeps); a reply to a call given up is dropped.
     private func finish(_ id: UInt64, with reply: Reply) {
         let continuation = state.withLock { state -> CheckedContinuation<Reply, any Error>? in
             guard let continuation = state.pending[id]?.continuation else { return nil }
             state.pending[id] = nil
             return continuation
         }
-        // A copy: the reader's buffer moves on.
-        if case let .value(bytes) = reply {
-            continuation?.resume(returning: .value(ArraySlice(Array(bytes))))
-        } else {
-            continuation?.resume(returning: reply)
-        }
+        continuation?.resume(returning: reply)
     }
 
     /// Fails the calls past their deadline, and tells the other side to give them up.

@@ -10,10 +10,10 @@ enum SocketIO {
         var peerGone = false
     }
 
-    /// Writes what of `bytes[offset...]` the socket takes now, without waiting; returns how many
+    /// Writes what of `bytes` past its first `offset` the socket takes now, without waiting; returns how many
     /// bytes it took (0: it is full). `MSG_NOSIGNAL`: a peer that is gone is an error here, not a
     /// SIGPIPE that ends this process. Throws if the peer is gone.
-    static func writeNow(_ bytes: [UInt8], from offset: Int, to socket: Int32) throws(Broken) -> Int {
+    static func writeNow(_ bytes: ArraySlice<UInt8>, from offset: Int, to socket: Int32) throws(Broken) -> Int {
         var written = offset
         while written < bytes.count {
             let sent = bytes.withUnsafeBytes { raw in
@@ -35,7 +35,7 @@ enum SocketIO {
     /// Writes all of `bytes`, waiting for room as long as it takes, unless the peer takes no byte
     /// for `stall` (it stopped reading): then it throws, as it does if the peer is gone. Either
     /// way the stream is then no longer framed.
-    static func writeAll(_ bytes: [UInt8], to socket: Int32, stalledAfter stall: Duration) throws(Broken) {
+    static func writeAll(_ bytes: ArraySlice<UInt8>, to socket: Int32, stalledAfter stall: Duration) throws(Broken) {
         var offset = 0
         while offset < bytes.count {
             let written = try writeNow(bytes, from: offset, to: socket)
