@@ -40,6 +40,9 @@ struct Frame {
     let call: UInt64
     let body: ArraySlice<UInt8>
 
+    /// A tail larger than this is sent as it is, after the frame's other bytes, not copied behind them.
+    static let tailCopiedUpTo = 64 * 1024
+
     /// A frame's bytes: header and body.
     static func bytes(_ kind: Kind, call: UInt64, bodySize: Int = 0, body write: (inout [UInt8]) -> Void = { _ in }) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -50,6 +53,22 @@ struct Frame {
         write(&bytes)
         bytes.patchLittleEndian(UInt32(bytes.count - 4), at: 0)
         return bytes
+    }
+
+    /// A frame whose body ends with `tail` (a call's arguments, a reply's value), as the parts an
+    /// ``Outbox`` writes one after another: one part if `tail` is small, else the header with what
+    /// `write` adds, then `tail` itself (a 16 MiB argument is not copied into its frame).
+    static func parts(_ kind: Kind, call: UInt64, headSize: Int = 0, tail: [UInt8],
+                      head write: (inout [UInt8]) -> Void = { _ in }) -> [ArraySlice<UInt8>] {
+        guard tail.count > tailCopiedUpTo else {
+            return [bytes(kind, call: call, bodySize: headSize + tail.count) { bytes in
+                write(&bytes)
+                bytes.append(contentsOf: tail)
+            }[...]]
+        }
+        var head = bytes(kind, call: call, bodySize: headSize, body: write)
+        head.patchLittleEndian(UInt32(head.count - 4 + tail.count), at: 0)
+        return [head[...], tail[...]]
     }
 }
 

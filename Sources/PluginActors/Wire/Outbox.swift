@@ -15,9 +15,11 @@ import Glibc
 /// - The reader thread reads the socket until it calls ``close()``; nothing closes it before.
 final class Outbox: Sendable {
     private struct State {
-        /// Bytes of whole frames to write, in order (at the front, perhaps the rest of one: a slice of
-        /// its frame, not a copy, when nothing waits after it).
-        var waiting: ArraySlice<UInt8> = []
+        /// What waits to be written, in order: the parts of whole frames (at the front, perhaps what
+        /// is left of one), each a slice of the part as it was sent, never copied together here.
+        var waiting: [ArraySlice<UInt8>] = []
+        /// How many bytes `waiting` holds.
+        var waitingCount = 0
         var holder = false
         /// Set once the socket is broken or closed: every later frame is refused with it.
         var broken: SocketIO.Broken?
@@ -49,17 +51,25 @@ final class Outbox: Sendable {
     /// Sends `frame`: written now if it can be, else after what waits. Returns why the connection
     /// is broken if it is (the caller ends it); never blocks for the other process.
     func send(_ frame: [UInt8]) -> SocketIO.Broken? {
+        send(parts: [frame[...]])
+    }
+
+    /// Sends the frame made of `parts` (``Frame/parts(_:call:headSize:tail:head:)``), written one
+    /// after another as ``send(_:)`` writes a frame.
+    func send(parts: [ArraySlice<UInt8>]) -> SocketIO.Broken? {
         enum Next { case write, queued, refused(SocketIO.Broken) }
+        let size = parts.reduce(0) { $0 + $1.count }
         let next = state.withLock { state -> Next in
             if let broken = state.broken { return .refused(broken) }
             guard !state.holder, state.waiting.isEmpty else {
-                guard state.waiting.count + frame.count <= Self.maximumWaiting else {
+                guard state.waitingCount + size <= Self.maximumWaiting else {
                     let broken = SocketIO.Broken(description: "more than \(Self.maximumWaiting) bytes wait for the other "
                                                  + "process (it stopped reading)")
                     breakSocket(&state, broken)
                     return .refused(broken)
                 }
-                state.waiting += frame
+                state.waiting += parts
+                state.waitingCount += size
                 return .queued
             }
             state.holder = true
@@ -70,17 +80,23 @@ final class Outbox: Sendable {
         case .queued: return nil
         case .write: break
         }
-        let written: Int
+        var rest = parts[...]
         do throws(SocketIO.Broken) {
-            written = try SocketIO.writeNow(frame[...], from: 0, to: socket)
+            // Part by part while the socket takes them whole; what it did not take waits, as it is.
+            while let part = rest.first {
+                let written = try SocketIO.writeNow(part, from: 0, to: socket)
+                rest[rest.startIndex] = part.dropFirst(written)
+                guard written == part.count else { break }
+                rest.removeFirst()
+            }
         } catch {
             release { state in breakSocket(&state, error) }
             return error
         }
         release { state in
-            guard written < frame.count else { return }
-            // A large frame's rest waits as it is (a 16 MiB argument was copied here).
-            state.waiting = state.waiting.isEmpty ? frame[written...] : frame[written...] + state.waiting
+            guard !rest.isEmpty else { return }
+            state.waiting.insert(contentsOf: rest, at: 0)
+            state.waitingCount += rest.reduce(0) { $0 + $1.count }
         }
         return nil
     }
@@ -112,15 +128,20 @@ final class Outbox: Sendable {
 
     private func writeUntilClosed(_ onBroken: (SocketIO.Broken) -> Void) {
         while true {
-            let batch = state.withLock(when: { $0.closed || $0.broken != nil || (!$0.holder && !$0.waiting.isEmpty) }) { state -> ArraySlice<UInt8>? in
+            let batch = state.withLock(when: { $0.closed || $0.broken != nil || (!$0.holder && !$0.waiting.isEmpty) }) { state -> [ArraySlice<UInt8>]? in
                 guard !state.closed, state.broken == nil else { return nil }
                 state.holder = true
-                defer { state.waiting = [] }
+                defer {
+                    state.waiting = []
+                    state.waitingCount = 0
+                }
                 return state.waiting
             }
             guard let batch else { return }
             do throws(SocketIO.Broken) {
-                try SocketIO.writeAll(batch, to: socket, stalledAfter: stall)
+                for part in Self.joiningSmallOnes(batch) {
+                    try SocketIO.writeAll(part, to: socket, stalledAfter: stall)
+                }
                 release { _ in }
             } catch {
                 release { state in breakSocket(&state, error) }
@@ -128,6 +149,24 @@ final class Outbox: Sendable {
                 return
             }
         }
+    }
+
+    /// `parts` with each run of small ones joined (many frames in one write, as they queue up when
+    /// calls are many), large ones as they are.
+    private static func joiningSmallOnes(_ parts: [ArraySlice<UInt8>]) -> [ArraySlice<UInt8>] {
+        guard parts.count > 1 else { return parts }
+        var joined: [ArraySlice<UInt8>] = [], run: [UInt8] = []
+        for part in parts {
+            guard part.count > Frame.tailCopiedUpTo else {
+                run += part
+                continue
+            }
+            if !run.isEmpty { joined.append(run[...]) }
+            run = []
+            joined.append(part)
+        }
+        if !run.isEmpty { joined.append(run[...]) }
+        return joined
     }
 
     // MARK: Holding the socket

@@ -63,7 +63,7 @@ extension PeerConnection {
     private func answer(_ id: UInt64, name: String, target: String, arguments: ArraySlice<UInt8>, noting: Bool) async -> String? {
         var handler = PluginResultHandler { [weak self] kind, bytes in
             guard let self else { return }
-            _ = self.outbox.send(Frame.bytes(kind, call: id, bodySize: bytes.count) { $0.append(contentsOf: bytes) })
+            _ = self.outbox.send(parts: Frame.parts(kind, call: id, tail: bytes))
         }
         let failure = noting ? Lock<String?>(nil) : nil
         if let failure { handler.noteFailure = { text in failure.withLock { $0 = text } } }

@@ -144,8 +144,8 @@ final class PeerConnection: Sendable {
             state.pending[state.nextCall] = Pending(deadline: deadline, timeout: timeout, target: target)
             return state.nextCall
         }
-        let frame = Frame.bytes(headers.isEmpty ? .call : .callWithHeaders, call: id,
-                                bodySize: name.utf8.count + target.utf8.count + 4 + arguments.count) { bytes in
+        let frame = Frame.parts(headers.isEmpty ? .call : .callWithHeaders, call: id,
+                                headSize: name.utf8.count + target.utf8.count + 4, tail: arguments) { bytes in
             bytes.appendShortText(name)
             bytes.appendShortText(target)
             if !headers.isEmpty {
@@ -155,7 +155,6 @@ final class PeerConnection: Sendable {
                     bytes.appendShortText(value)
                 }
             }
-            bytes.append(contentsOf: arguments)
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
@@ -174,7 +173,7 @@ final class PeerConnection: Sendable {
                     continuation.resume(throwing: refusal)
                     return
                 }
-                let broken = outbox.send(frame)
+                let broken = outbox.send(parts: frame)
                 let (sender, error) = state.withLock { state -> (CheckedContinuation<Reply, any Error>?, (any Error)?) in
                     // Answered, cancelled or timed out already: that is its end.
                     guard var call = state.pending[id] else { return (nil, nil) }
