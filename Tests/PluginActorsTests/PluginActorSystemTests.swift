@@ -47,6 +47,21 @@ import Testing
         for (sent, returned) in results { #expect(returned == sent + "!") }
     }
 
+    /// A frame whose tail (a call's arguments, a reply's value) is sent apart from the rest has the
+    /// bytes of the frame built whole, its length counting the tail, on either side of the size
+    /// from which a tail is sent apart.
+    @Test(arguments: [Frame.tailCopiedUpTo, Frame.tailCopiedUpTo + 1])
+    func aFrameSentInPartsIsTheFrameBuiltWhole(tailSize: Int) {
+        let tail = (0..<tailSize).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let parts = Frame.parts(.call, call: 9, headSize: 5, tail: tail) { $0.appendShortText("abc") }
+        let whole = Frame.bytes(.call, call: 9) { bytes in
+            bytes.appendShortText("abc")
+            bytes.append(contentsOf: tail)
+        }
+        #expect(parts.count == (tailSize > Frame.tailCopiedUpTo ? 2 : 1))
+        #expect(Array(parts.joined()) == whole)
+    }
+
     @Test func manyCallsInFlightEachGetTheirOwnAnswer() async throws {
         let systems = try TwoSystems()
         let proxy = try systems.proxy()

@@ -16,7 +16,7 @@ import Glibc
 final class Outbox: Sendable {
     private struct State {
         /// What waits to be written, in order: the parts of whole frames (at the front, perhaps what
-        /// is left of one), each a slice of the part as it was sent, never copied together here.
+        /// is left of one), each a slice of the part as it was sent (the writer joins small ones).
         var waiting: [ArraySlice<UInt8>] = []
         /// How many bytes `waiting` holds.
         var waitingCount = 0
@@ -94,7 +94,8 @@ final class Outbox: Sendable {
             return error
         }
         release { state in
-            guard !rest.isEmpty else { return }
+            // Broken meanwhile (by a shutdown): nothing more is written, and nothing waits.
+            guard !rest.isEmpty, state.broken == nil else { return }
             state.waiting.insert(contentsOf: rest, at: 0)
             state.waitingCount += rest.reduce(0) { $0 + $1.count }
         }
@@ -188,6 +189,9 @@ final class Outbox: Sendable {
     /// Marks the socket broken and shuts it down, the lock held: no frame may follow one written in part.
     private func breakSocket(_ state: inout State, _ broken: SocketIO.Broken) {
         if state.broken == nil { state.broken = broken }
+        // Never written now: the frames' bytes (a caller's large argument) are let go at once.
+        state.waiting = []
+        state.waitingCount = 0
         if !state.socketClosed { shutdown(socket, Int32(SHUT_RDWR)) }
     }
 

@@ -80,8 +80,6 @@ final class PeerConnection: Sendable {
     static let timeoutTick: Duration = .milliseconds(50)
     /// The most calls of the other process served at once; one more ends the connection (a flood).
     static let maximumServing = 256
-    /// The reader's buffer, but while a larger frame comes in.
-    static let readBufferSize = 64 * 1024
 
     init(peer: String, socket: Int32, callTimeout: Duration, system: PluginActorSystem,
          serve: @escaping @Sendable (String) async throws -> PluginActorSystem.Served,
@@ -218,15 +216,12 @@ final class PeerConnection: Sendable {
     // MARK: The reader
 
     private func readUntilEnd() {
-        // Bytes read and not yet handled are `buffer[..<filled]`; the buffer grows only for a frame
-        // larger than it (up to ``Frame/maximumBody``), and shrinks back once that frame is handled.
-        var buffer = [UInt8](repeating: 0, count: Self.readBufferSize)
-        var filled = 0
+        var buffer = ReadBuffer()
         var nextExpiry = ContinuousClock.now + Self.timeoutTick
         while !isEnded {
             let count: Int?
             do {
-                count = try SocketIO.read(socket, into: &buffer, at: filled, waiting: Self.timeoutTick)
+                count = try buffer.read(from: socket, waiting: Self.timeoutTick)
             } catch {
                 endAtTheOtherSide { "\(error); \(self.endReason())" }
                 break
@@ -235,8 +230,7 @@ final class PeerConnection: Sendable {
                 endAtTheOtherSide(reason: endReason)
                 break
             }
-            filled += count ?? 0
-            if let violation = dispatchFrames(in: &buffer, filled: &filled) {
+            if let violation = dispatchFrames(in: &buffer) {
                 let error = PluginActorError.invalidMessage(peer: peer, reason: violation)
                 state.withLock { $0.closing = $0.closing ?? error }
                 outbox.shutDown(SocketIO.Broken(description: violation))
@@ -252,45 +246,25 @@ final class PeerConnection: Sendable {
         outbox.close()
     }
 
-    /// Handles every whole frame in `buffer[..<filled]` and moves what is left to the front; sizes
-    /// `buffer` for the frame that comes next: grown if that one is larger, back to
-    /// ``readBufferSize`` once no larger one is coming in. Returns how the other side broke the
-    /// protocol, if it did.
-    private func dispatchFrames(in buffer: inout [UInt8], filled: inout Int) -> String? {
-        var offset = 0
+    /// Handles every whole frame `buffer` holds, then sizes it for the frame that comes next: grown
+    /// if that one is larger, back to ``ReadBuffer/size`` once no larger one is coming in. Returns
+    /// how the other side broke the protocol, if it did.
+    private func dispatchFrames(in buffer: inout ReadBuffer) -> String? {
         // The room the frame that comes next needs (what is left of it is never more).
-        var needed = Self.readBufferSize
-        defer {
-            if offset > 0 {
-                buffer.withUnsafeMutableBytes { raw in
-                    guard let base = raw.baseAddress else { return }
-                    memmove(base, base + offset, filled - offset)
-                }
-                filled -= offset
-            }
-            if needed > buffer.count {
-                // A new buffer holding what was read (appending `repeatElement` zeros took a byte at a time).
-                var grown = [UInt8](repeating: 0, count: needed)
-                grown.withUnsafeMutableBytes { target in
-                    buffer.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<filled])) }
-                }
-                buffer = grown
-            } else if buffer.count > needed {
-                buffer = Array(buffer[..<needed])
-            }
-        }
-        while filled - offset >= Frame.headerSize {
-            var header = FrameReader(buffer[offset..<(offset + Frame.headerSize)])
+        var needed = ReadBuffer.size
+        defer { buffer.compact(sizedFor: needed) }
+        while buffer.unhandled >= Frame.headerSize {
+            var header = FrameReader(buffer.peek(Frame.headerSize))
             guard let length = try? Int(header.integer(UInt32.self)), let rawKind = try? header.integer(UInt8.self),
                   let call = try? header.integer(UInt64.self) else { return "a frame's header is cut short" }
             guard length >= 9, length - 9 <= Frame.maximumBody else { return "a frame announces \(length) bytes" }
             guard let kind = Frame.Kind(rawValue: rawKind) else { return "a frame of unknown kind \(rawKind)" }
-            guard filled - offset >= 4 + length else {
+            guard buffer.unhandled >= 4 + length else {
                 needed = max(needed, 4 + length)
                 break
             }
-            let body = (offset + Frame.headerSize)..<(offset + 4 + length)
-            offset += 4 + length
+            let frame = buffer.take(4 + length)
+            let body = (frame.lowerBound + Frame.headerSize)..<frame.upperBound
             switch kind {
             case .call, .callWithHeaders:
                 // A peer that keeps more calls in flight than any caller needs is flooding this side.
@@ -298,34 +272,14 @@ final class PeerConnection: Sendable {
                 if flooding { return "it sent more than \(Self.maximumServing) calls at once" }
                 // Its replies and cancellations could not say which of the two they mean.
                 if reused { return "it sent call \(call) again while that call was served" }
-                startServing(call, body: Self.keep(body, of: &buffer, filled: &filled, offset: &offset),
-                             withHeaders: kind == .callWithHeaders)
+                startServing(call, body: buffer.keep(body), withHeaders: kind == .callWithHeaders)
             case .cancel: cancelServing(call)
-            case .value: finish(call, with: .value(Self.keep(body, of: &buffer, filled: &filled, offset: &offset)))
+            case .value: finish(call, with: .value(buffer.keep(body)))
             case .void: finish(call, with: .void)
-            case .failure: finish(call, with: .failure(try? WireFormat.decode(Frame.Failure.self, from: buffer[body])))
+            case .failure: finish(call, with: .failure(try? WireFormat.decode(Frame.Failure.self, from: buffer.bytes[body])))
             }
         }
         return nil
-    }
-
-    /// The bytes at `body` of `buffer` (the part of it read and not yet handled is `offset..<filled`),
-    /// for a task or a caller to keep once the reader moves on: a copy, unless the frame is larger
-    /// than ``readBufferSize`` (it was read into a buffer grown for it, up to 64 MiB): then that
-    /// buffer itself, and the reader goes on with a new one holding what it read past the frame.
-    private static func keep(_ body: Range<Int>, of buffer: inout [UInt8], filled: inout Int, offset: inout Int) -> ArraySlice<UInt8> {
-        guard body.count > readBufferSize else { return ArraySlice(Array(buffer[body])) }
-        let kept = buffer[body]
-        let restCount = filled - offset
-        var rest = [UInt8](repeating: 0, count: max(readBufferSize, restCount))
-        rest.withUnsafeMutableBytes { target in
-            buffer.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<filled])) }
-        }
-        // Replaced, not written to: the kept slice is now the old buffer's only owner, and no write copies it.
-        buffer = rest
-        filled = restCount
-        offset = 0
-        return kept
     }
 
     /// Resumes the pending call `id` with its reply (bytes the reply keeps); a reply to a call given up is dropped.
