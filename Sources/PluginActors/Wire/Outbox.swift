@@ -102,6 +102,9 @@ final class Outbox: Sendable {
         return nil
     }
 
+    /// How many bytes of frames wait to be written.
+    var waitingCount: Int { state.withLock { $0.waitingCount } }
+
     /// Shuts the socket down (both ways) unless it is closed: a blocked reader and writer wake, and
     /// every later frame is refused.
     func shutDown(_ reason: SocketIO.Broken) {
