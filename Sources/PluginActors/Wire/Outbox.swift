@@ -34,6 +34,8 @@ final class Outbox: Sendable {
 
     /// The most bytes that may wait for a peer that does not read: more ends the connection.
     static let maximumWaiting = 2 * Frame.maximumBody
+    /// The most bytes of small frames the writer joins into one write.
+    static let joinedUpTo = 256 * 1024
 
     /// An outbox for `socket`, which it owns from now on; its writer gives up on a peer that takes
     /// no byte for `stall`.
@@ -143,9 +145,7 @@ final class Outbox: Sendable {
             }
             guard let batch else { return }
             do throws(SocketIO.Broken) {
-                for part in Self.joiningSmallOnes(batch) {
-                    try SocketIO.writeAll(part, to: socket, stalledAfter: stall)
-                }
+                try writeJoiningSmallOnes(batch)
                 release { _ in }
             } catch {
                 release { state in breakSocket(&state, error) }
@@ -155,22 +155,28 @@ final class Outbox: Sendable {
         }
     }
 
-    /// `parts` with each run of small ones joined (many frames in one write, as they queue up when
-    /// calls are many), large ones as they are.
-    private static func joiningSmallOnes(_ parts: [ArraySlice<UInt8>]) -> [ArraySlice<UInt8>] {
-        guard parts.count > 1 else { return parts }
-        var joined: [ArraySlice<UInt8>] = [], run: [UInt8] = []
-        for part in parts {
-            guard part.count > Frame.tailCopiedUpTo else {
-                run += part
-                continue
-            }
-            if !run.isEmpty { joined.append(run[...]) }
-            run = []
-            joined.append(part)
+    /// Writes `parts` in order, each run of small ones joined into one write of at most
+    /// ``joinedUpTo`` bytes (many frames at once, as they queue up when calls are many), large ones
+    /// as they are: what is joined is never more than that, beside the parts themselves.
+    private func writeJoiningSmallOnes(_ parts: [ArraySlice<UInt8>]) throws(SocketIO.Broken) {
+        guard parts.count > 1 else {
+            if let part = parts.first { try SocketIO.writeAll(part, to: socket, stalledAfter: stall) }
+            return
         }
-        if !run.isEmpty { joined.append(run[...]) }
-        return joined
+        var run: [UInt8] = []
+        for part in parts {
+            let large = part.count > Frame.tailCopiedUpTo
+            if !run.isEmpty, large || run.count + part.count > Self.joinedUpTo {
+                try SocketIO.writeAll(run[...], to: socket, stalledAfter: stall)
+                run.removeAll(keepingCapacity: true)
+            }
+            if large {
+                try SocketIO.writeAll(part, to: socket, stalledAfter: stall)
+            } else {
+                run += part
+            }
+        }
+        if !run.isEmpty { try SocketIO.writeAll(run[...], to: socket, stalledAfter: stall) }
     }
 
     // MARK: Holding the socket
