@@ -72,6 +72,34 @@ import Testing
         #expect(started.value.load(ordering: .relaxed) == 1)
     }
 
+    /// Frames larger than the reader's buffer are handed to their call or reply as they were read:
+    /// a large value for no call is dropped, a large call whose target is cut short is answered with
+    /// that failure, and the connection reads on (a call after them is served); a frame announcing
+    /// more than ``Frame/maximumBody`` ends the connection before anything is allocated for it.
+    @Test func largeFramesOfAHostilePeerAreHandledAndAnOversizedOneEndsTheConnection() async throws {
+        let (started, served, holdCall) = try await Self.servedHolder()
+        try served.send(.value, call: 99) { $0.append(contentsOf: [UInt8](repeating: 7, count: 1 << 20)) }
+        // The name takes all but one byte of the body: the target's length is cut short.
+        try served.send(.call, call: 5) { body in
+            body.appendLittleEndian(UInt16.max)
+            body.append(contentsOf: [UInt8](repeating: UInt8(ascii: "n"), count: Int(UInt16.max)))
+            body.append(1)
+        }
+        let answer = try #require(await served.nextFrame())
+        #expect(answer.kind == .failure && answer.call == 5)
+        let failure = try WireFormat.decode(Frame.Failure.self, from: answer.body)
+        #expect(failure.reason == .invalidMessage && failure.message.contains("cut short"))
+        try served.sendRaw(holdCall(6))
+        try await waitUntil { started.value.load(ordering: .relaxed) == 1 }
+        #expect(!served.connection.isEnded)
+        var oversized: [UInt8] = []
+        oversized.appendLittleEndian(UInt32(Frame.maximumBody + 10))
+        oversized.append(Frame.Kind.value.rawValue)
+        oversized.appendLittleEndian(UInt64(7))
+        try served.sendRaw(oversized)
+        try await waitUntil { served.connection.isEnded }
+    }
+
     /// A peer that stops reading (stopped, or hostile) while calls with large arguments are made
     /// to it: each call writes its frame synchronously on the calling task's thread, blocking in
     /// `poll` (or on the connection's write lock) until the call's timeout. Swift concurrency has
