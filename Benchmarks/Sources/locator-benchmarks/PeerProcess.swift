@@ -91,11 +91,16 @@ enum RawSocket {
         return true
     }
 
+    /// The little-endian integer `bytes` hold (at most 8 of them).
+    static func littleEndian(_ bytes: [UInt8]) -> Int {
+        bytes.enumerated().reduce(0) { $0 | Int($1.element) << ($1.offset * 8) }
+    }
+
     /// One frame of PluginActors' connection: a little-endian `UInt32` length, then that many bytes.
     static func readFrame(_ socket: Int32) -> [UInt8]? {
         var header = [UInt8](repeating: 0, count: 4)
         guard read(socket, &header, count: 4) else { return nil }
-        let length = header.enumerated().reduce(0) { $0 | Int($1.element) << ($1.offset * 8) }
+        let length = littleEndian(header)
         guard length <= 1 << 20 else { return nil }
         var body = [UInt8](repeating: 0, count: length)
         guard read(socket, &body, count: length) else { return nil }

@@ -40,7 +40,7 @@ enum PeerRoles {
         var header = [UInt8](repeating: 0, count: 8)
         var payload: [UInt8] = []
         while RawSocket.read(PeerProcess.descriptor, &header, count: 8) {
-            let count = header.enumerated().reduce(0) { $0 | Int($1.element) << ($1.offset * 8) }
+            let count = RawSocket.littleEndian(header)
             guard count <= PayloadCases.largest else { fail("peer sink: \(count) bytes announced") }
             if payload.count < count { payload = [UInt8](repeating: 0, count: count) }
             guard RawSocket.read(PeerProcess.descriptor, &payload, count: count),
